@@ -1,0 +1,7 @@
+package granary.api.event;
+
+import granary.api.NodeSpec;
+
+/** A node joins the cluster. Its name must be new. */
+public record NodeAdded(NodeSpec node) implements InputEvent {
+}

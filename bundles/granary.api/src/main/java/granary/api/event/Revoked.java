@@ -1,0 +1,13 @@
+package granary.api.event;
+
+import granary.api.UnitId;
+import granary.api.UnitKind;
+
+/**
+ * The master takes back {@code slots} slots of a unit on a node (preemption, lost node, shrunk
+ * capacity, or an operator's forced removal). The unit still wants them: they wait again unless the
+ * unit was cancelled.
+ */
+public record Revoked(UnitId unit, String node, int slots, UnitKind kind, String reason, long seq)
+        implements OutputEvent {
+}

@@ -1,0 +1,26 @@
+package granary.api.spi;
+
+import granary.api.UnitId;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/** What a {@link CycleAction} may do during a cycle, besides reading the engine state. */
+@ProviderType
+public interface CycleContext extends EngineView {
+
+    /**
+     * Schedules a unit now, before the others, the way a newly requested unit is scheduled
+     * (locality, limits, filters, admission; all-or-nothing units through gang placement).
+     *
+     * @return slots granted
+     */
+    int schedule(UnitId unit);
+
+    /**
+     * Takes back {@code slots} slots of an offline unit on a node; they wait again.
+     *
+     * @throws IllegalStateException if the unit is online (online grants are never revoked by the
+     *         master) or holds fewer slots there
+     */
+    void revoke(UnitId unit, String node, int slots, String reason);
+}

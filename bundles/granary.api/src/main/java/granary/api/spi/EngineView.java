@@ -1,0 +1,44 @@
+package granary.api.spi;
+
+import java.util.Collection;
+import java.util.List;
+
+import granary.api.EngineStatus;
+import granary.api.PolicyInfo;
+import granary.api.UnitId;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * Read access to the whole engine state, handed to policies. Live: valid on the engine thread, and
+ * reflecting every decision as soon as it is made.
+ */
+@ProviderType
+public interface EngineView {
+
+    /** Engine time in milliseconds. */
+    long now();
+
+    ClusterView cluster();
+
+    /** Groups that have jobs, by name. */
+    Collection<? extends GroupView> groups();
+
+    /** A group by full name, or null. */
+    GroupView group(String name);
+
+    Collection<? extends JobView> jobs();
+
+    JobView job(String id);
+
+    UnitView unit(UnitId id);
+
+    /** Waiting units of a group in the current unit order (empty if none). */
+    Iterable<? extends UnitView> waiting(String group);
+
+    /** Counters and the policy in effect per extension point. */
+    EngineStatus status();
+
+    /** Installed policies, by name. */
+    List<PolicyInfo> policies();
+}

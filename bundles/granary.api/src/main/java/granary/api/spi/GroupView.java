@@ -1,0 +1,31 @@
+package granary.api.spi;
+
+import granary.api.Resources;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/** A group queue (quota group, queue) as the engine sees it now. */
+@ProviderType
+public interface GroupView {
+
+    /** Full name, e.g. {@code root.a.p0}. */
+    String name();
+
+    /** Resources granted to the group's units. */
+    Resources used();
+
+    /** Slots granted to the group's units. */
+    long usedSlots();
+
+    /** Units with remaining desire. */
+    int waitingUnits();
+
+    /** Sum of remaining desire. */
+    long waitingSlots();
+
+    /** Jobs of the group that hold at least one slot. */
+    int runningJobs();
+
+    /** Jobs of the group not yet finished. */
+    int jobs();
+}

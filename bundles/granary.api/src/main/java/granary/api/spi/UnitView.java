@@ -1,0 +1,62 @@
+package granary.api.spi;
+
+import java.util.Map;
+
+import granary.api.Resources;
+import granary.api.UnitId;
+import granary.api.UnitKind;
+import granary.api.UnitSpec;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * A schedule unit as the engine sees it now. Invariant: {@code granted() + remaining() == desired()}.
+ * Live: read it on the engine thread only.
+ */
+@ProviderType
+public interface UnitView {
+
+    UnitId id();
+
+    JobView job();
+
+    /** The unit as last requested (its desired count is {@link #desired()}). */
+    UnitSpec spec();
+
+    /** Full name of the group queue it waits in. */
+    String group();
+
+    int priority();
+
+    Resources slot();
+
+    int desired();
+
+    int granted();
+
+    /** Slots still wanted: desired − granted. */
+    int remaining();
+
+    /** All-or-nothing: the unit is marked so, or its job is a gang. */
+    boolean allOrNothing();
+
+    UnitKind kind();
+
+    /** Engine time when the unit was requested. */
+    long submitTime();
+
+    /** Engine time since when it has waited without interruption; -1 while nothing waits. */
+    long waitingSince();
+
+    /** A number unique to the unit that grows with submission order: the engine's last tie-break. */
+    long sequence();
+
+    /** Slots per node. */
+    Map<String, Integer> allocations();
+
+    /** Why the unit's last scheduling attempt left slots waiting, or null. */
+    Reason waitReason();
+
+    /** False once the unit is cancelled or its job ended. */
+    boolean live();
+}

@@ -1,0 +1,7 @@
+/**
+ * The policy SPI: small extension-point interfaces a policy implements, the live views the engine
+ * hands to them, and the one result type {@link granary.api.spi.Verdict}.
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package granary.api.spi;

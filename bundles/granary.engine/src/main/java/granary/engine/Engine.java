@@ -1,0 +1,273 @@
+package granary.engine;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import granary.api.Clock;
+import granary.api.EngineStatus;
+import granary.api.InvalidRequestException;
+import granary.api.PolicyInfo;
+import granary.api.Receipt;
+import granary.api.UnitId;
+import granary.api.event.ClockTick;
+import granary.api.event.GrantReleased;
+import granary.api.event.InputEvent;
+import granary.api.event.JobCancelled;
+import granary.api.event.JobSubmitted;
+import granary.api.event.NodeAdded;
+import granary.api.event.NodeBlacklisted;
+import granary.api.event.NodeCapacityChanged;
+import granary.api.event.NodeRemoved;
+import granary.api.event.OutputEvent;
+import granary.api.event.PolicyActivated;
+import granary.api.event.PolicyDeactivated;
+import granary.api.event.PolicyInstalled;
+import granary.api.event.PolicyUninstalled;
+import granary.api.event.UnitCancelled;
+import granary.api.event.UnitDesireChanged;
+import granary.api.event.UnitRequested;
+import granary.api.spi.CycleAction;
+import granary.api.spi.EngineView;
+
+/**
+ * The scheduling engine: a deterministic state machine over {@link InputEvent}s. Plain Java, no
+ * static state, single-threaded — the live runtime wraps it in an {@link EventLoop}, the simulator
+ * and the tests call {@link #handle} directly with a manual clock.
+ *
+ * <p>Handling one event: validate it (a refused event changes nothing), apply it, then run one
+ * scheduling cycle:
+ * <pre>
+ *   cycle: before-allocate actions → passive fill of freed nodes → active placement of new desire
+ *          → gangs → after-allocate actions
+ * </pre>
+ */
+public final class Engine {
+
+    /** Origin of the policies that ship with the engine. */
+    public static final String BUILT_IN = "granary.engine (built-in)";
+
+    private final Clock clock;
+    private final Dims dims = new Dims();
+    private final Cluster cluster = new Cluster(dims);
+    private final Workload workload = new Workload(dims);
+    private final Agenda agenda = new Agenda();
+    private final EngineContext context;
+    private final PolicySet policies;
+    private final Allocator allocator;
+    private final Eligibility eligibility;
+    private final ActivePlacer active;
+    private final PassiveFiller passive;
+    private final GangScheduler gangs;
+    private final Map<Class<?>, Handler> handlers = new HashMap<>();
+    private final List<Consumer<? super OutputEvent>> listeners = new CopyOnWriteArrayList<>();
+    private List<OutputEvent> outputs = new ArrayList<>();
+    private List<String> notes = new ArrayList<>();
+    private EngineOptions options;
+
+    private interface Handler {
+        void handle(InputEvent e);
+    }
+
+    public Engine(Clock clock, EngineOptions options) {
+        this.clock = clock;
+        this.options = options;
+        this.context = new EngineContext(this);
+        this.policies = new PolicySet(context);
+        this.allocator = new Allocator(cluster, workload, agenda, clock::millis, this::emit);
+        this.eligibility = new Eligibility(policies, context);
+        this.active = new ActivePlacer(cluster, eligibility, allocator);
+        this.passive = new PassiveFiller(workload, policies, eligibility, allocator, context);
+        this.gangs = new GangScheduler(cluster, workload, policies, eligibility, allocator, context);
+        registerHandlers();
+        policies.installBuiltIn(new HungerOrder(), BUILT_IN);
+        policies.configure(options.policies(), options.fallback());
+    }
+
+    private void registerHandlers() {
+        NodeEvents nodes = new NodeEvents(cluster, workload, allocator, agenda, dims);
+        JobEvents jobs = new JobEvents(cluster, workload, allocator, agenda, policies, context);
+        on(NodeAdded.class, e -> nodes.added((NodeAdded) e));
+        on(NodeRemoved.class, e -> nodes.removed((NodeRemoved) e));
+        on(NodeCapacityChanged.class, e -> nodes.capacityChanged((NodeCapacityChanged) e));
+        on(NodeBlacklisted.class, e -> nodes.blacklisted((NodeBlacklisted) e));
+        on(JobSubmitted.class, e -> jobs.submitted((JobSubmitted) e));
+        on(UnitRequested.class, e -> jobs.unitRequested((UnitRequested) e));
+        on(UnitDesireChanged.class, e -> jobs.desireChanged((UnitDesireChanged) e));
+        on(UnitCancelled.class, e -> jobs.unitCancelled((UnitCancelled) e));
+        on(JobCancelled.class, e -> jobs.jobCancelled((JobCancelled) e));
+        on(GrantReleased.class, e -> jobs.released((GrantReleased) e));
+        on(PolicyActivated.class, e -> policiesChanged(policies.activate(((PolicyActivated) e).name())));
+        on(PolicyDeactivated.class, e -> policiesChanged(policies.deactivate(((PolicyDeactivated) e).name())));
+        on(PolicyInstalled.class, e -> policiesChanged(
+                policies.install(((PolicyInstalled) e).policy(), ((PolicyInstalled) e).origin())));
+        on(PolicyUninstalled.class, e -> policiesChanged(policies.uninstall(((PolicyUninstalled) e).policy())));
+        on(ClockTick.class, e -> { });
+    }
+
+    private void on(Class<? extends InputEvent> type, Handler h) {
+        handlers.put(type, h);
+    }
+
+    /**
+     * Validates and applies one event, then runs a scheduling cycle.
+     *
+     * @return the cycle's grants and revocations, and notes (policy changes)
+     * @throws InvalidRequestException if the event was refused; nothing changed then
+     */
+    public Receipt handle(InputEvent event) {
+        outputs = new ArrayList<>();
+        notes = new ArrayList<>();
+        if (event == null) {
+            throw new InvalidRequestException("event", "event", "is missing");
+        }
+        handlers.get(event.getClass()).handle(event);
+        cycle();
+        if (options.checkInvariants()) {
+            Invariants.check(cluster, workload);
+        }
+        return new Receipt(outputs, notes);
+    }
+
+    /** Applies new settings: the policy selection and fallback order are replaced. */
+    public Receipt configure(EngineOptions newOptions) {
+        outputs = new ArrayList<>();
+        notes = new ArrayList<>();
+        this.options = newOptions;
+        policiesChanged(policies.configure(newOptions.policies(), newOptions.fallback()));
+        cycle();
+        return new Receipt(outputs, notes);
+    }
+
+    /** Live read access to the state (also what policies see). Use it on the engine's thread only. */
+    public EngineView view() {
+        return context;
+    }
+
+    /** Adds a listener for grants and revocations; called on the engine thread, in decision order. */
+    public void subscribe(Consumer<? super OutputEvent> listener) {
+        listeners.add(listener);
+    }
+
+    public void unsubscribe(Consumer<? super OutputEvent> listener) {
+        listeners.remove(listener);
+    }
+
+    /** Checks every invariant now. @throws IllegalStateException naming the first violation */
+    public void checkInvariants() {
+        Invariants.check(cluster, workload);
+    }
+
+    private void emit(OutputEvent e) {
+        outputs.add(e);
+        for (Consumer<? super OutputEvent> l : listeners) {
+            l.accept(e);
+        }
+    }
+
+    /**
+     * After a policy change: re-sort the queues under the unit order now in effect, give gangs another
+     * try, and look at every node again (a filter that went away may have freed nodes for the queues).
+     */
+    private void policiesChanged(List<String> changes) {
+        notes.addAll(changes);
+        if (changes.isEmpty()) {
+            return;
+        }
+        workload.unitOrder(policies.unitOrder());
+        agenda.gangs();
+        for (NodeState n : cluster.nodes()) {
+            agenda.freed(n);
+        }
+    }
+
+    private void cycle() {
+        CycleAction[] actions = policies.cycleActions();
+        try {
+            for (CycleAction a : actions) {
+                a.beforeAllocate(context);
+            }
+            allocate();
+            for (CycleAction a : actions) {
+                a.afterAllocate(context);
+            }
+            if (agenda.hasFreed()) {
+                allocate();   // actions freed nodes (preemption, released locks): fill them now
+            }
+        } catch (RuntimeException e) {
+            if (options.checkInvariants()) {
+                throw e;   // strict mode (tests): a fault is a failure
+            }
+            // A faulty policy must not stop the scheduler: every grant made so far is whole and kept.
+            notes.add("cycle aborted: " + e);
+        }
+    }
+
+    private void allocate() {
+        if (!workload.ordered()) {
+            return;   // no unit order in effect: the queues hold their units until one is installed
+        }
+        for (NodeState n : agenda.takeFreed()) {
+            if (cluster.node(n.name()) == n) {
+                passive.fill(n);
+            }
+        }
+        for (UnitState u : agenda.takeFresh()) {
+            if (u.live() && u.remaining() > 0 && !u.allOrNothing()) {
+                active.place(u);
+            }
+        }
+        if (agenda.takeGangs()) {
+            gangs.run();
+        }
+    }
+
+    // ---- used by EngineContext ----
+
+    long now() {
+        return clock.millis();
+    }
+
+    Cluster cluster() {
+        return cluster;
+    }
+
+    Workload workload() {
+        return workload;
+    }
+
+    Eligibility eligibility() {
+        return eligibility;
+    }
+
+    Allocator allocator() {
+        return allocator;
+    }
+
+    /** Schedules one unit now (a cycle action's request); returns slots granted. */
+    int scheduleNow(UnitId id) {
+        UnitState u = workload.unit(id);
+        if (u == null || !u.live() || u.remaining() == 0 || !workload.ordered()) {
+            return 0;
+        }
+        return u.allOrNothing() ? gangs.schedule(u) : active.place(u);
+    }
+
+    EngineStatus status() {
+        return new EngineStatus(clock.millis(), cluster.size(), cluster.capacity(), cluster.free(),
+                workload.jobs().size(), workload.waitingUnits(), workload.waitingSlots(), workload.grantedSlots(),
+                allocator.decisions(), policies.status());
+    }
+
+    List<PolicyInfo> policyInfos() {
+        return policies.infos();
+    }
+
+    Collection<GroupState> groups() {
+        return workload.groups();
+    }
+}

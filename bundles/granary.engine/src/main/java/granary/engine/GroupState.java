@@ -1,0 +1,77 @@
+package granary.engine;
+
+import java.util.Comparator;
+
+import granary.api.Resources;
+import granary.api.spi.GroupView;
+
+/**
+ * A group queue: the units of one group that wait, split into the per-slot {@link #queue} served
+ * node by node, and the {@link #gangs} queue of all-or-nothing units served whole.
+ */
+final class GroupState implements GroupView {
+
+    private final String name;
+    final FitQueue queue;
+    final FitQueue gangs;
+    private Resources used = Resources.ZERO;
+    private long usedSlots;
+    private long waitingSlots;
+    int jobs;
+    int runningJobs;
+
+    GroupState(String name, Comparator<UnitState> order) {
+        this.name = name;
+        this.queue = new FitQueue(order);
+        this.gangs = new FitQueue(order);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Resources used() {
+        return used;
+    }
+
+    @Override
+    public long usedSlots() {
+        return usedSlots;
+    }
+
+    @Override
+    public int waitingUnits() {
+        return queue.size() + gangs.size();
+    }
+
+    @Override
+    public long waitingSlots() {
+        return waitingSlots;
+    }
+
+    @Override
+    public int runningJobs() {
+        return runningJobs;
+    }
+
+    @Override
+    public int jobs() {
+        return jobs;
+    }
+
+    void granted(UnitState u, int n) {
+        used = used.plus(u.slot().times(n));
+        usedSlots += n;
+    }
+
+    void waiting(long delta) {
+        waitingSlots += delta;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,223 @@
+package granary.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import granary.api.InvalidRequestException;
+import granary.api.JobSpec;
+import granary.api.Locality;
+import granary.api.Problem;
+import granary.api.UnitId;
+import granary.api.UnitSpec;
+import granary.api.event.GrantReleased;
+import granary.api.event.JobCancelled;
+import granary.api.event.JobSubmitted;
+import granary.api.event.UnitCancelled;
+import granary.api.event.UnitDesireChanged;
+import granary.api.event.UnitRequested;
+import granary.api.spi.EngineView;
+import granary.api.spi.SubmitFilter;
+import granary.api.spi.Verdict;
+
+/**
+ * Handlers of the job events. Each validates fully — including the submit filters of the active
+ * policies — before it changes anything, so a refused event leaves the engine as it was.
+ */
+final class JobEvents {
+
+    private final Cluster cluster;
+    private final Workload workload;
+    private final Allocator allocator;
+    private final Agenda agenda;
+    private final PolicySet policies;
+    private final EngineView view;
+
+    JobEvents(Cluster cluster, Workload workload, Allocator allocator, Agenda agenda, PolicySet policies,
+              EngineView view) {
+        this.cluster = cluster;
+        this.workload = workload;
+        this.allocator = allocator;
+        this.agenda = agenda;
+        this.policies = policies;
+        this.view = view;
+    }
+
+    void submitted(JobSubmitted e) {
+        JobSpec spec = e.job();
+        String subject = "job " + spec.id();
+        if (workload.job(spec.id()) != null) {
+            throw new InvalidRequestException(subject, "id", "a job with id '" + spec.id() + "' is already running");
+        }
+        List<Problem> problems = new ArrayList<>();
+        for (int i = 0; i < spec.units().size(); i++) {
+            checkUnit(subject, "units[" + i + "]", spec.units().get(i), problems);
+        }
+        if (spec.units().stream().allMatch(u -> u.desired() == 0)) {
+            problems.add(Problem.of(subject, "units", "every unit has desired 0: nothing to schedule"));
+        }
+        throwIf(problems);
+        filter(spec);
+        JobState job = workload.addJob(spec, view.now());
+        for (UnitSpec u : spec.units()) {
+            agenda.fresh(workload.addUnit(job, u, view.now()));
+        }
+    }
+
+    void unitRequested(UnitRequested e) {
+        JobState job = requireJob(e.job());
+        String subject = "job " + job.id();
+        if (job.unit(e.unit().name()) != null) {
+            throw new InvalidRequestException(subject, "unit.name", "the job already has a unit '" + e.unit().name() + "'");
+        }
+        List<Problem> problems = new ArrayList<>();
+        checkUnit(subject, "unit", e.unit(), problems);
+        throwIf(problems);
+        JobSpec after = job.spec();
+        List<UnitSpec> units = new ArrayList<>(after.units());
+        units.add(e.unit());
+        filter(new JobSpec(after.id(), after.group(), after.user(), after.productionLevel(), after.gang(), units));
+        agenda.fresh(workload.addUnit(job, e.unit(), view.now()));
+    }
+
+    void desireChanged(UnitDesireChanged e) {
+        UnitState u = requireUnit(e.unit());
+        String subject = "unit " + u.id();
+        if (e.desired() < u.granted()) {
+            throw new InvalidRequestException(Problem.of(subject, "desired", "cannot go below the " + u.granted()
+                    + " slots it holds (asked " + e.desired() + "); release slots first", u.granted(), e.desired()));
+        }
+        if (e.desired() > u.desired()) {
+            filter(withDesire(u, e.desired()));
+        }
+        workload.beforeChange(u, true);
+        boolean grows = e.desired() > u.desired();
+        u.desired(e.desired());
+        workload.afterChange(u, view.now());
+        if (grows) {
+            agenda.fresh(u);
+        }
+        endIfFinished(u.job());
+    }
+
+    void unitCancelled(UnitCancelled e) {
+        UnitState u = requireUnit(e.unit());
+        cancel(u);
+        endIfFinished(u.job());
+    }
+
+    void jobCancelled(JobCancelled e) {
+        JobState job = requireJob(e.job());
+        for (UnitState u : job.units()) {
+            cancel(u);
+        }
+        endIfFinished(job);
+    }
+
+    void released(GrantReleased e) {
+        UnitState u = requireUnit(e.unit());
+        NodeState n = cluster.node(e.node());
+        String subject = "unit " + u.id();
+        if (n == null) {
+            throw new InvalidRequestException(subject, "node", "no node named '" + e.node() + "' in the cluster");
+        }
+        int held = u.slotsOn(n);
+        if (e.slots() <= 0 || e.slots() > held) {
+            throw new InvalidRequestException(Problem.of(subject, "slots", "holds " + held + " slots on node " + n.name()
+                    + ", cannot release " + e.slots(), held, e.slots()));
+        }
+        allocator.take(u, n, e.slots(), true, "released");
+        endIfFinished(u.job());
+    }
+
+    private void cancel(UnitState u) {
+        if (!u.live()) {
+            return;
+        }
+        workload.beforeChange(u, true);
+        u.end();
+        workload.afterChange(u, view.now());
+        for (Map.Entry<NodeState, Integer> g : new ArrayList<>(u.nodes().entrySet())) {
+            allocator.take(u, g.getKey(), g.getValue(), false, "cancelled");
+        }
+    }
+
+    private void endIfFinished(JobState job) {
+        if (job.finished()) {
+            workload.removeJob(job);
+        }
+    }
+
+    /** Checks what validating a unit needs the cluster for: a node it fits on, known locality targets. */
+    private void checkUnit(String subject, String field, UnitSpec u, List<Problem> problems) {
+        if (!fitsSomeNode(u)) {
+            problems.add(Problem.of(subject, field + ".slot", "slot " + u.slot() + " is larger than every node"
+                    + " (largest per resource: " + cluster.largestNode() + ", " + cluster.size() + " nodes)"));
+        }
+        for (int i = 0; i < u.locality().size(); i++) {
+            Locality l = u.locality().get(i);
+            String f = field + ".locality[" + i + "].target";
+            if (l.level() == Locality.Level.MACHINE && cluster.node(l.target()) == null) {
+                problems.add(Problem.of(subject, f, "no node named '" + l.target() + "' in the cluster"));
+            } else if (l.level() == Locality.Level.ROOM && cluster.room(l.target()) == null) {
+                problems.add(Problem.of(subject, f, "no room named '" + l.target() + "'; rooms: " + cluster.rooms()));
+            }
+        }
+    }
+
+    private boolean fitsSomeNode(UnitSpec u) {
+        if (!u.slot().fitsIn(cluster.largestNode())) {
+            return false;
+        }
+        for (NodeState n : cluster.nodes()) {
+            if (u.slot().fitsIn(n.capacity())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void filter(JobSpec job) {
+        for (SubmitFilter f : policies.submitFilters()) {
+            Verdict v = f.check(job, view);
+            if (v.code() == Verdict.Code.REJECT) {
+                String why = v.reason() == null ? "refused by policy " + f.name() : v.reason().message();
+                Long limit = v.reason() != null && v.reason().limit() >= 0 ? v.reason().limit() : null;
+                Long value = v.reason() != null && v.reason().value() >= 0 ? v.reason().value() : null;
+                String subject = v.reason() != null ? v.reason().subject() : "job " + job.id();
+                throw new InvalidRequestException(new Problem(subject, "policy " + f.name(), why, limit, value));
+            }
+        }
+    }
+
+    private static JobSpec withDesire(UnitState u, int desired) {
+        JobSpec s = u.job().spec();
+        List<UnitSpec> units = new ArrayList<>();
+        for (UnitSpec x : s.units()) {
+            units.add(x.name().equals(u.spec().name()) ? x.withDesired(desired) : x);
+        }
+        return new JobSpec(s.id(), s.group(), s.user(), s.productionLevel(), s.gang(), units);
+    }
+
+    private JobState requireJob(String id) {
+        JobState j = workload.job(id);
+        if (j == null) {
+            throw new InvalidRequestException("job " + id, "job", "no running job with id '" + id + "'");
+        }
+        return j;
+    }
+
+    private UnitState requireUnit(UnitId id) {
+        UnitState u = workload.unit(id);
+        if (u == null || !u.live()) {
+            throw new InvalidRequestException("unit " + id, "unit", "no live unit '" + id + "'");
+        }
+        return u;
+    }
+
+    private static void throwIf(List<Problem> problems) {
+        if (!problems.isEmpty()) {
+            throw new InvalidRequestException(problems);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package granary.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import granary.api.JobSpec;
+import granary.api.UnitSpec;
+import granary.api.spi.JobView;
+
+/** The engine's record of one job. */
+final class JobState implements JobView {
+
+    private final JobSpec submitted;
+    private final String group;
+    private final long submitTime;
+    private final List<UnitState> units = new ArrayList<>();
+    int grantedSlots;
+
+    JobState(JobSpec spec, long now) {
+        this.submitted = spec;
+        this.group = spec.group();
+        this.submitTime = now;
+    }
+
+    @Override
+    public String id() {
+        return submitted.id();
+    }
+
+    @Override
+    public String group() {
+        return group;
+    }
+
+    @Override
+    public String user() {
+        return submitted.user();
+    }
+
+    @Override
+    public int productionLevel() {
+        return submitted.productionLevel();
+    }
+
+    @Override
+    public boolean gang() {
+        return submitted.gang();
+    }
+
+    @Override
+    public long submitTime() {
+        return submitTime;
+    }
+
+    @Override
+    public List<UnitState> units() {
+        return units;
+    }
+
+    UnitState unit(String name) {
+        for (UnitState u : units) {
+            if (u.spec().name().equals(name)) {
+                return u;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public JobSpec spec() {
+        List<UnitSpec> specs = new ArrayList<>(units.size());
+        for (UnitState u : units) {
+            specs.add(u.spec());
+        }
+        return new JobSpec(submitted.id(), group, submitted.user(), submitted.productionLevel(), submitted.gang(),
+                specs);
+    }
+
+    /** True when no unit wants or holds anything: the job is finished. */
+    boolean finished() {
+        for (UnitState u : units) {
+            if (u.live() && u.desired() > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return id();
+    }
+}

@@ -1,0 +1,288 @@
+package granary.engine;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+import granary.api.InvalidRequestException;
+import granary.api.PolicyInfo;
+import granary.api.spi.Admission;
+import granary.api.spi.CycleAction;
+import granary.api.spi.EngineView;
+import granary.api.spi.ExtensionPoint;
+import granary.api.spi.GangPlacement;
+import granary.api.spi.GroupOrder;
+import granary.api.spi.NodeFilter;
+import granary.api.spi.Policy;
+import granary.api.spi.SubmitFilter;
+import granary.api.spi.UnitOrder;
+
+/**
+ * Which policies are installed, which the operator selected, and which are in effect at each
+ * extension point. Desired state (the selection) is kept apart from actual state (what is
+ * installed), the way a reconciler does: a selected policy that goes away is replaced by the
+ * fallback of its exclusive points, and takes over again when it comes back.
+ *
+ * <p>Rules. Exclusive point: the last selected policy that is installed and implements it; else the
+ * first installed policy of the fallback order that implements it; else none (the point waits).
+ * Composable point: every selected, installed policy that implements it, by name.
+ */
+final class PolicySet {
+
+    /** One installed implementation. */
+    record Installed(Policy policy, String origin, Set<ExtensionPoint> points) {
+    }
+
+    private final Map<String, Deque<Installed>> installed = new TreeMap<>();
+    private final List<String> selected = new ArrayList<>();
+    private List<String> fallback = List.of();
+    private final List<String> builtIns = new ArrayList<>();
+    private final Map<ExtensionPoint, List<Policy>> effective = new EnumMap<>(ExtensionPoint.class);
+    private final Set<Policy> attached = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final EngineView view;
+
+    // cached for the decision path
+    private UnitOrder unitOrder;
+    private GroupOrder groupOrder;
+    private GangPlacement gangPlacement;
+    private Admission[] admissions = new Admission[0];
+    private NodeFilter[] nodeFilters = new NodeFilter[0];
+    private SubmitFilter[] submitFilters = new SubmitFilter[0];
+    private CycleAction[] cycleActions = new CycleAction[0];
+
+    PolicySet(EngineView view) {
+        this.view = view;
+        for (ExtensionPoint p : ExtensionPoint.values()) {
+            effective.put(p, List.of());
+        }
+    }
+
+    /** Sets the selection and fallback order from configuration; returns the changes. */
+    List<String> configure(List<String> policies, List<String> fallbackOrder) {
+        for (String n : policies) {
+            requireName(n);
+        }
+        selected.clear();
+        for (String n : policies) {
+            selected.remove(n);
+            selected.add(n);
+        }
+        fallback = List.copyOf(fallbackOrder);
+        return recompute();
+    }
+
+    /** Installs a policy that ships with the engine: the last fallback of its exclusive points. */
+    List<String> installBuiltIn(Policy p, String origin) {
+        builtIns.add(p.name());
+        return install(p, origin);
+    }
+
+    List<String> install(Policy p, String origin) {
+        requireName(p.name());
+        installed.computeIfAbsent(p.name(), k -> new ArrayDeque<>())
+                .push(new Installed(p, origin, ExtensionPoint.of(p)));
+        return recompute();
+    }
+
+    List<String> uninstall(Policy p) {
+        Deque<Installed> d = installed.get(p.name());
+        if (d == null || !d.removeIf(i -> i.policy() == p)) {
+            return List.of();
+        }
+        if (d.isEmpty()) {
+            installed.remove(p.name());
+        }
+        return recompute();
+    }
+
+    /** Selects a policy, deselecting those it replaces at its exclusive points. */
+    List<String> activate(String name) {
+        Installed target = requireInstalled(name);
+        selected.removeIf(other -> {
+            Installed o = current(other);
+            return o != null && !other.equals(name) && o.points().stream()
+                    .anyMatch(pt -> pt.exclusive() && target.points().contains(pt));
+        });
+        selected.remove(name);
+        selected.add(name);
+        return recompute();
+    }
+
+    List<String> deactivate(String name) {
+        requireInstalled(name);
+        selected.remove(name);
+        return recompute();
+    }
+
+    private Installed current(String name) {
+        Deque<Installed> d = installed.get(name);
+        return d == null ? null : d.peek();
+    }
+
+    private Installed requireInstalled(String name) {
+        Installed i = current(name);
+        if (i == null) {
+            throw new InvalidRequestException("policy " + name, "name",
+                    "unknown policy '" + name + "'; known: " + String.join(", ", installed.keySet()));
+        }
+        return i;
+    }
+
+    private static void requireName(String n) {
+        if (n == null || !n.matches("[a-z][a-z0-9-]*")) {
+            throw new InvalidRequestException("policy " + n, "name",
+                    "'" + n + "' is not a policy name: lower-case letters, digits and '-'");
+        }
+    }
+
+    /** Recomputes what is in effect, attaches and detaches, and returns one line per changed point. */
+    private List<String> recompute() {
+        Map<ExtensionPoint, List<Policy>> next = new EnumMap<>(ExtensionPoint.class);
+        for (ExtensionPoint p : ExtensionPoint.values()) {
+            next.put(p, p.exclusive() ? exclusive(p) : composable(p));
+        }
+        List<String> changes = new ArrayList<>();
+        for (ExtensionPoint p : ExtensionPoint.values()) {
+            List<Policy> before = effective.get(p);
+            List<Policy> after = next.get(p);
+            if (!sameInstances(before, after)) {
+                String note = names(before).equals(names(after)) ? " (reloaded)" : "";
+                changes.add(p.id() + ": " + names(before) + " -> " + names(after) + note);
+            }
+        }
+        Set<Policy> now = Collections.newSetFromMap(new IdentityHashMap<>());
+        next.values().forEach(now::addAll);
+        for (Policy p : new ArrayList<>(attached)) {
+            if (!now.contains(p)) {
+                attached.remove(p);
+                p.detach();
+            }
+        }
+        effective.putAll(next);
+        for (Policy p : now) {
+            if (attached.add(p)) {
+                p.attach(view);
+            }
+        }
+        cache();
+        return changes;
+    }
+
+    private List<Policy> exclusive(ExtensionPoint p) {
+        for (int i = selected.size() - 1; i >= 0; i--) {
+            Installed in = current(selected.get(i));
+            if (in != null && in.points().contains(p)) {
+                return List.of(in.policy());
+            }
+        }
+        for (List<String> order : List.of(fallback, builtIns)) {
+            for (String name : order) {
+                Installed in = current(name);
+                if (in != null && in.points().contains(p)) {
+                    return List.of(in.policy());
+                }
+            }
+        }
+        return List.of();
+    }
+
+    private List<Policy> composable(ExtensionPoint p) {
+        return selected.stream().sorted().map(this::current).filter(Objects::nonNull)
+                .filter(in -> in.points().contains(p)).map(Installed::policy).collect(Collectors.toList());
+    }
+
+    private static boolean sameInstances(List<Policy> a, List<Policy> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i) != b.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String names(List<Policy> ps) {
+        return ps.isEmpty() ? "(none)" : ps.stream().map(Policy::name).collect(Collectors.joining(","));
+    }
+
+    private void cache() {
+        unitOrder = (UnitOrder) single(ExtensionPoint.UNIT_ORDER);
+        groupOrder = (GroupOrder) single(ExtensionPoint.GROUP_ORDER);
+        gangPlacement = (GangPlacement) single(ExtensionPoint.GANG_PLACEMENT);
+        admissions = effective.get(ExtensionPoint.ADMISSION).toArray(new Admission[0]);
+        nodeFilters = effective.get(ExtensionPoint.NODE_FILTER).toArray(new NodeFilter[0]);
+        submitFilters = effective.get(ExtensionPoint.SUBMIT_FILTER).toArray(new SubmitFilter[0]);
+        cycleActions = effective.get(ExtensionPoint.CYCLE_ACTION).toArray(new CycleAction[0]);
+    }
+
+    private Policy single(ExtensionPoint p) {
+        List<Policy> l = effective.get(p);
+        return l.isEmpty() ? null : l.get(0);
+    }
+
+    UnitOrder unitOrder() {
+        return unitOrder;
+    }
+
+    GroupOrder groupOrder() {
+        return groupOrder;
+    }
+
+    GangPlacement gangPlacement() {
+        return gangPlacement;
+    }
+
+    Admission[] admissions() {
+        return admissions;
+    }
+
+    NodeFilter[] nodeFilters() {
+        return nodeFilters;
+    }
+
+    SubmitFilter[] submitFilters() {
+        return submitFilters;
+    }
+
+    CycleAction[] cycleActions() {
+        return cycleActions;
+    }
+
+    /** Per point id: the policies in effect, {@code waiting} for a required point with none, {@code none} otherwise. */
+    Map<String, String> status() {
+        Map<String, String> m = new TreeMap<>();
+        for (ExtensionPoint p : ExtensionPoint.values()) {
+            List<Policy> l = effective.get(p);
+            m.put(p.id(), l.isEmpty() ? (p.exclusive() ? "waiting" : "none") : names(l));
+        }
+        return m;
+    }
+
+    List<PolicyInfo> infos() {
+        List<PolicyInfo> out = new ArrayList<>();
+        for (Map.Entry<String, Deque<Installed>> e : installed.entrySet()) {
+            Installed in = e.getValue().peek();
+            List<String> points = in.points().stream().map(ExtensionPoint::id).collect(Collectors.toList());
+            out.add(new PolicyInfo(e.getKey(), points, in.origin(), selected.contains(e.getKey()),
+                    attached.contains(in.policy())));
+        }
+        return out;
+    }
+
+    /** Names of selected policies, in selection order. */
+    Set<String> selection() {
+        return new LinkedHashSet<>(selected);
+    }
+}

@@ -1,0 +1,214 @@
+package granary.engine;
+
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+import granary.api.Locality;
+import granary.api.Resources;
+import granary.api.UnitId;
+import granary.api.UnitKind;
+import granary.api.UnitSpec;
+import granary.api.spi.Reason;
+import granary.api.spi.UnitView;
+
+/**
+ * The engine's record of one schedule unit. Invariant: {@code granted + remaining == desired}, kept
+ * by computing remaining. Mutated only by {@link Allocator} and the job event handlers.
+ */
+final class UnitState implements UnitView {
+
+    private final UnitId id;
+    private final JobState job;
+    private UnitSpec spec;
+    private final long sequence;
+    private final long submitTime;
+    private long[] slotVector;
+    private int desired;
+    private int granted;
+    private long waitingSince = -1;
+    private Reason waitReason;
+    private boolean live = true;
+    private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
+    /** Where the unit waits now: null, or its group's queue or gang queue. */
+    FitQueue queuedIn;
+    /** Remaining slots last counted in the waiting totals. */
+    int accountedWaiting;
+
+    private final Set<String> machines = new HashSet<>();
+    private final Set<String> rooms = new HashSet<>();
+    private final boolean anywhere;
+
+    UnitState(JobState job, UnitSpec spec, long sequence, long now, Dims dims) {
+        this.id = new UnitId(job.id(), spec.name());
+        boolean any = spec.locality().isEmpty();
+        for (Locality l : spec.locality()) {
+            switch (l.level()) {
+                case MACHINE -> machines.add(l.target());
+                case ROOM -> rooms.add(l.target());
+                case CLUSTER -> any = true;
+            }
+        }
+        this.anywhere = any;
+        this.job = job;
+        this.spec = spec;
+        this.sequence = sequence;
+        this.submitTime = now;
+        this.desired = spec.desired();
+        refreshVector(dims);
+    }
+
+    @Override
+    public UnitId id() {
+        return id;
+    }
+
+    @Override
+    public JobState job() {
+        return job;
+    }
+
+    @Override
+    public UnitSpec spec() {
+        return spec.desired() == desired ? spec : (spec = spec.withDesired(desired));
+    }
+
+    @Override
+    public String group() {
+        return job.group();
+    }
+
+    @Override
+    public int priority() {
+        return spec.priority();
+    }
+
+    @Override
+    public Resources slot() {
+        return spec.slot();
+    }
+
+    @Override
+    public int desired() {
+        return desired;
+    }
+
+    @Override
+    public int granted() {
+        return granted;
+    }
+
+    @Override
+    public int remaining() {
+        return desired - granted;
+    }
+
+    @Override
+    public boolean allOrNothing() {
+        return spec.allOrNothing() || job.gang();
+    }
+
+    @Override
+    public UnitKind kind() {
+        return spec.kind();
+    }
+
+    @Override
+    public long submitTime() {
+        return submitTime;
+    }
+
+    @Override
+    public long waitingSince() {
+        return waitingSince;
+    }
+
+    @Override
+    public long sequence() {
+        return sequence;
+    }
+
+    @Override
+    public Map<String, Integer> allocations() {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        slots.forEach((n, k) -> m.put(n.name(), k));
+        return Collections.unmodifiableMap(m);
+    }
+
+    @Override
+    public Reason waitReason() {
+        return waitReason;
+    }
+
+    @Override
+    public boolean live() {
+        return live;
+    }
+
+    /** True if the unit's locality preferences allow the node (a CLUSTER preference allows all). */
+    boolean localityAllows(NodeState n) {
+        return anywhere || machines.contains(n.name()) || rooms.contains(n.room());
+    }
+
+    Map<NodeState, Integer> nodes() {
+        return slots;
+    }
+
+    int slotsOn(NodeState n) {
+        return slots.getOrDefault(n, 0);
+    }
+
+    long[] slotVector() {
+        return slotVector;
+    }
+
+    void refreshVector(Dims dims) {
+        slotVector = dims.vector(spec.slot());
+    }
+
+    void waitReason(Reason r) {
+        waitReason = r;
+    }
+
+    void desired(int d) {
+        desired = d;
+    }
+
+    void end() {
+        live = false;
+    }
+
+    void add(NodeState n, int k) {
+        slots.merge(n, k, Integer::sum);
+        granted += k;
+    }
+
+    void take(NodeState n, int k) {
+        int left = slots.get(n) - k;
+        if (left == 0) {
+            slots.remove(n);
+        } else {
+            slots.put(n, left);
+        }
+        granted -= k;
+    }
+
+    /** Updates the waiting clock after a change: starts when slots wait, stops when none do. */
+    void touchWaiting(long now) {
+        if (remaining() > 0 && live) {
+            if (waitingSince < 0) {
+                waitingSince = now;
+            }
+        } else {
+            waitingSince = -1;
+            waitReason = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return id.toString();
+    }
+}

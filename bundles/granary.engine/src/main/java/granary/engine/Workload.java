@@ -1,0 +1,181 @@
+package granary.engine;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+import granary.api.JobSpec;
+import granary.api.UnitId;
+import granary.api.UnitSpec;
+import granary.api.spi.UnitOrder;
+
+/**
+ * Jobs, units and group queues, and the rule that keeps a unit queued exactly while it is live and
+ * wants slots: all-or-nothing units in their group's gang queue, the others in its slot queue.
+ */
+final class Workload {
+
+    private static final Comparator<UnitState> BY_SEQUENCE = Comparator.comparingLong(UnitState::sequence);
+
+    private final Dims dims;
+    private final Map<String, JobState> jobs = new LinkedHashMap<>();
+    private final Map<UnitId, UnitState> units = new HashMap<>();
+    private final Map<String, GroupState> groups = new TreeMap<>();
+    private Comparator<UnitState> order = BY_SEQUENCE;
+    private UnitOrder unitOrder;
+    private long nextSequence;
+    private int waitingUnits;
+    private long waitingSlots;
+    private long grantedSlots;
+
+    Workload(Dims dims) {
+        this.dims = dims;
+    }
+
+    JobState job(String id) {
+        return jobs.get(id);
+    }
+
+    Collection<JobState> jobs() {
+        return Collections.unmodifiableCollection(jobs.values());
+    }
+
+    UnitState unit(UnitId id) {
+        return units.get(id);
+    }
+
+    Collection<UnitState> units() {
+        return Collections.unmodifiableCollection(units.values());
+    }
+
+    GroupState group(String name) {
+        return groups.get(name);
+    }
+
+    Collection<GroupState> groups() {
+        return Collections.unmodifiableCollection(groups.values());
+    }
+
+    JobState addJob(JobSpec spec, long now) {
+        JobState j = new JobState(spec, now);
+        jobs.put(spec.id(), j);
+        groups.computeIfAbsent(j.group(), g -> new GroupState(g, order)).jobs++;
+        return j;
+    }
+
+    UnitState addUnit(JobState job, UnitSpec spec, long now) {
+        UnitState u = new UnitState(job, spec, nextSequence++, now, dims);
+        job.units().add(u);
+        units.put(u.id(), u);
+        afterChange(u, now);
+        return u;
+    }
+
+    /** Forgets a finished or cancelled job; its units must hold nothing. */
+    void removeJob(JobState j) {
+        for (UnitState u : j.units()) {
+            u.end();
+            afterChange(u, 0);
+            units.remove(u.id());
+        }
+        jobs.remove(j.id());
+        GroupState g = groups.get(j.group());
+        if (--g.jobs == 0 && g.usedSlots() == 0) {
+            groups.remove(g.name());
+        }
+    }
+
+    /**
+     * Call before changing what the unit order may read of {@code u}: takes it out of its queue if
+     * its key is about to change ({@code keyChanges}), or if the order reads grants.
+     */
+    void beforeChange(UnitState u, boolean keyChanges) {
+        if (u.queuedIn != null && (keyChanges || (unitOrder != null && unitOrder.readsGrants()))) {
+            dequeue(u);
+        }
+    }
+
+    /** Call after any change of {@code u}: queues or dequeues it and updates the waiting counters. */
+    void afterChange(UnitState u, long now) {
+        boolean wait = u.live() && u.remaining() > 0;
+        if (wait && u.queuedIn == null) {
+            GroupState g = groups.get(u.group());
+            u.queuedIn = u.allOrNothing() ? g.gangs : g.queue;
+            u.queuedIn.add(u);
+            waitingUnits++;
+        } else if (!wait && u.queuedIn != null) {
+            dequeue(u);
+        }
+        int nowWaiting = wait ? u.remaining() : 0;
+        long delta = nowWaiting - u.accountedWaiting;
+        if (delta != 0) {
+            groups.get(u.group()).waiting(delta);
+            waitingSlots += delta;
+            u.accountedWaiting = nowWaiting;
+        }
+        u.touchWaiting(now);
+    }
+
+    private void dequeue(UnitState u) {
+        u.queuedIn.remove(u);
+        u.queuedIn = null;
+        waitingUnits--;
+    }
+
+    /** True if a unit order is in effect; without one the queues hold units by arrival and nothing is scheduled. */
+    boolean ordered() {
+        return unitOrder != null;
+    }
+
+    UnitOrder unitOrder() {
+        return unitOrder;
+    }
+
+    Comparator<UnitState> order() {
+        return order;
+    }
+
+    /** Takes another unit order into effect: every queue is re-sorted. */
+    void unitOrder(UnitOrder o) {
+        if (o == unitOrder) {
+            return;
+        }
+        unitOrder = o;
+        order = o == null ? BY_SEQUENCE : ((Comparator<UnitState>) o::compare).thenComparing(BY_SEQUENCE);
+        for (GroupState g : groups.values()) {
+            g.queue.reorder(order);
+            g.gangs.reorder(order);
+        }
+    }
+
+    void granted(long delta) {
+        grantedSlots += delta;
+    }
+
+    int waitingUnits() {
+        return waitingUnits;
+    }
+
+    long waitingSlots() {
+        return waitingSlots;
+    }
+
+    long grantedSlots() {
+        return grantedSlots;
+    }
+
+    /** Recomputes slot vectors and queue minimums after a new resource dimension appeared. */
+    void rebuildVectors() {
+        for (UnitState u : units.values()) {
+            u.refreshVector(dims);
+        }
+        for (GroupState g : groups.values()) {
+            g.queue.refreshMinimums();
+            g.gangs.refreshMinimums();
+        }
+    }
+}
