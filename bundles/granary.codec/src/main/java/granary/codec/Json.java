@@ -1,0 +1,180 @@
+package granary.codec;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+import com.google.gson.JsonPrimitive;
+import com.google.gson.Strictness;
+import com.google.gson.stream.JsonReader;
+
+import granary.api.InvalidRequestException;
+import granary.api.Problem;
+
+/**
+ * Strict reading of a JSON tree with precise errors: every accessor takes the JSON path of what it
+ * reads ({@code $.units[0].slot}) and records a problem instead of throwing, so a document with
+ * several mistakes reports all of them at once. Unknown fields are problems too (a misspelt field
+ * silently ignored is a bug report waiting to happen).
+ */
+final class Json {
+
+    private final String source;
+    private final List<Problem> problems = new ArrayList<>();
+
+    Json(String source) {
+        this.source = source;
+    }
+
+    /** Parses a whole document; a syntax error is reported with line and column. */
+    JsonElement parse(Reader in) {
+        try {
+            JsonReader reader = new JsonReader(in);
+            reader.setStrictness(Strictness.STRICT);
+            JsonElement e = JsonParser.parseReader(reader);
+            if (reader.peek() != com.google.gson.stream.JsonToken.END_DOCUMENT) {
+                throw new CodecException(source, "$", "unexpected content after the JSON document");
+            }
+            return e;
+        } catch (JsonParseException | IOException | IllegalStateException e) {
+            String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+            int cut = msg.indexOf("\nSee https://");
+            throw new CodecException(source, "syntax", "not valid JSON: " + (cut > 0 ? msg.substring(0, cut) : msg));
+        }
+    }
+
+    void problem(String path, String message) {
+        problems.add(Problem.of(source, path, message));
+    }
+
+    /** Turns an exception of the model's own validation into a problem at {@code path}. */
+    void problem(String path, InvalidRequestException e) {
+        for (Problem p : e.problems()) {
+            problems.add(new Problem(source, path + "." + p.field(), p.message(), p.limit(), p.value()));
+        }
+    }
+
+    boolean ok() {
+        return problems.isEmpty();
+    }
+
+    void throwIfProblems() {
+        if (!problems.isEmpty()) {
+            throw new CodecException(problems);
+        }
+    }
+
+    JsonObject object(JsonElement e, String path) {
+        if (e == null || !e.isJsonObject()) {
+            problem(path, "expected an object, got " + kind(e));
+            return null;
+        }
+        return e.getAsJsonObject();
+    }
+
+    JsonArray array(JsonElement e, String path) {
+        if (e == null || !e.isJsonArray()) {
+            problem(path, "expected an array, got " + kind(e));
+            return null;
+        }
+        return e.getAsJsonArray();
+    }
+
+    /** Records every field of {@code o} that is not in {@code known}. */
+    void onlyKnown(JsonObject o, String path, Set<String> known) {
+        for (String k : o.keySet()) {
+            if (!known.contains(k)) {
+                problem(path + "." + k, "unknown field; known fields: " + String.join(", ", new TreeSet<>(known)));
+            }
+        }
+    }
+
+    String string(JsonObject o, String field, String path, String dflt) {
+        JsonElement e = o.get(field);
+        if (e == null || e.isJsonNull()) {
+            if (dflt == null) {
+                problem(path + "." + field, "is missing");
+            }
+            return dflt;
+        }
+        if (!e.isJsonPrimitive() || !e.getAsJsonPrimitive().isString()) {
+            problem(path + "." + field, "expected a string, got " + kind(e));
+            return dflt;
+        }
+        return e.getAsString();
+    }
+
+    long integer(JsonObject o, String field, String path, Long dflt) {
+        JsonElement e = o.get(field);
+        if (e == null || e.isJsonNull()) {
+            if (dflt == null) {
+                problem(path + "." + field, "is missing");
+                return 0;
+            }
+            return dflt;
+        }
+        return integer(e, path + "." + field);
+    }
+
+    long integer(JsonElement e, String path) {
+        if (e.isJsonPrimitive() && e.getAsJsonPrimitive().isNumber()) {
+            String text = e.getAsJsonPrimitive().getAsString();
+            try {
+                return Long.parseLong(text);
+            } catch (NumberFormatException ex) {
+                problem(path, "expected a whole number, got " + text);
+                return 0;
+            }
+        }
+        problem(path, "expected a whole number, got " + kind(e));
+        return 0;
+    }
+
+    int int32(JsonObject o, String field, String path, Integer dflt) {
+        long v = integer(o, field, path, dflt == null ? null : (long) dflt);
+        if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
+            problem(path + "." + field, "out of range: " + v);
+            return 0;
+        }
+        return (int) v;
+    }
+
+    boolean bool(JsonObject o, String field, String path, boolean dflt) {
+        JsonElement e = o.get(field);
+        if (e == null || e.isJsonNull()) {
+            return dflt;
+        }
+        if (!e.isJsonPrimitive() || !e.getAsJsonPrimitive().isBoolean()) {
+            problem(path + "." + field, "expected true or false, got " + kind(e));
+            return dflt;
+        }
+        return e.getAsBoolean();
+    }
+
+    static String kind(JsonElement e) {
+        if (e == null || e.isJsonNull()) {
+            return "nothing";
+        }
+        if (e.isJsonObject()) {
+            return "an object";
+        }
+        if (e.isJsonArray()) {
+            return "an array";
+        }
+        JsonPrimitive p = e.getAsJsonPrimitive();
+        return p.isString() ? "the string \"" + p.getAsString() + "\"" : p.isBoolean() ? p.getAsString() : "the number " + p.getAsString();
+    }
+
+    static Map.Entry<String, JsonElement> entry(String k, JsonElement v) {
+        return Map.entry(k, v);
+    }
+}

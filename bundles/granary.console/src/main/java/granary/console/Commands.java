@@ -1,0 +1,148 @@
+package granary.console;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import granary.api.JobSpec;
+import granary.api.Receipt;
+import granary.api.Scheduler;
+import granary.api.event.Granted;
+import granary.api.event.InputEvent;
+import granary.api.event.JobCancelled;
+import granary.api.event.JobSubmitted;
+import granary.api.event.NodeBlacklisted;
+import granary.api.event.PolicyActivated;
+import granary.api.event.PolicyDeactivated;
+import granary.api.event.Revoked;
+import granary.codec.JobCodec;
+
+import org.apache.felix.service.command.Descriptor;
+
+/**
+ * The {@code granary} console commands. Every command asks the {@link Scheduler} (events and
+ * queries run on the engine thread, between two decisions) and formats the answer with
+ * {@link ConsoleText}. Bad input is an {@link IllegalArgumentException} with a precise message.
+ */
+public class Commands {
+
+    private static final long TIMEOUT_SECONDS = 30;
+
+    private final Scheduler scheduler;
+
+    public Commands(Scheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    @Descriptor("list installed policies: name, extension points, bundle, version, and 'active' on those in effect")
+    public String policies() {
+        return ConsoleText.policies(await(scheduler.query(v -> v.policies())));
+    }
+
+    @Descriptor("activate a policy at its extension point(s), replacing the one in effect at an exclusive point")
+    public String policy(@Descriptor("policy name, e.g. fair") String name) {
+        return changes(name, send(new PolicyActivated(name)), "is already active");
+    }
+
+    @Descriptor("deselect a policy; an exclusive point falls back to the next installed policy, or waits")
+    public String deselect(@Descriptor("policy name") String name) {
+        return changes(name, send(new PolicyDeactivated(name)), "was not selected");
+    }
+
+    @Descriptor("scheduler status as key=value lines")
+    public String status() {
+        return ConsoleText.status(await(scheduler.query(v -> v.status())));
+    }
+
+    @Descriptor("list nodes: name, room, capacity, free, units placed, labels, blacklist")
+    public String nodes() {
+        return ConsoleText.nodes(await(scheduler.query(Rows::nodes)));
+    }
+
+    @Descriptor("list jobs and their units: granted/desired slots, and why slots wait")
+    public String jobs() {
+        return ConsoleText.jobs(await(scheduler.query(Rows::jobs)));
+    }
+
+    @Descriptor("submit the job(s) of a JSON file (one job object or an array; see the README for the format)")
+    public String submit(@Descriptor("path of the JSON file") String file) {
+        List<JobSpec> jobs = readJobs(Path.of(file));
+        List<String> out = new ArrayList<>();
+        for (JobSpec job : jobs) {
+            Receipt r = send(new JobSubmitted(job));
+            int desired = job.units().stream().mapToInt(u -> u.desired()).sum();
+            out.add("submitted " + job.id() + " to " + job.group() + ": granted " + grantedIn(r) + " of " + desired
+                    + " slots");
+        }
+        return String.join("\n", out);
+    }
+
+    @Descriptor("cancel a job: its waiting desire is dropped and its slots are released")
+    public String cancel(@Descriptor("job id") String job) {
+        Receipt r = send(new JobCancelled(job));
+        int released = r.outputs().stream().filter(o -> o instanceof Revoked rv && rv.unit().job().equals(job))
+                .mapToInt(o -> ((Revoked) o).slots()).sum();
+        return "cancelled " + job + ": released " + released + " slots";
+    }
+
+    @Descriptor("put a node on the global blacklist: it takes no new work, running work stays")
+    public String blacklist(@Descriptor("node name") String node) {
+        send(new NodeBlacklisted(node, true));
+        return "blacklisted " + node;
+    }
+
+    @Descriptor("take a node off the global blacklist")
+    public String unblacklist(@Descriptor("node name") String node) {
+        Receipt r = send(new NodeBlacklisted(node, false));
+        return "unblacklisted " + node + ": granted " + grantedIn(r) + " slots";
+    }
+
+    static List<JobSpec> readJobs(Path path) {
+        try (Reader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+            return JobCodec.read(in, path.toString());
+        } catch (NoSuchFileException e) {
+            throw new IllegalArgumentException("submit: no such file " + path.toAbsolutePath());
+        } catch (IOException e) {
+            throw new IllegalArgumentException("submit: cannot read " + path.toAbsolutePath() + ": " + e.getMessage());
+        }
+    }
+
+    private static int grantedIn(Receipt r) {
+        return r.outputs().stream().filter(o -> o instanceof Granted).mapToInt(o -> ((Granted) o).slots()).sum();
+    }
+
+    private static String changes(String name, Receipt r, String noChange) {
+        return r.notes().isEmpty() ? name + " " + noChange : String.join("\n", r.notes());
+    }
+
+    private Receipt send(InputEvent e) {
+        return await(scheduler.submit(e));
+    }
+
+    /** Waits for the engine's answer; its refusal comes back as the exception it is. */
+    static <T> T await(CompletableFuture<T> f) {
+        try {
+            return f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(c);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the scheduler did not answer within " + TIMEOUT_SECONDS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
+    }
+}

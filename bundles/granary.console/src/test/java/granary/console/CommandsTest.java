@@ -1,0 +1,138 @@
+package granary.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import granary.api.Clock;
+import granary.api.NodeSpec;
+import granary.api.Resources;
+import granary.api.event.NodeAdded;
+import granary.api.event.PolicyInstalled;
+import granary.engine.Engine;
+import granary.engine.EngineOptions;
+import granary.engine.EventLoop;
+import granary.policy.fair.FairPolicy;
+import granary.policy.fifo.FifoPolicy;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The console over a real engine and event loop with the real FIFO and FAIR policies. */
+class CommandsTest {
+
+    private EventLoop loop;
+    private Commands commands;
+
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void start() {
+        loop = new EventLoop(new Engine(Clock.system(), EngineOptions.DEFAULTS.withInvariantChecks(true)), 1000, "test")
+                .start();
+        Commands.await(loop.submit(new PolicyInstalled(new FifoPolicy(), "granary.policy.fifo 0.1.0")));
+        Commands.await(loop.submit(new PolicyInstalled(new FairPolicy(), "granary.policy.fair 0.1.0")));
+        for (int i = 0; i < 4; i++) {
+            Commands.await(loop.submit(new NodeAdded(new NodeSpec("n" + i, "r" + (i % 2), Resources.of(400, 8192)))));
+        }
+        commands = new Commands(loop);
+    }
+
+    @AfterEach
+    void stop() {
+        loop.close();
+    }
+
+    private Map<String, String> status() {
+        return Arrays.stream(commands.status().split("\n")).map(l -> l.split("=", 2))
+                .collect(Collectors.toMap(a -> a[0], a -> a[1]));
+    }
+
+    @Test
+    void policiesListsNamePointsBundleVersionAndActive() {
+        List<String> lines = List.of(commands.policies().split("\n"));
+        assertEquals(3, lines.size(), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("fifo\\s+unit-order\\s+granary\\.policy\\.fifo\\s+0\\.1\\.0\\s+active")), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("fair\\s+unit-order\\s+granary\\.policy\\.fair\\s+0\\.1\\.0")), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("hunger\\s+group-order\\s+granary\\.engine\\s+built-in\\s+active")), lines.toString());
+    }
+
+    @Test
+    void policySwapsAndReportsTheChange() {
+        assertEquals("unit-order: fifo -> fair", commands.policy("fair"));
+        assertEquals("fair", status().get("policy.unit-order"));
+        assertEquals("fair is already active", commands.policy("fair"));
+        assertEquals("unit-order: fair -> fifo", commands.policy("fifo"));
+    }
+
+    @Test
+    void unknownPolicyListsKnownNames() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.policy("lottery"));
+        assertTrue(e.getMessage().contains("unknown policy 'lottery'; known: fair, fifo, hunger"), e.getMessage());
+    }
+
+    @Test
+    void statusHasTheContractKeys() {
+        Map<String, String> s = status();
+        for (String key : List.of("nodes", "capacity", "free", "waiting_units", "waiting_slots", "granted_slots",
+                "policy.unit-order", "policy.group-order", "policy.admission", "policy.node-filter",
+                "policy.gang-placement", "policy.cycle-action", "policy.submit-filter")) {
+            assertTrue(s.containsKey(key), "missing " + key + " in " + s);
+        }
+        assertEquals("4", s.get("nodes"));
+        assertEquals("cpu=1600,mem=32768", s.get("capacity"));
+        assertEquals("hunger", s.get("policy.group-order"));
+        assertEquals("waiting", s.get("policy.gang-placement"));
+    }
+
+    @Test
+    void submitJobsFromFileThenCancel() throws IOException {
+        Path f = dir.resolve("job.json");
+        Files.writeString(f, """
+                [{"id":"a","units":[{"name":"u","slot":{"cpu":100,"mem":1024},"desired":6}]},
+                 {"id":"b","group":"g2","units":[{"name":"u","slot":"cpu=300,mem=1024","desired":3}]}]
+                """);
+        String out = commands.submit(f.toString());
+        assertEquals("submitted a to default: granted 6 of 6 slots\nsubmitted b to g2: granted 2 of 3 slots", out);
+        Map<String, String> s = status();
+        assertEquals("8", s.get("granted_slots"));
+        assertEquals("1", s.get("waiting_slots"));
+        assertTrue(commands.jobs().contains("waiting: NO_FIT"), commands.jobs());
+        assertEquals("cancelled a: released 6 slots", commands.cancel("a"));
+        assertEquals("3", status().get("granted_slots"));
+        assertTrue(commands.nodes().lines().count() == 4);
+    }
+
+    @Test
+    void submitReportsFileAndPathOfEveryProblem() throws IOException {
+        Path f = dir.resolve("bad.json");
+        Files.writeString(f, "{\"id\":\"a\",\"units\":[{\"name\":\"u\",\"slot\":{\"cpu\":-1},\"desird\":1}]}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.submit(f.toString()));
+        assertTrue(e.getMessage().contains("bad.json: $.units[0].slot.cpu: must not be negative"), e.getMessage());
+        assertTrue(e.getMessage().contains("$.units[0].desird: unknown field"), e.getMessage());
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                () -> commands.submit(dir.resolve("nope.json").toString()));
+        assertTrue(missing.getMessage().startsWith("submit: no such file"), missing.getMessage());
+        assertEquals("0", status().get("jobs"));
+    }
+
+    @Test
+    void engineRefusalsComeBackAsErrors() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.cancel("ghost"));
+        assertTrue(e.getMessage().contains("no running job with id 'ghost'"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> commands.blacklist("n9"));
+        assertEquals("blacklisted n1", commands.blacklist("n1"));
+        assertTrue(commands.nodes().lines().anyMatch(l -> l.startsWith("n1") && l.endsWith("blacklisted")));
+    }
+}
