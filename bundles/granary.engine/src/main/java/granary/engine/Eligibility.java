@@ -127,8 +127,9 @@ final class Eligibility {
                 v = a.admit(u, allowed, view);
             }
             int n = v.allowed() ? Math.min(allowed, v.slots()) : 0;
-            if (n < allowed && v.reason() != null) {
-                u.waitReason(v.reason());
+            if (n < allowed) {
+                u.waitReason(v.reason() != null ? v.reason() : Reason.of(ReasonCode.OTHER, "unit " + u.id(),
+                        "policy " + a.name() + " admits " + n + " of " + allowed + " slots now"));
             }
             allowed = n;
             if (allowed == 0) {

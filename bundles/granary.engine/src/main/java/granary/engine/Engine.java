@@ -33,6 +33,7 @@ import granary.api.event.UnitDesireChanged;
 import granary.api.event.UnitRequested;
 import granary.api.spi.CycleAction;
 import granary.api.spi.EngineView;
+import granary.api.spi.Policy;
 
 /**
  * The scheduling engine: a deterministic state machine over {@link InputEvent}s. Plain Java, no
@@ -126,7 +127,9 @@ public final class Engine {
             throw new InvalidRequestException("event", "event", "is missing");
         }
         handlers.get(event.getClass()).handle(event);
+        setAsideFaultyOrder();
         cycle();
+        setAsideFaultyOrder();
         if (options.checkInvariants()) {
             Invariants.check(cluster, workload);
         }
@@ -204,7 +207,27 @@ public final class Engine {
             }
             // A faulty policy must not stop the scheduler: every grant made so far is whole and kept.
             notes.add("cycle aborted: " + e);
+            Policy culprit = policies.culprit(e);
+            if (culprit != null) {
+                setAside(culprit, e);
+            }
         }
+    }
+
+    private void setAsideFaultyOrder() {
+        RuntimeException fault = workload.takeFault();
+        if (fault != null) {
+            if (options.checkInvariants()) {
+                throw fault;
+            }
+            setAside(policies.unitOrder(), fault);
+        }
+    }
+
+    /** Uninstalls a policy that threw; its bundle must be restarted (or it reinstalled) to bring it back. */
+    private void setAside(Policy p, RuntimeException fault) {
+        notes.add("policy " + p.name() + " failed and was set aside: " + fault);
+        policiesChanged(policies.uninstall(p));
     }
 
     private void allocate() {

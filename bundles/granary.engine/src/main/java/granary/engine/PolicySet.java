@@ -105,6 +105,22 @@ final class PolicySet {
         return recompute();
     }
 
+    /**
+     * The installed policy whose code raised {@code fault} (found on its stack trace by the policy
+     * class's package), or null. Built-in policies are never blamed.
+     */
+    Policy culprit(Throwable fault) {
+        for (StackTraceElement f : fault.getStackTrace()) {
+            for (Deque<Installed> d : installed.values()) {
+                Policy p = d.peek().policy();
+                if (!builtIns.contains(p.name()) && f.getClassName().startsWith(p.getClass().getPackageName() + ".")) {
+                    return p;
+                }
+            }
+        }
+        return null;
+    }
+
     /** Selects a policy, deselecting those it replaces at its exclusive points. */
     List<String> activate(String name) {
         Installed target = requireInstalled(name);

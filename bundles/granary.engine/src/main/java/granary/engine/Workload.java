@@ -27,6 +27,7 @@ final class Workload {
     private final Map<String, GroupState> groups = new TreeMap<>();
     private Comparator<UnitState> order = BY_SEQUENCE;
     private UnitOrder unitOrder;
+    private RuntimeException fault;
     private long nextSequence;
     private int waitingUnits;
     private long waitingSlots;
@@ -145,11 +146,36 @@ final class Workload {
             return;
         }
         unitOrder = o;
-        order = o == null ? BY_SEQUENCE : ((Comparator<UnitState>) o::compare).thenComparing(BY_SEQUENCE);
+        order = o == null ? BY_SEQUENCE : guarded(o).thenComparing(BY_SEQUENCE);
         for (GroupState g : groups.values()) {
             g.queue.reorder(order);
             g.gangs.reorder(order);
         }
+    }
+
+    /**
+     * The policy's order, made safe to call in the middle of a change: if it throws, the fault is
+     * kept for the engine (which sets the policy aside after the event) and arrival order answers
+     * instead, so the queue operation under way completes and no state is left half-changed.
+     */
+    private Comparator<UnitState> guarded(UnitOrder o) {
+        return (a, b) -> {
+            if (fault == null) {
+                try {
+                    return o.compare(a, b);
+                } catch (RuntimeException e) {
+                    fault = e;
+                }
+            }
+            return 0;
+        };
+    }
+
+    /** The fault the unit order raised since the last call, or null. */
+    RuntimeException takeFault() {
+        RuntimeException f = fault;
+        fault = null;
+        return f;
     }
 
     void granted(long delta) {

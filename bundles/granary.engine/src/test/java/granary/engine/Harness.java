@@ -116,6 +116,34 @@ final class Harness {
         return u == null ? 0 : u.granted();
     }
 
+    /**
+     * A full description of the engine state: per node its grants, per unit granted / desired /
+     * waiting, per group its totals, and the counters. Equal fingerprints mean nothing changed.
+     */
+    String fingerprint() {
+        StringBuilder sb = new StringBuilder();
+        granary.api.spi.EngineView v = engine.view();
+        for (granary.api.spi.NodeView n : v.cluster().nodes()) {
+            sb.append(n.name()).append(' ').append(n.capacity()).append(' ').append(n.blacklisted())
+                    .append(' ').append(new TreeMap<>(n.allocations().entrySet().stream()
+                            .collect(java.util.stream.Collectors.toMap(e -> e.getKey().toString(), Map.Entry::getValue))))
+                    .append('\n');
+        }
+        for (granary.api.spi.JobView j : v.jobs()) {
+            for (UnitView u : j.units()) {
+                sb.append(u.id()).append(' ').append(u.granted()).append('/').append(u.desired()).append(' ')
+                        .append(u.live()).append(' ').append(new TreeMap<>(u.allocations())).append('\n');
+            }
+        }
+        for (granary.api.spi.GroupView g : v.groups()) {
+            sb.append(g.name()).append(' ').append(g.used()).append(' ').append(g.waitingSlots()).append('\n');
+        }
+        granary.api.EngineStatus s = v.status();
+        sb.append(s.nodes()).append(' ').append(s.waitingUnits()).append(' ').append(s.waitingSlots()).append(' ')
+                .append(s.grantedSlots()).append(' ').append(s.decisions()).append(' ').append(s.policies());
+        return sb.toString();
+    }
+
     /** Net slots per unit and node from the output log alone (what job masters and agents saw). */
     Map<String, Integer> netFromLog() {
         Map<String, Integer> m = new TreeMap<>();

@@ -25,6 +25,11 @@ public record Verdict(Code code, int slots, Reason reason) {
         return slots == UNLIMITED ? ALLOW : new Verdict(Code.ALLOW, Math.max(0, slots), null);
     }
 
+    /** Allow at most {@code slots} slots, saying why not more (e.g. the quota left). */
+    public static Verdict allow(int slots, Reason whyNotMore) {
+        return new Verdict(Code.ALLOW, Math.max(0, slots), whyNotMore);
+    }
+
     public static Verdict waitFor(Reason reason) {
         return new Verdict(Code.WAIT, 0, reason);
     }
