@@ -165,10 +165,18 @@ public final class Engine {
         Invariants.check(cluster, workload);
     }
 
+    /**
+     * Records a decision and tells every listener. A listener that throws is noted and skipped: the
+     * decision is made already, and the other listeners and the cycle must not depend on it.
+     */
     private void emit(OutputEvent e) {
         outputs.add(e);
         for (Consumer<? super OutputEvent> l : listeners) {
-            l.accept(e);
+            try {
+                l.accept(e);
+            } catch (RuntimeException fault) {
+                notes.add("output listener " + l + " failed on " + e + ": " + fault);
+            }
         }
     }
 

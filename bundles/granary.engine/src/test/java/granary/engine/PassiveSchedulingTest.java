@@ -137,4 +137,16 @@ class PassiveSchedulingTest {
         assertEquals(granary.api.spi.ReasonCode.NO_POLICY,
                 h.engine.view().unit(UnitId.parse("g/a")).waitReason().code());
     }
+
+    @Test
+    void aListenerThatThrowsDoesNotStopTheCycle() {
+        Harness h = Harness.withFifo().nodes("n", "r1", 2, 400, 4096);
+        h.engine.subscribe(e -> {
+            throw new IllegalStateException("listener bug");
+        });
+        var r = h.submit("j", unit("u", 100, 512, 8));
+        assertEquals(8, h.granted("j/u"));
+        assertEquals(8, h.log.size());
+        assertTrue(r.notes().get(0).contains("listener bug"), r.notes().toString());
+    }
 }

@@ -1,0 +1,144 @@
+package granary.launcher;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.launch.FrameworkFactory;
+
+/**
+ * The standalone runtime: starts the framework found on the class path with the bundles packed in
+ * the runnable jar, then hands standard input to the Gogo shell (a terminal) or runs it line by
+ * line (a pipe or a file, see {@link PipedConsole}).
+ */
+public final class Launcher {
+
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_FAILED_COMMAND = 1;
+    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_STARTUP = 3;
+
+    /** The PID and property of the demo switch. */
+    public static final String DEMO_PID = "granary.demo";
+
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+    private Launcher() {
+    }
+
+    /**
+     * Runs the runtime until the console ends; called by {@link Main} in the launcher's class loader.
+     *
+     * @param self the runnable jar (source of the bundles)
+     * @param work a fresh directory for the framework's storage; deleted on exit
+     * @return the process exit code
+     */
+    public static int run(String[] args, Path self, Path work, PrintStream out, PrintStream err, InputStream in) {
+        Options options;
+        try {
+            options = Options.parse(args, System.getProperties());
+        } catch (IllegalArgumentException e) {
+            err.println("Error: " + e.getMessage());
+            err.println(Options.USAGE);
+            return EXIT_USAGE;
+        }
+        if (options.help()) {
+            out.println(Options.USAGE);
+            return EXIT_OK;
+        }
+        boolean interactive = switch (options.mode()) {
+            case INTERACTIVE -> true;
+            case PIPED -> false;
+            case AUTO -> System.console() != null;
+        };
+        Container container;
+        try {
+            container = Container.start(frameworkFactory(), frameworkProperties(work, interactive),
+                    EmbeddedBundle.listIn(self), configurations(options));
+        } catch (BundleException | IOException | RuntimeException e) {
+            err.println("Error: the runtime did not start: " + e.getMessage());
+            return EXIT_STARTUP;
+        }
+        container.problems().forEach(p -> err.println("Warning: " + p));
+        Thread hook = new Thread(() -> {
+            container.stop(STOP_TIMEOUT);   // Ctrl-C: stop the bundles cleanly, then drop the storage
+            Main.deleteTree(work);
+        }, "granary-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            if (interactive) {
+                container.awaitStop();
+                return EXIT_OK;
+            }
+            return new PipedConsole(container, options.strict(), options.commandWait(), out, err).run(in);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return EXIT_STARTUP;
+        } finally {
+            container.stop(STOP_TIMEOUT);
+            removeHook(hook);
+        }
+    }
+
+    /** The one framework on the class path (the runnable jar carries exactly one). */
+    static FrameworkFactory frameworkFactory() {
+        Iterator<FrameworkFactory> found = ServiceLoader.load(FrameworkFactory.class, Launcher.class.getClassLoader())
+                .iterator();
+        if (!found.hasNext()) {
+            throw new IllegalStateException("no OSGi framework on the class path (no FrameworkFactory service)");
+        }
+        return found.next();
+    }
+
+    /**
+     * Properties of the framework: a fresh storage, and the Gogo shell's arguments. A system property
+     * of the same name wins (BundleContext.getProperty falls back to system properties).
+     */
+    static Map<String, String> frameworkProperties(Path work, boolean interactive) {
+        Map<String, String> p = new HashMap<>();
+        p.put(Constants.FRAMEWORK_STORAGE, work.resolve("storage").toString());
+        p.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        if (System.getProperty(GoshArgs.PROPERTY) == null) {
+            p.put(GoshArgs.PROPERTY, interactive ? GoshArgs.INTERACTIVE : GoshArgs.PIPED);
+        }
+        return p;
+    }
+
+    /** Initial Config Admin configurations from the options. */
+    static Map<String, Map<String, Object>> configurations(Options options) {
+        return options.demo() ? Map.of() : Map.of(DEMO_PID, Map.of("enabled", Boolean.FALSE));
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down: the hook runs anyway
+        }
+    }
+
+    /**
+     * The arguments the Gogo shell 1.1.4 bundle runs at start, as {@code gosh --login <gosh.args>}
+     * (read from its Activator): {@code --nointeractive} starts no console (and, without a console,
+     * never stops the framework); {@code --noshutdown} keeps the framework running when the console
+     * ends. Equinox starts no console when the property is unset (see toolchain.md).
+     */
+    static final class GoshArgs {
+        static final String PROPERTY = "gosh.args";
+        /** Interactive: a console on the terminal; end of input (Ctrl-D) stops the framework, so the launcher exits. */
+        static final String INTERACTIVE = "";
+        /** Piped: no console, the launcher reads standard input itself. */
+        static final String PIPED = "--nointeractive";
+
+        private GoshArgs() {
+        }
+    }
+}

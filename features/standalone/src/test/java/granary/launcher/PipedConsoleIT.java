@@ -1,0 +1,138 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * End to end: {@code java -jar <runnable jar>} with commands piped to standard input, on the jar of
+ * this run's framework. Checks the console contract (output on stdout, {@code Error: ...} on stderr,
+ * exit codes) and that the runtime leaves no storage behind.
+ */
+class PipedConsoleIT {
+
+    @TempDir
+    Path tmp;
+
+    private ChildProcess.Result run(String stdin, String... args) throws IOException, InterruptedException {
+        return ChildProcess.run(It.runnableJar(), tmp, stdin, args);
+    }
+
+    /** The runtime's storage lives in java.io.tmpdir and is deleted on exit; nothing lands in the working directory. */
+    @AfterEach
+    void leavesNothingBehind() throws IOException {
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertEquals(List.of(), left.filter(p -> !p.getFileName().toString().endsWith(".json")).toList());
+        }
+    }
+
+    @Test
+    void policiesArePrintedAndTheProcessExits0() throws Exception {
+        ChildProcess.Result r = run("granary:policies\n");
+
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(matches(r.out(), "fifo\\s+unit-order\\s+granary\\.policy\\.fifo\\s+\\S+\\s+active"), r::toString);
+        assertTrue(matches(r.out(), "fair\\s+unit-order\\s+granary\\.policy\\.fair\\s+\\S+"), r::toString);
+        assertFalse(matches(r.out(), "fair\\s+.*active"), r::toString);
+        assertEquals("", r.err(), r::toString);
+    }
+
+    @Test
+    void statusPolicySwapErrorsAndHelp() throws Exception {
+        ChildProcess.Result r = run(String.join("\n",
+                "# a comment, then a blank line",
+                "",
+                "granary:status",
+                "granary:policy fair",
+                "granary:policy nope",
+                "   granary:status   ",
+                "help granary:policy",
+                ""), "--demo=false");
+
+        assertEquals(0, r.exit(), "a failed command is not fatal without --strict\n" + r);
+        int swap = r.out().indexOf("unit-order: fifo -> fair");
+        assertTrue(swap > 0, r::toString);
+        Map<String, String> before = It.keyValues(r.out().substring(0, swap));
+        Map<String, String> after = It.keyValues(r.out().substring(swap));
+        for (String key : List.of("nodes", "capacity", "free", "waiting_units", "waiting_slots", "granted_slots")) {
+            assertTrue(before.containsKey(key), key + " missing in\n" + r);
+        }
+        assertEquals("0", before.get("nodes"), "--demo=false: no demo nodes\n" + r);
+        assertEquals("0", before.get("waiting_units"));
+        assertEquals("fifo", before.get("policy.unit-order"), r::toString);
+        assertEquals("fair", after.get("policy.unit-order"), r::toString);
+        assertTrue(r.out().contains("policy name"), "help granary:policy describes its parameter\n" + r);
+
+        List<String> errors = r.err().lines().toList();
+        assertEquals(1, errors.size(), r::toString);
+        assertTrue(errors.get(0).startsWith("Error: "), r::toString);
+        assertTrue(errors.get(0).contains("'nope'") && errors.get(0).contains("fair") && errors.get(0).contains("fifo"),
+                "the error names the unknown policy and the known ones\n" + r);
+    }
+
+    @Test
+    void strictTurnsAFailedCommandIntoExitCode1() throws Exception {
+        ChildProcess.Result r = run("bogus\ngranary:status\n", "--strict", "--demo=false");
+
+        assertEquals(1, r.exit(), r::toString);
+        assertEquals("Error: Command not found: bogus", r.err().strip(), r::toString);
+        assertEquals("0", It.keyValues(r.out()).get("nodes"), "the next command still ran\n" + r);
+    }
+
+    @Test
+    void jobsAreSubmittedListedAndCancelledOnTheDemoCluster() throws Exception {
+        Path job = tmp.resolve("it-job.json");
+        Files.writeString(job, """
+                {"id": "it-job", "group": "root.it",
+                 "units": [{"name": "work", "slot": {"cpu": 100, "mem": 1024}, "desired": 3}]}
+                """);
+        ChildProcess.Result r = run(String.join("\n",
+                "granary:submit " + job,
+                "granary:jobs",
+                "granary:cancel it-job",
+                "granary:nodes",
+                "granary:status",
+                ""), "--strict");
+
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(r.out().contains("submitted it-job to root.it: granted 3 of 3 slots"), r::toString);
+        assertTrue(matches(r.out(), "it-job group=root\\.it .*granted=3/3"), r::toString);
+        assertTrue(r.out().contains("cancelled it-job"), r::toString);
+        assertTrue(matches(r.out(), "r1-n001\\s+room=r1"), "the demo cluster's nodes\n" + r);
+        assertEquals("200", It.keyValues(r.out()).get("nodes"), "4 rooms x 50 nodes by default\n" + r);
+    }
+
+    @Test
+    void emptyInputStopsTheRuntimeAndExits0() throws Exception {
+        ChildProcess.Result r = run("", "--demo=false");
+
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("", r.out() + r.err(), r::toString);
+    }
+
+    @Test
+    void aBadOptionIsAUsageError() throws Exception {
+        ChildProcess.Result r = run("", "--bogus");
+
+        assertEquals(2, r.exit(), r::toString);
+        assertTrue(r.err().startsWith("Error: unknown argument '--bogus'"), r::toString);
+        assertTrue(r.err().contains("Usage: java -jar granary-standalone.jar"), r::toString);
+    }
+
+    private static boolean matches(String text, String lineRegex) {
+        Pattern p = Pattern.compile(lineRegex);
+        return text.lines().anyMatch(l -> p.matcher(l).find());
+    }
+}

@@ -1,0 +1,196 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.jar.JarInputStream;
+
+import granary.api.EngineStatus;
+import granary.api.JobSpec;
+import granary.api.NodeSpec;
+import granary.api.Receipt;
+import granary.api.Resources;
+import granary.api.Scheduler;
+import granary.api.UnitId;
+import granary.api.UnitSpec;
+import granary.api.event.GrantReleased;
+import granary.api.event.JobSubmitted;
+import granary.api.event.NodeAdded;
+import granary.api.event.PolicyActivated;
+import granary.api.spi.EngineView;
+import granary.api.spi.UnitView;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.osgi.framework.Bundle;
+
+/**
+ * Hot swapping of the unit order in a real framework (Felix or Equinox, per run), through the
+ * {@link Scheduler} service and the policy bundles' life cycle.
+ *
+ * <p>The test talks to the scheduler with the typed API. For that, the test and the bundles must
+ * share one copy of the {@code granary.api} classes: the framework exports the packages from the
+ * class path ({@code org.osgi.framework.system.packages.extra}, with the api bundle's own
+ * Export-Package header) and the granary.api bundle is not installed. Everything else is the
+ * bundle set of the runnable jar, with the demo switched off through Config Admin.
+ */
+class PolicySwapIT {
+
+    private static final String UNIT_ORDER = "unit-order";
+
+    private static Path work;
+    private static Container container;
+    private static Scheduler scheduler;
+
+    /** Granted, remaining and desired slots of a unit. */
+    record Slots(int granted, int remaining, int desired) {
+    }
+
+    /** What must survive a swap: every unit's slots, and the engine's totals. */
+    record Snapshot(Map<String, Slots> units, long grantedSlots, long waitingSlots, long decisions, String unitOrder) {
+        Snapshot {
+            units.forEach((id, s) -> assertEquals(s.desired(), s.granted() + s.remaining(), id + ": granted + waiting = desired"));
+            assertEquals(grantedSlots, units.values().stream().mapToLong(Slots::granted).sum(), "granted slots");
+            assertEquals(waitingSlots, units.values().stream().mapToLong(Slots::remaining).sum(), "waiting slots");
+        }
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        work = Files.createTempDirectory("granary-it-");
+        List<EmbeddedBundle> all = EmbeddedBundle.listIn(It.runnableJar());
+        EmbeddedBundle api = all.stream().filter(b -> b.symbolicName().equals("granary.api")).findFirst().orElseThrow();
+        Map<String, String> props = new HashMap<>(Launcher.frameworkProperties(work, false));
+        props.put("org.osgi.framework.system.packages.extra", exportPackage(api));
+        container = Container.start(It.factory(), props, all.stream().filter(b -> b != api).toList(),
+                Map.of(Launcher.DEMO_PID, Map.of("enabled", false)));
+        assertEquals(List.of(), container.notActive());
+        var ref = container.context().getServiceReference(Scheduler.class);
+        assertNotNull(ref, "Scheduler service");
+        scheduler = container.context().getService(ref);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (container != null) {
+            container.stop(It.TIMEOUT);
+        }
+        Main.deleteTree(work);
+    }
+
+    private static String exportPackage(EmbeddedBundle b) throws Exception {
+        try (JarInputStream in = new JarInputStream(b.open())) {
+            return in.getManifest().getMainAttributes().getValue("Export-Package");
+        }
+    }
+
+    private static <T> T get(CompletableFuture<T> f) throws Exception {
+        return f.get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private static Receipt submit(granary.api.event.InputEvent e) throws Exception {
+        return get(scheduler.submit(e));
+    }
+
+    private static <T> T query(Function<EngineView, T> q) {
+        try {
+            return get(scheduler.query(q));
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Snapshot snapshot() {
+        return query(v -> {
+            Map<String, Slots> units = new TreeMap<>();
+            for (var job : v.jobs()) {
+                for (UnitView u : job.units()) {
+                    units.put(u.id().toString(), new Slots(u.granted(), u.remaining(), u.desired()));
+                }
+            }
+            EngineStatus s = v.status();
+            return new Snapshot(units, s.grantedSlots(), s.waitingSlots(), s.decisions(), s.policies().get(UNIT_ORDER));
+        });
+    }
+
+    private static String unitOrder() {
+        return query(v -> v.status().policies().get(UNIT_ORDER));
+    }
+
+    private static Bundle bundle(String bsn) {
+        return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
+    }
+
+    private static JobSpec job(String id, int desired) {
+        return JobSpec.of(id, "root.it", UnitSpec.builder("u").slot(100, 1024).desired(desired).build());
+    }
+
+    @Test
+    void swapsKeepEveryGrantAndEveryWaitingSlot() throws Exception {
+        // two nodes of 4 slots; a takes 6, b gets the other 2 and waits for 4 more
+        submit(new NodeAdded(new NodeSpec("n1", "r1", Resources.of(400, 4096))));
+        submit(new NodeAdded(new NodeSpec("n2", "r1", Resources.of(400, 4096))));
+        submit(new JobSubmitted(job("a", 6)));
+        submit(new JobSubmitted(job("b", 6)));
+        Snapshot start = snapshot();
+        assertEquals("fifo", start.unitOrder());
+        assertEquals(new Slots(6, 0, 6), start.units().get("a/u"));
+        assertEquals(new Slots(2, 4, 6), start.units().get("b/u"));
+
+        List<String> notes = submit(new PolicyActivated("fair")).notes();
+        assertTrue(notes.contains("unit-order: fifo -> fair"), notes::toString);
+        assertSameWork(start, snapshot(), "fair");
+
+        bundle("granary.policy.fair").stop();
+        assertSameWork(start, snapshot(), "fifo");   // fair gone: fifo stands in
+
+        bundle("granary.policy.fifo").stop();
+        assertSameWork(start, snapshot(), "waiting");   // no unit order: the queues hold
+
+        // while waiting: freed slots and new jobs get nothing
+        UnitId a = new UnitId("a", "u");
+        String node = query(v -> v.unit(a).allocations().keySet().iterator().next());
+        submit(new GrantReleased(a, node, 2));
+        Receipt c = submit(new JobSubmitted(job("c", 1)));
+        assertEquals(List.of(), c.outputs(), "nothing is granted while no unit order is installed");
+        Snapshot waiting = snapshot();
+        assertEquals(new Slots(4, 0, 4), waiting.units().get("a/u"));
+        assertEquals(new Slots(2, 4, 6), waiting.units().get("b/u"));
+        assertEquals(new Slots(0, 1, 1), waiting.units().get("c/u"));
+        assertEquals(start.decisions(), waiting.decisions(), "no grant, no revocation");
+        assertEquals("waiting", waiting.unitOrder());
+
+        // fair comes back: the 2 free slots go out, c (holding none) before b (holding 2)
+        bundle("granary.policy.fair").start();
+        It.await("fair back in effect", () -> "fair".equals(unitOrder()), PolicySwapIT::snapshot, It.TIMEOUT);
+        It.await("the free slots granted", () -> snapshot().grantedSlots() == 8, PolicySwapIT::snapshot, It.TIMEOUT);
+        Snapshot resumed = snapshot();
+        assertEquals(new Slots(4, 0, 4), resumed.units().get("a/u"));
+        assertEquals(new Slots(1, 0, 1), resumed.units().get("c/u"));
+        assertEquals(new Slots(3, 3, 6), resumed.units().get("b/u"));
+
+        bundle("granary.policy.fifo").start();
+        It.await("fifo installed again", () -> query(v -> v.policies().stream().anyMatch(p -> p.name().equals("fifo"))),
+                PolicySwapIT::snapshot, It.TIMEOUT);
+        assertSameWork(resumed, snapshot(), "fair");   // installing a policy that is not selected changes nothing
+    }
+
+    /** The same units with the same grants and waiting slots, and the expected unit order. */
+    private static void assertSameWork(Snapshot before, Snapshot after, String unitOrder) {
+        assertEquals(unitOrder, after.unitOrder());
+        assertEquals(before.units(), after.units(), "every unit keeps its grants and its waiting slots");
+        assertEquals(before.grantedSlots(), after.grantedSlots());
+        assertEquals(before.waitingSlots(), after.waitingSlots());
+    }
+}

@@ -1,0 +1,132 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's recipe: a stock Apache Felix 7 runtime ({@code bin/felix.jar} = org.apache.felix.main,
+ * {@code conf/config.properties}, a {@code bundle/} directory with Gogo) plus the jars of
+ * {@code target/felix-bundles}. Runs {@code java -jar bin/felix.jar} as a child process, reads
+ * {@code lb -s} from its Gogo shell until every bundle is Active, then asks {@code granary:status}.
+ * Felix run only (failsafe excludes it from the Equinox run).
+ */
+class StockFelixIT {
+
+    private static final Pattern LB_LINE = Pattern.compile("^\\s*(\\d+)\\|(\\w+)\\s*\\|\\s*\\d+\\|(\\S+) ");
+
+    @TempDir
+    Path felix;
+
+    @Test
+    void theFelixBundlesAllBecomeActiveInAStockFelix() throws Exception {
+        Path bundleDir = Files.createDirectories(felix.resolve("bundle"));
+        Files.createDirectories(felix.resolve("bin"));
+        Files.createDirectories(felix.resolve("conf"));
+        Files.copy(It.target().resolve("stock-felix/bin/felix.jar"), felix.resolve("bin/felix.jar"));
+        // the distribution's settings that matter here: deploy bundle/ on start, log errors only
+        Files.writeString(felix.resolve("conf/config.properties"),
+                "felix.auto.deploy.action=install,start\nfelix.log.level=1\n");
+        // the stock distribution brings Gogo (runtime, command and a shell)
+        for (String gogo : List.of("runtime", "shell", "command")) {
+            Files.copy(It.target().resolve("bundles/org.apache.felix.gogo." + gogo + ".jar"),
+                    bundleDir.resolve("org.apache.felix.gogo." + gogo + ".jar"));
+        }
+        Set<String> expected = new TreeSet<>(List.of("org.apache.felix.gogo.runtime", "org.apache.felix.gogo.shell",
+                "org.apache.felix.gogo.command"));
+        try (Stream<Path> jars = Files.list(It.target().resolve("felix-bundles"))) {
+            for (Path jar : jars.toList()) {
+                Files.copy(jar, bundleDir.resolve(jar.getFileName()));
+                expected.add(symbolicName(jar));
+            }
+        }
+
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Process p = new ProcessBuilder(java, "-jar", "bin/felix.jar").directory(felix.toFile())
+                .redirectErrorStream(true).start();
+        StringBuffer output = new StringBuffer();
+        Thread reader = new Thread(() -> copy(p, output), "felix-output");
+        reader.setDaemon(true);
+        reader.start();
+        try (OutputStream shell = p.getOutputStream()) {
+            long deadline = System.nanoTime() + It.TIMEOUT.toNanos();
+            Map<String, String> states = Map.of();
+            while (!allActive(states, expected)) {
+                if (System.nanoTime() > deadline) {
+                    fail("bundles not all Active within " + It.TIMEOUT.toSeconds() + " s: " + states + "\n" + output);
+                }
+                output.setLength(0);
+                send(shell, "lb -s");
+                Thread.sleep(500);
+                states = parseLb(output.toString());
+            }
+            output.setLength(0);
+            send(shell, "granary:status");
+            It.await("granary:status output", () -> output.toString().contains("policy.unit-order="), output::toString,
+                    It.TIMEOUT);
+            assertTrue(output.toString().contains("policy.unit-order=fifo"), output::toString);
+        }   // end of input: the Gogo shell stops the framework
+        assertTrue(p.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "felix did not stop at end of input\n" + output);
+        assertEquals(0, p.exitValue(), output::toString);
+    }
+
+    private static boolean allActive(Map<String, String> states, Set<String> expected) {
+        return states.keySet().containsAll(expected)
+                && expected.stream().allMatch(bsn -> "Active".equals(states.get(bsn)));
+    }
+
+    /** Symbolic name to state, from {@code lb -s} lines such as {@code "   12|Active     |    1|granary.demo (0.1.0)|0.1.0"}. */
+    static Map<String, String> parseLb(String text) {
+        Map<String, String> states = new TreeMap<>();
+        for (String line : text.split("\\R")) {
+            Matcher m = LB_LINE.matcher(line.replace("g! ", ""));
+            if (m.find()) {
+                states.put(m.group(3), m.group(2));
+            }
+        }
+        return states;
+    }
+
+    private static String symbolicName(Path jar) throws IOException {
+        try (JarFile j = new JarFile(jar.toFile())) {
+            return j.getManifest().getMainAttributes().getValue("Bundle-SymbolicName").split(";")[0].trim();
+        }
+    }
+
+    private static void send(OutputStream shell, String command) throws IOException {
+        shell.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+        shell.flush();
+    }
+
+    private static void copy(Process p, StringBuffer output) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            int c;
+            while ((c = r.read()) >= 0) {
+                output.append((char) c);
+            }
+        } catch (IOException e) {
+            output.append("\n[output closed: ").append(e).append(']');
+        }
+    }
+}
