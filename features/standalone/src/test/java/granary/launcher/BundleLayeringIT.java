@@ -1,0 +1,83 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dependency rules between Granary's bundles, read from the manifests bnd generated (what the
+ * framework enforces at run time): the API depends on nothing of ours; a policy depends on the API
+ * only; the engine never on a policy; nothing but the engine bundle's DS component reaches into the
+ * engine's internals; only the edges (console, launcher-facing bundles) use OSGi service APIs.
+ */
+class BundleLayeringIT {
+
+    private static List<String> imports(String bundle) throws IOException {
+        Path jar = It.target().resolve("bundles").resolve(bundle + ".jar");
+        try (JarFile j = new JarFile(jar.toFile())) {
+            String header = j.getManifest().getMainAttributes().getValue("Import-Package");
+            List<String> packages = new ArrayList<>();
+            if (header != null) {
+                // package names are the entries' first segments; attributes never contain ',' outside quotes
+                for (String clause : header.split(",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)")) {
+                    packages.add(clause.split(";")[0].trim());
+                }
+            }
+            return packages;
+        }
+    }
+
+    private static List<String> granaryBundles() throws IOException {
+        try (Stream<Path> s = Files.list(It.target().resolve("bundles"))) {
+            return s.map(p -> p.getFileName().toString().replace(".jar", ""))
+                    .filter(n -> n.startsWith("granary.")).sorted().toList();
+        }
+    }
+
+    @Test
+    void theApiDependsOnNothingOfOurs() throws IOException {
+        for (String p : imports("granary.api")) {
+            assertTrue(p.startsWith("java.") || p.startsWith("granary.api"), "granary.api imports " + p);
+        }
+    }
+
+    @Test
+    void policiesDependOnTheApiOnly() throws IOException {
+        List<String> policies = granaryBundles().stream().filter(b -> b.startsWith("granary.policy.")).toList();
+        assertFalse(policies.isEmpty());
+        for (String b : policies) {
+            for (String p : imports(b)) {
+                assertTrue(p.startsWith("java.") || p.startsWith("granary.api"), b + " imports " + p);
+            }
+        }
+    }
+
+    @Test
+    void theEngineNeverDependsOnAPolicy() throws IOException {
+        for (String p : imports("granary.engine")) {
+            assertFalse(p.startsWith("granary.policy"), "granary.engine imports " + p);
+            assertTrue(p.startsWith("java.") || p.startsWith("granary.") || p.startsWith("org.osgi.framework"),
+                    "granary.engine imports " + p + ": the engine stays plain Java; OSGi only in its DS component");
+        }
+    }
+
+    @Test
+    void onlyTheEngineBundleSeesTheEngine() throws IOException {
+        for (String b : granaryBundles()) {
+            if (!b.equals("granary.engine")) {
+                for (String p : imports(b)) {
+                    assertFalse(p.startsWith("granary.engine"), b + " imports " + p + ": use granary.api's Scheduler");
+                }
+            }
+        }
+    }
+}
