@@ -62,10 +62,11 @@ class CommandsTest {
     @Test
     void policiesListsNamePointsBundleVersionAndActive() {
         List<String> lines = List.of(commands.policies().split("\n"));
-        assertEquals(3, lines.size(), lines.toString());
+        assertEquals(4, lines.size(), lines.toString());
         assertTrue(lines.stream().anyMatch(l -> l.matches("fifo\\s+unit-order\\s+granary\\.policy\\.fifo\\s+0\\.1\\.0\\s+active")), lines.toString());
         assertTrue(lines.stream().anyMatch(l -> l.matches("fair\\s+unit-order\\s+granary\\.policy\\.fair\\s+0\\.1\\.0")), lines.toString());
         assertTrue(lines.stream().anyMatch(l -> l.matches("hunger\\s+group-order\\s+granary\\.engine\\s+built-in\\s+active")), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("flat\\s+group-resolver\\s+granary\\.engine\\s+built-in\\s+active")), lines.toString());
     }
 
     @Test
@@ -79,7 +80,7 @@ class CommandsTest {
     @Test
     void unknownPolicyListsKnownNames() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.policy("lottery"));
-        assertTrue(e.getMessage().contains("unknown policy 'lottery'; known: fair, fifo, hunger"), e.getMessage());
+        assertTrue(e.getMessage().contains("unknown policy 'lottery'; known: fair, fifo, flat, hunger"), e.getMessage());
     }
 
     @Test
@@ -87,7 +88,7 @@ class CommandsTest {
         Map<String, String> s = status();
         for (String key : List.of("nodes", "capacity", "free", "waiting_units", "waiting_slots", "granted_slots",
                 "policy.unit-order", "policy.group-order", "policy.admission", "policy.node-filter",
-                "policy.gang-placement", "policy.cycle-action", "policy.submit-filter")) {
+                "policy.gang-placement", "policy.cycle-action", "policy.submit-filter", "policy.group-resolver")) {
             assertTrue(s.containsKey(key), "missing " + key + " in " + s);
         }
         assertEquals("4", s.get("nodes"));

@@ -40,9 +40,10 @@ final class Allocator {
                     + "remaining " + u.remaining() + " or free " + n.free());
         }
         workload.beforeChange(u, false);
-        move(u, n, k);
+        long seq = ++decisions;
+        move(u, n, k, seq);
         workload.afterChange(u, clock.getAsLong());
-        out.accept(new Granted(u.id(), n.name(), k, u.kind(), ++decisions));
+        out.accept(new Granted(u.id(), n.name(), k, u.kind(), seq));
     }
 
     /**
@@ -54,7 +55,7 @@ final class Allocator {
             throw new IllegalStateException(u + " holds " + u.slotsOn(n) + " slots on " + n + ", cannot take " + k);
         }
         workload.beforeChange(u, done);
-        move(u, n, -k);
+        move(u, n, -k, 0);
         if (done) {
             u.desired(u.desired() - k);
         }
@@ -66,13 +67,13 @@ final class Allocator {
         }
     }
 
-    private void move(UnitState u, NodeState n, int k) {
+    private void move(UnitState u, NodeState n, int k, long seq) {
         JobState job = u.job();
         GroupState g = workload.group(u.group());
         Resources delta = u.slot().times(Math.abs(k));
         if (k > 0) {
             n.add(u, k);
-            u.add(n, k);
+            u.add(n, k, clock.getAsLong(), seq);
             cluster.granted(delta);
         } else {
             n.take(u, -k);
@@ -83,7 +84,7 @@ final class Allocator {
         boolean wasRunning = job.grantedSlots > 0;
         job.grantedSlots += k;
         if (wasRunning != job.grantedSlots > 0) {
-            g.runningJobs += wasRunning ? -1 : 1;
+            g.running(job.user(), wasRunning ? -1 : 1);
         }
         workload.granted(k);
         cluster.refresh(n);

@@ -18,6 +18,7 @@ import granary.api.event.ClockTick;
 import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
+import granary.api.event.JobMoved;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.NodeBlacklisted;
@@ -27,6 +28,7 @@ import granary.api.event.OutputEvent;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
 import granary.api.event.PolicyInstalled;
+import granary.api.event.PolicyReconfigured;
 import granary.api.event.PolicyUninstalled;
 import granary.api.event.UnitCancelled;
 import granary.api.event.UnitDesireChanged;
@@ -86,6 +88,7 @@ public final class Engine {
         this.gangs = new GangScheduler(cluster, workload, policies, eligibility, allocator, context);
         registerHandlers();
         policies.installBuiltIn(new HungerOrder(), BUILT_IN);
+        policies.installBuiltIn(new FlatGroups(), BUILT_IN);
         policies.configure(options.policies(), options.fallback());
     }
 
@@ -101,12 +104,18 @@ public final class Engine {
         on(UnitDesireChanged.class, e -> jobs.desireChanged((UnitDesireChanged) e));
         on(UnitCancelled.class, e -> jobs.unitCancelled((UnitCancelled) e));
         on(JobCancelled.class, e -> jobs.jobCancelled((JobCancelled) e));
+        on(JobMoved.class, e -> jobs.moved((JobMoved) e));
         on(GrantReleased.class, e -> jobs.released((GrantReleased) e));
         on(PolicyActivated.class, e -> policiesChanged(policies.activate(((PolicyActivated) e).name())));
         on(PolicyDeactivated.class, e -> policiesChanged(policies.deactivate(((PolicyDeactivated) e).name())));
         on(PolicyInstalled.class, e -> policiesChanged(
                 policies.install(((PolicyInstalled) e).policy(), ((PolicyInstalled) e).origin())));
         on(PolicyUninstalled.class, e -> policiesChanged(policies.uninstall(((PolicyUninstalled) e).policy())));
+        on(PolicyReconfigured.class, e -> {
+            PolicyReconfigured r = (PolicyReconfigured) e;
+            notes.addAll(policies.reconfigure(r.policy(), r.settings()));
+            reconsider();
+        });
         on(ClockTick.class, e -> { });
     }
 
@@ -190,6 +199,11 @@ public final class Engine {
             return;
         }
         workload.unitOrder(policies.unitOrder());
+        reconsider();
+    }
+
+    /** Looks at every node and every waiting gang again in the next allocation. */
+    void reconsider() {
         agenda.gangs();
         for (NodeState n : cluster.nodes()) {
             agenda.freed(n);

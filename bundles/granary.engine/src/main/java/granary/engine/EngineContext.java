@@ -129,6 +129,11 @@ final class EngineContext implements CycleContext, PlacementContext {
         engine.allocator().take(u, n, slots, false, reason);
     }
 
+    @Override
+    public void reconsider() {
+        engine.reconsider();
+    }
+
     // ---- PlacementContext ----
 
     @Override

@@ -1,6 +1,8 @@
 package granary.engine;
 
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
 
 import granary.api.Resources;
 import granary.api.spi.GroupView;
@@ -18,7 +20,8 @@ final class GroupState implements GroupView {
     private long usedSlots;
     private long waitingSlots;
     int jobs;
-    int runningJobs;
+    private int runningJobs;
+    private final Map<String, Integer> runningByUser = new HashMap<>();
 
     GroupState(String name, Comparator<UnitState> order) {
         this.name = name;
@@ -54,6 +57,21 @@ final class GroupState implements GroupView {
     @Override
     public int runningJobs() {
         return runningJobs;
+    }
+
+    @Override
+    public int runningJobs(String user) {
+        return runningByUser.getOrDefault(user, 0);
+    }
+
+    void running(String user, int delta) {
+        runningJobs += delta;
+        int n = runningByUser.getOrDefault(user, 0) + delta;
+        if (n == 0) {
+            runningByUser.remove(user);
+        } else {
+            runningByUser.put(user, n);
+        }
     }
 
     @Override

@@ -12,6 +12,7 @@ import granary.api.UnitId;
 import granary.api.UnitSpec;
 import granary.api.event.GrantReleased;
 import granary.api.event.JobCancelled;
+import granary.api.event.JobMoved;
 import granary.api.event.JobSubmitted;
 import granary.api.event.UnitCancelled;
 import granary.api.event.UnitDesireChanged;
@@ -44,7 +45,7 @@ final class JobEvents {
     }
 
     void submitted(JobSubmitted e) {
-        JobSpec spec = e.job();
+        JobSpec spec = resolved(e.job());
         String subject = "job " + spec.id();
         if (workload.job(spec.id()) != null) {
             throw new InvalidRequestException(subject, "id", "a job with id '" + spec.id() + "' is already running");
@@ -112,6 +113,27 @@ final class JobEvents {
             cancel(u);
         }
         endIfFinished(job);
+    }
+
+    void moved(JobMoved e) {
+        JobState job = requireJob(e.job());
+        String to = policies.groupResolver().resolve(e.group(), view);
+        if (to.equals(job.group())) {
+            throw new InvalidRequestException("job " + job.id(), "group", "is already in " + to);
+        }
+        filter(job.spec().withGroup(to));
+        workload.move(job, to, view.now());
+        for (UnitState u : job.units()) {
+            if (u.live() && u.remaining() > 0) {
+                agenda.fresh(u);
+            }
+        }
+    }
+
+    /** The job with its group resolved to a full group name by the group resolver in effect. */
+    private JobSpec resolved(JobSpec spec) {
+        String group = policies.groupResolver().resolve(spec.group(), view);
+        return group.equals(spec.group()) ? spec : spec.withGroup(group);
     }
 
     void released(GrantReleased e) {

@@ -11,15 +11,22 @@ import granary.api.spi.JobView;
 final class JobState implements JobView {
 
     private final JobSpec submitted;
-    private final String group;
+    private String group;
     private final long submitTime;
     private final List<UnitState> units = new ArrayList<>();
     int grantedSlots;
+    private final long requestedSlots;
 
     JobState(JobSpec spec, long now) {
         this.submitted = spec;
         this.group = spec.group();
         this.submitTime = now;
+        this.requestedSlots = spec.units().stream().mapToLong(UnitSpec::desired).sum();
+    }
+
+    @Override
+    public long requestedSlots() {
+        return requestedSlots;
     }
 
     @Override
@@ -30,6 +37,10 @@ final class JobState implements JobView {
     @Override
     public String group() {
         return group;
+    }
+
+    void group(String g) {
+        group = g;
     }
 
     @Override

@@ -22,8 +22,10 @@ import granary.api.spi.EngineView;
 import granary.api.spi.ExtensionPoint;
 import granary.api.spi.GangPlacement;
 import granary.api.spi.GroupOrder;
+import granary.api.spi.GroupResolver;
 import granary.api.spi.NodeFilter;
 import granary.api.spi.Policy;
+import granary.api.spi.Reconfigurable;
 import granary.api.spi.SubmitFilter;
 import granary.api.spi.UnitOrder;
 
@@ -54,6 +56,7 @@ final class PolicySet {
     // cached for the decision path
     private UnitOrder unitOrder;
     private GroupOrder groupOrder;
+    private GroupResolver groupResolver;
     private GangPlacement gangPlacement;
     private Admission[] admissions = new Admission[0];
     private NodeFilter[] nodeFilters = new NodeFilter[0];
@@ -236,6 +239,7 @@ final class PolicySet {
     private void cache() {
         unitOrder = (UnitOrder) single(ExtensionPoint.UNIT_ORDER);
         groupOrder = (GroupOrder) single(ExtensionPoint.GROUP_ORDER);
+        groupResolver = (GroupResolver) single(ExtensionPoint.GROUP_RESOLVER);
         gangPlacement = (GangPlacement) single(ExtensionPoint.GANG_PLACEMENT);
         admissions = effective.get(ExtensionPoint.ADMISSION).toArray(new Admission[0]);
         nodeFilters = effective.get(ExtensionPoint.NODE_FILTER).toArray(new NodeFilter[0]);
@@ -254,6 +258,20 @@ final class PolicySet {
 
     GroupOrder groupOrder() {
         return groupOrder;
+    }
+
+    GroupResolver groupResolver() {
+        return groupResolver;
+    }
+
+    /** Hands settings to the installed policy {@code name}; returns its notes. */
+    List<String> reconfigure(String name, Object settings) {
+        Installed in = requireInstalled(name);
+        if (!(in.policy() instanceof Reconfigurable r)) {
+            throw new InvalidRequestException("policy " + name, "settings", "policy '" + name
+                    + "' takes no settings at run time");
+        }
+        return r.reconfigure(settings, view);
     }
 
     GangPlacement gangPlacement() {

@@ -1,11 +1,15 @@
 package granary.engine;
 
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import granary.api.Allocation;
 import granary.api.Locality;
 import granary.api.Resources;
 import granary.api.UnitId;
@@ -32,6 +36,8 @@ final class UnitState implements UnitView {
     private Reason waitReason;
     private boolean live = true;
     private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
+    /** Per node: {engine time of the oldest grant held, decision number of the latest}. */
+    private final Map<NodeState, long[]> ages = new LinkedHashMap<>();
     /** Where the unit waits now: null, or its group's queue or gang queue. */
     FitQueue queuedIn;
     /** Remaining slots last counted in the waiting totals. */
@@ -180,8 +186,9 @@ final class UnitState implements UnitView {
         live = false;
     }
 
-    void add(NodeState n, int k) {
+    void add(NodeState n, int k, long now, long seq) {
         slots.merge(n, k, Integer::sum);
+        ages.computeIfAbsent(n, x -> new long[] {now, seq})[1] = seq;
         granted += k;
     }
 
@@ -189,10 +196,19 @@ final class UnitState implements UnitView {
         int left = slots.get(n) - k;
         if (left == 0) {
             slots.remove(n);
+            ages.remove(n);
         } else {
             slots.put(n, left);
         }
         granted -= k;
+    }
+
+    @Override
+    public List<Allocation> grants() {
+        List<Allocation> out = new ArrayList<>(slots.size());
+        slots.forEach((n, k) -> out.add(new Allocation(id, n.name(), k, ages.get(n)[0], ages.get(n)[1])));
+        out.sort(Comparator.comparingLong(Allocation::since).thenComparingLong(Allocation::seq));
+        return out;
     }
 
     /** Updates the waiting clock after a change: starts when slots wait, stops when none do. */

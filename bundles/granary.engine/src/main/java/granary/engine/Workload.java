@@ -91,6 +91,35 @@ final class Workload {
     }
 
     /**
+     * Moves a job to another group: its usage, running count and waiting slots go with it, and its
+     * waiting units are queued in the new group.
+     */
+    void move(JobState j, String to, long now) {
+        GroupState from = groups.get(j.group());
+        GroupState dest = groups.computeIfAbsent(to, g -> new GroupState(g, order));
+        for (UnitState u : j.units()) {
+            beforeChange(u, true);
+            from.waiting(-u.accountedWaiting);
+            dest.waiting(u.accountedWaiting);
+            from.granted(u, -u.granted());
+            dest.granted(u, u.granted());
+        }
+        if (j.grantedSlots > 0) {
+            from.running(j.user(), -1);
+            dest.running(j.user(), 1);
+        }
+        from.jobs--;
+        dest.jobs++;
+        j.group(to);
+        for (UnitState u : j.units()) {
+            afterChange(u, now);
+        }
+        if (from.jobs == 0 && from.usedSlots() == 0) {
+            groups.remove(from.name());
+        }
+    }
+
+    /**
      * Call before changing what the unit order may read of {@code u}: takes it out of its queue if
      * its key is about to change ({@code keyChanges}), or if the order reads grants.
      */

@@ -99,10 +99,10 @@ class ActiveSchedulingTest {
     }
 
     /** A quota-like admission: at most {@code limit} slots per group. */
-    static final class GroupCap implements Admission {
-        private final int limit;
+    static class GroupCapBase implements Admission {
+        int limit;
 
-        GroupCap(int limit) {
+        GroupCapBase(int limit) {
             this.limit = limit;
         }
 
@@ -124,7 +124,7 @@ class ActiveSchedulingTest {
     void admissionCapsTheGreedyPlacementAndSaysWhy() {
         Harness h = new Harness(java.util.List.of("fifo", "cap"));
         h.install(new Harness.ArrivalOrder("fifo"));
-        h.install(new GroupCap(3));
+        h.install(new GroupCapBase(3));
         h.nodes("n", "r1", 4, 400, 4096);
         h.submit("j", unit("u", 100, 512, 10));
         assertEquals(3, h.granted("j/u"));

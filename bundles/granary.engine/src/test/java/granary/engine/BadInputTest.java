@@ -90,7 +90,7 @@ class BadInputTest {
                 Arguments.of("cancel unknown unit", new UnitCancelled(UnitId.parse("j/zz")), "no live unit 'j/zz'"),
                 Arguments.of("cancel unknown job", new JobCancelled("ghost"), "no running job with id 'ghost'"),
                 Arguments.of("activate unknown policy", new PolicyActivated("lottery"),
-                        "unknown policy 'lottery'; known: fifo, hunger"));
+                        "unknown policy 'lottery'; known: fifo, flat, hunger"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -21,6 +21,7 @@ import granary.api.event.ClockTick;
 import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
+import granary.api.event.JobMoved;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.NodeBlacklisted;
@@ -141,7 +142,10 @@ class RandomizedInvariantsTest {
         if (dice < 89) {
             return new JobCancelled(u.job().id());
         }
-        if (dice < 94) {
+        if (dice < 91) {
+            return new JobMoved(u.job().id(), "g" + rnd.nextInt(4));
+        }
+        if (dice < 95) {
             return new PolicyActivated(rnd.nextBoolean() ? "fair" : "fifo");
         }
         return new ClockTick();

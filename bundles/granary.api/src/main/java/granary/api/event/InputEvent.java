@@ -6,6 +6,6 @@ package granary.api.event;
  * nothing and is answered with an {@link granary.api.InvalidRequestException}.
  */
 public sealed interface InputEvent permits NodeAdded, NodeRemoved, NodeCapacityChanged, NodeBlacklisted,
-        JobSubmitted, UnitRequested, UnitDesireChanged, UnitCancelled, JobCancelled, GrantReleased,
-        PolicyActivated, PolicyDeactivated, PolicyInstalled, PolicyUninstalled, ClockTick {
+        JobSubmitted, UnitRequested, UnitDesireChanged, UnitCancelled, JobCancelled, JobMoved, GrantReleased,
+        PolicyActivated, PolicyDeactivated, PolicyInstalled, PolicyUninstalled, PolicyReconfigured, ClockTick {
 }

@@ -23,4 +23,10 @@ public interface CycleContext extends EngineView {
      *         master) or holds fewer slots there
      */
     void revoke(UnitId unit, String node, int slots, String reason);
+
+    /**
+     * Asks the engine to look at every node and every waiting gang again after this action, because
+     * something the action controls changed (a quota slice switched, locks were released).
+     */
+    void reconsider();
 }

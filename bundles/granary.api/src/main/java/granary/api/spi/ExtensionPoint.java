@@ -11,9 +11,12 @@ import java.util.Set;
  *
  * <p>If no policy is in effect on {@link #UNIT_ORDER} or {@link #GANG_PLACEMENT}, the scheduling
  * that needs it waits (reported in status) and resumes when one is installed. {@link #GROUP_ORDER}
- * always has the engine's built-in {@code hunger} order to fall back on.
+ * and {@link #GROUP_RESOLVER} always have the engine's built-ins ({@code hunger}, {@code flat}) to
+ * fall back on.
  */
 public enum ExtensionPoint {
+    /** Resolves the group a job names to the full name of its queue. Exclusive; built-in default {@code flat}. */
+    GROUP_RESOLVER("group-resolver", true, GroupResolver.class),
     /** Rejects, at submission, work that can never be scheduled. Composable. */
     SUBMIT_FILTER("submit-filter", false, SubmitFilter.class),
     /** Order in which group queues are served. Exclusive; built-in default {@code hunger}. */

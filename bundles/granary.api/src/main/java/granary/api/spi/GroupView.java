@@ -26,6 +26,9 @@ public interface GroupView {
     /** Jobs of the group that hold at least one slot. */
     int runningJobs();
 
+    /** Jobs of the group, submitted by {@code user}, that hold at least one slot. */
+    int runningJobs(String user);
+
     /** Jobs of the group not yet finished. */
     int jobs();
 }

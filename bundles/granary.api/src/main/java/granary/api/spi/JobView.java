@@ -23,6 +23,9 @@ public interface JobView {
 
     long submitTime();
 
+    /** Slots the job asked for at submission, over all its units (constant for the job's life). */
+    long requestedSlots();
+
     /** Its units in request order. */
     List<? extends UnitView> units();
 

@@ -1,7 +1,9 @@
 package granary.api.spi;
 
+import java.util.List;
 import java.util.Map;
 
+import granary.api.Allocation;
 import granary.api.Resources;
 import granary.api.UnitId;
 import granary.api.UnitKind;
@@ -53,6 +55,9 @@ public interface UnitView {
 
     /** Slots per node. */
     Map<String, Integer> allocations();
+
+    /** Slots per node with their age, oldest first. */
+    List<Allocation> grants();
 
     /** Why the unit's last scheduling attempt left slots waiting, or null. */
     Reason waitReason();
