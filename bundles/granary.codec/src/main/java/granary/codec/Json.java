@@ -1,7 +1,9 @@
 package granary.codec;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.Reader;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,12 +12,13 @@ import java.util.TreeSet;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
+import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParseException;
-import com.google.gson.JsonParser;
 import com.google.gson.JsonPrimitive;
 import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonToken;
+import com.google.gson.stream.MalformedJsonException;
 
 import granary.api.InvalidRequestException;
 import granary.api.Problem;
@@ -35,20 +38,69 @@ final class Json {
         this.source = source;
     }
 
-    /** Parses a whole document; a syntax error is reported with line and column. */
+    /**
+     * Parses a whole document; a syntax error is reported with line and column. A key given twice
+     * in one object is an error too (Gson would keep the last one silently).
+     */
     JsonElement parse(Reader in) {
         try {
             JsonReader reader = new JsonReader(in);
             reader.setStrictness(Strictness.STRICT);
-            JsonElement e = JsonParser.parseReader(reader);
-            if (reader.peek() != com.google.gson.stream.JsonToken.END_DOCUMENT) {
+            JsonElement e = read(reader);
+            if (reader.peek() != JsonToken.END_DOCUMENT) {
                 throw new CodecException(source, "$", "unexpected content after the JSON document");
             }
             return e;
-        } catch (JsonParseException | IOException | IllegalStateException e) {
+        } catch (MalformedJsonException | EOFException | IllegalStateException | NumberFormatException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage();
             int cut = msg.indexOf("\nSee https://");
             throw new CodecException(source, "syntax", "not valid JSON: " + (cut > 0 ? msg.substring(0, cut) : msg));
+        } catch (IOException e) {
+            throw new CodecException(source, "syntax", "cannot read: " + e.getMessage());
+        }
+    }
+
+    private JsonElement read(JsonReader r) throws IOException {
+        switch (r.peek()) {
+            case BEGIN_OBJECT -> {
+                JsonObject o = new JsonObject();
+                r.beginObject();
+                while (r.hasNext()) {
+                    String where = r.getPath();
+                    String key = r.nextName();
+                    if (o.has(key)) {
+                        String pos = r.toString().replaceFirst("^JsonReader", "").trim();
+                        throw new CodecException(source, where.replaceFirst("\\.[^.]*$", "") + "." + key,
+                                "key '" + key + "' is given twice in the same object " + pos);
+                    }
+                    o.add(key, read(r));
+                }
+                r.endObject();
+                return o;
+            }
+            case BEGIN_ARRAY -> {
+                JsonArray a = new JsonArray();
+                r.beginArray();
+                while (r.hasNext()) {
+                    a.add(read(r));
+                }
+                r.endArray();
+                return a;
+            }
+            case STRING -> {
+                return new JsonPrimitive(r.nextString());
+            }
+            case NUMBER -> {
+                return new JsonPrimitive(new BigDecimal(r.nextString()));
+            }
+            case BOOLEAN -> {
+                return new JsonPrimitive(r.nextBoolean());
+            }
+            case NULL -> {
+                r.nextNull();
+                return JsonNull.INSTANCE;
+            }
+            default -> throw new MalformedJsonException("unexpected " + r.peek() + " " + r);
         }
     }
 
@@ -60,6 +112,13 @@ final class Json {
     void problem(String path, InvalidRequestException e) {
         for (Problem p : e.problems()) {
             problems.add(new Problem(source, path + "." + p.field(), p.message(), p.limit(), p.value()));
+        }
+    }
+
+    /** Takes over the problems of a model's validation, prefixed with the source. */
+    void problemsOf(InvalidRequestException e) {
+        for (Problem p : e.problems()) {
+            problems.add(new Problem(source + ": " + p.subject(), p.field(), p.message(), p.limit(), p.value()));
         }
     }
 

@@ -308,6 +308,14 @@ public final class Engine {
                 allocator.decisions(), policies.status());
     }
 
+    Policy installedPolicy(String name) {
+        return policies.installed(name);
+    }
+
+    String resolveGroup(String group) {
+        return policies.groupResolver().resolve(group, context);
+    }
+
     List<PolicyInfo> policyInfos() {
         return policies.infos();
     }

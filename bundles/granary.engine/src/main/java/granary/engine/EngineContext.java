@@ -13,6 +13,7 @@ import granary.api.PolicyInfo;
 import granary.api.UnitId;
 import granary.api.UnitKind;
 import granary.api.spi.CycleContext;
+import granary.api.spi.Policy;
 import granary.api.spi.NodeView;
 import granary.api.spi.PlacementContext;
 import granary.api.spi.UnitView;
@@ -107,6 +108,16 @@ final class EngineContext implements CycleContext, PlacementContext {
     @Override
     public List<PolicyInfo> policies() {
         return engine.policyInfos();
+    }
+
+    @Override
+    public Policy policy(String name) {
+        return engine.installedPolicy(name);
+    }
+
+    @Override
+    public String resolveGroup(String group) {
+        return engine.resolveGroup(group);
     }
 
     // ---- CycleContext ----

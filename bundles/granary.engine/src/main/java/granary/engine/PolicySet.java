@@ -143,6 +143,12 @@ final class PolicySet {
         return recompute();
     }
 
+    /** The installed policy of that name, or null. */
+    Policy installed(String name) {
+        Installed i = current(name);
+        return i == null ? null : i.policy();
+    }
+
     private Installed current(String name) {
         Deque<Installed> d = installed.get(name);
         return d == null ? null : d.peek();

@@ -41,4 +41,10 @@ public interface EngineView {
 
     /** Installed policies, by name. */
     List<PolicyInfo> policies();
+
+    /** The installed policy of that name (to read its reports), or null. */
+    Policy policy(String name);
+
+    /** The full group name a job naming {@code group} would wait in, by the group resolver in effect. */
+    String resolveGroup(String group);
 }
