@@ -160,6 +160,11 @@ final class EngineContext implements CycleContext, PlacementContext {
     }
 
     @Override
+    public boolean mayUse(UnitView unit, NodeView node) {
+        return engine.eligibility().mayUse((UnitState) unit, (NodeState) node);
+    }
+
+    @Override
     public int room(UnitView unit, NodeView node) {
         return engine.eligibility().room((UnitState) unit, (NodeState) node);
     }

@@ -4,9 +4,12 @@ import granary.api.UnitId;
 
 import org.osgi.annotation.versioning.ProviderType;
 
-/** What a {@link CycleAction} may do during a cycle, besides reading the engine state. */
+/**
+ * What a {@link CycleAction} may do during a cycle, besides reading the engine state and asking what
+ * a {@link PlacementContext} answers.
+ */
 @ProviderType
-public interface CycleContext extends EngineView {
+public interface CycleContext extends PlacementContext {
 
     /**
      * Schedules a unit now, before the others, the way a newly requested unit is scheduled

@@ -14,6 +14,12 @@ public interface PlacementContext extends EngineView {
      */
     Collection<? extends NodeView> candidates(UnitView unit);
 
+    /**
+     * True if the unit may use the node at all — locality, blacklists, labels, per-node limit and
+     * node filters — whatever its free resources (what freeing resources there could give it).
+     */
+    boolean mayUse(UnitView unit, NodeView node);
+
     /** How many more slots of the unit a node can take now (0 if it may not use it). */
     int room(UnitView unit, NodeView node);
 

@@ -1,0 +1,103 @@
+package granary.policy.quota;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import granary.api.quota.GroupQuota;
+import granary.api.quota.Quota;
+import granary.api.quota.QuotaState;
+import granary.api.quota.QuotaTable;
+import granary.api.quota.TimeSlice;
+import granary.api.spi.EngineView;
+import granary.api.spi.GroupView;
+
+/**
+ * The funding in force: the current slice of the table, keyed by the full group names jobs wait in.
+ * Table keys are full group names or, with a queue tree, unique short names of leaves: a key is
+ * taken as the group the resolver names for it only when that group ends in the key (so a key never
+ * lands on the fallback queue).
+ */
+final class Funding {
+
+    private final QuotaTable table;
+    private final TimeSlice slice;
+    private final Map<String, GroupQuota> byGroup = new HashMap<>();
+
+    Funding(QuotaTable table, TimeSlice slice, EngineView view) {
+        this.table = table;
+        this.slice = slice;
+        if (table != null && slice != null) {
+            for (GroupQuota q : table.groups(slice).values()) {
+                byGroup.put(fullName(q.group(), view), q);
+            }
+        }
+    }
+
+    static String fullName(String key, EngineView view) {
+        try {
+            String resolved = view.resolveGroup(key);
+            return resolved.equals(key) || resolved.endsWith("." + key) ? resolved : key;
+        } catch (IllegalArgumentException ambiguousOrUnknown) {
+            return key;
+        }
+    }
+
+    QuotaTable table() {
+        return table;
+    }
+
+    TimeSlice slice() {
+        return slice;
+    }
+
+    /** The group's quota in the slice in force, or null if it is not funded now. */
+    GroupQuota quota(String group) {
+        return byGroup.get(group);
+    }
+
+    Map<String, GroupQuota> funded() {
+        return byGroup;
+    }
+
+    boolean workers() {
+        return table == null || table.workerForm();
+    }
+
+    Quota used(GroupView g) {
+        return Usage.of(g, workers());
+    }
+
+    QuotaState state(GroupView g) {
+        GroupQuota q = g == null ? null : byGroup.get(g.name());
+        if (q == null) {
+            return QuotaState.UNFUNDED;
+        }
+        Quota used = used(g);
+        if (Usage.reached(used, q.max())) {
+            return QuotaState.DRAWBACK;
+        }
+        return used.atMost(q.min()) ? QuotaState.NORMAL : QuotaState.OVERUSED;
+    }
+
+    /** Workers of the slice in force (WorkerSpans), or null. */
+    Long workers(TimeSlice s) {
+        return table == null || table.workerSpans() == null || s == null ? null : table.workerSpans().at(s);
+    }
+
+    /**
+     * Workers still free in the slice in force (WorkerSpans − slots held by every group, funded now
+     * or not: a group that lost its funding still occupies workers until it drains), or null without
+     * WorkerSpans.
+     */
+    Long poolRoom(EngineView view) {
+        Long workers = workers(slice);
+        if (workers == null || !workers()) {
+            return null;
+        }
+        long used = 0;
+        for (GroupView g : view.groups()) {
+            used += g.usedSlots();
+        }
+        return Math.max(0, workers - used);
+    }
+}

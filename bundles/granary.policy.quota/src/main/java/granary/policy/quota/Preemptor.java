@@ -1,0 +1,99 @@
+package granary.policy.quota;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import granary.api.Allocation;
+import granary.api.Resources;
+import granary.api.UnitKind;
+import granary.api.quota.GroupQuota;
+import granary.api.quota.Quota;
+import granary.api.quota.QuotaState;
+import granary.api.spi.CycleContext;
+import granary.api.spi.GroupView;
+import granary.api.spi.JobView;
+import granary.api.spi.NodeView;
+import granary.api.spi.UnitView;
+
+/**
+ * Preemption of spec §6: a group below its min whose top job cannot be placed takes capacity back.
+ *
+ * <p>The preemptible list of the article holds the grants a group received while above its min. The
+ * same set, read from the engine: the <em>offline</em> grants of groups using more than their min
+ * (Overused, Drawback, or not funded now: min 0), at most the excess over the min of each group, so a
+ * victim never falls below its own guarantee; oldest grant first. Only grants on nodes the top job
+ * may use are taken, and only until it fits. Online grants are never taken.
+ */
+final class Preemptor {
+
+    private record Candidate(Allocation grant, String group) {
+    }
+
+    private Preemptor() {
+    }
+
+    /** Revokes what {@code top} needs, up to {@code need} slots' worth; returns slots revoked. */
+    static int preempt(CycleContext ctx, Funding funding, UnitView top, int need) {
+        Map<String, Quota> excess = new HashMap<>();
+        for (GroupView g : ctx.groups()) {
+            if (!g.name().equals(top.group()) && funding.state(g) != QuotaState.NORMAL) {
+                GroupQuota q = funding.quota(g.name());
+                Quota used = funding.used(g);
+                excess.put(g.name(), q == null ? used : minus(used, q.min()));
+            }
+        }
+        List<Candidate> candidates = new ArrayList<>();
+        for (JobView j : ctx.jobs()) {
+            if (excess.containsKey(j.group())) {
+                for (UnitView u : j.units()) {
+                    if (u.kind() == UnitKind.OFFLINE) {
+                        u.grants().forEach(a -> candidates.add(new Candidate(a, j.group())));
+                    }
+                }
+            }
+        }
+        candidates.sort((a, b) -> a.grant().since() != b.grant().since()
+                ? Long.compare(a.grant().since(), b.grant().since()) : Long.compare(a.grant().seq(), b.grant().seq()));
+        int fit = 0;
+        Long pool = funding.poolRoom(ctx);   // with WorkerSpans, freed workers must fit the slice too
+        long poolShort = pool == null ? 0 : Math.max(0, need - pool);
+        int revoked = 0;
+        String why = "preempted for job " + top.job().id() + " of group " + top.group() + " below its MinQuota";
+        for (Candidate c : candidates) {
+            boolean nodesShort = fit < need;
+            if (!nodesShort && poolShort == 0) {
+                break;
+            }
+            NodeView node = ctx.cluster().node(c.grant().node());
+            if (node == null || (nodesShort && !ctx.mayUse(top, node))) {
+                continue;   // while nodes are short only usable ones help; while only the pool is, any does
+            }
+            UnitView victim = ctx.unit(c.grant().unit());
+            for (int k = 0; k < c.grant().slots() && (fit < need || poolShort > 0); k++) {
+                Quota left = excess.get(c.group());
+                Quota one = slotQuota(left, victim.slot());
+                if (!one.atMost(left)) {
+                    break;
+                }
+                int before = ctx.room(top, node);
+                ctx.revoke(victim.id(), node.name(), 1, why);
+                excess.put(c.group(), minus(left, one));
+                revoked++;
+                poolShort = Math.max(0, poolShort - 1);
+                fit += ctx.room(top, node) - before;
+            }
+        }
+        return revoked;
+    }
+
+    private static Quota slotQuota(Quota form, Resources slot) {
+        return form.isWorkers() ? Quota.workers(1) : Quota.of(slot);
+    }
+
+    private static Quota minus(Quota a, Quota b) {
+        return a.isWorkers() ? Quota.workers(Math.max(0, a.workers() - b.workers()))
+                : Quota.of(a.resources().minus(b.resources()).max(Resources.ZERO));
+    }
+}
