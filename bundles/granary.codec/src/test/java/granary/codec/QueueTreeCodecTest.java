@@ -71,6 +71,13 @@ class QueueTreeCodecTest {
         assertEquals(Resources.of(84_000, 840_000), t.guaranteed("root.a.p0", bigger));
     }
 
+    @Test
+    void anAbsoluteMaximumLimitsOnlyTheResourcesItNames() {
+        QueueTree t = read("{\"queues\": {\"a\": {\"maxCapacity\": {\"cpu\": 4000, \"mem\": 16384}}}}");
+        Resources cluster = Resources.of(100_000, 1_000_000, java.util.Map.of("gpu", 8L));
+        assertEquals(Resources.of(4000, 16384, java.util.Map.of("gpu", 8L)), t.maximum("root.a", cluster));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             not JSON                 | {"queues":                                                             | not valid JSON

@@ -8,6 +8,10 @@ import java.util.TreeMap;
 
 import granary.api.EngineStatus;
 import granary.api.PolicyInfo;
+import granary.api.queue.QueueRow;
+import granary.api.quota.BillingRow;
+import granary.api.quota.GroupQuotaRow;
+import granary.api.quota.QuotaReport;
 
 /** Formatting of the console's output: pure functions from DTOs to text, one line per item. */
 final class ConsoleText {
@@ -76,6 +80,45 @@ final class ConsoleText {
             }
         }
         return sb.toString().stripTrailing();
+    }
+
+    /** The slice line, then one line per group: name, id, min, max, used, state. */
+    static String quota(QuotaReport r) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("slice=").append(r.slice()).append(" workers=").append(r.workers() == null ? "-" : r.workers())
+                .append(" preemption=").append(r.preemption() ? "on" : "off")
+                .append(" emergent=").append(r.emergent() == null ? "-" : r.emergent()).append('\n');
+        List<String[]> rows = new ArrayList<>();
+        for (GroupQuotaRow g : r.groups()) {
+            rows.add(new String[] {g.group(), "id=" + g.groupId(), "min=" + g.min(), "max=" + g.max(), "used=" + g.used(),
+                    g.state().name()});
+        }
+        return (sb + table(rows)).stripTrailing();
+    }
+
+    static String billing(List<BillingRow> rows) {
+        if (rows.isEmpty()) {
+            return "no billing yet";
+        }
+        List<String[]> out = new ArrayList<>();
+        for (BillingRow b : rows) {
+            out.add(new String[] {b.day(), "slice=" + b.slice(), b.group(),
+                    String.format(Locale.ROOT, "slot_seconds=%.0f", b.slotSeconds()),
+                    String.format(Locale.ROOT, "cpu_core_seconds=%.0f", b.cpuCoreSeconds()),
+                    String.format(Locale.ROOT, "mem_gib_seconds=%.0f", b.memGibSeconds())});
+        }
+        return table(out);
+    }
+
+    /** Every queue by full path, indented by depth. */
+    static String queues(List<QueueRow> queues) {
+        List<String[]> rows = new ArrayList<>();
+        for (QueueRow q : queues) {
+            rows.add(new String[] {"  ".repeat(q.depth()) + q.path(), "guaranteed=" + q.guaranteed(), "max=" + q.maximum(),
+                    "used=" + q.used(), "running=" + q.runningJobs() + (q.maxRunningJobs() > 0 ? "/" + q.maxRunningJobs() : ""),
+                    "jobs=" + q.jobs(), "waiting_slots=" + q.waitingSlots()});
+        }
+        return rows.isEmpty() ? "no queues" : table(rows);
     }
 
     private static void line(StringBuilder sb, String key, String value) {

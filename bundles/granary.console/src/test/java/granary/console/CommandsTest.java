@@ -124,7 +124,7 @@ class CommandsTest {
         assertTrue(e.getMessage().contains("$.units[0].desird: unknown field"), e.getMessage());
         IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
                 () -> commands.submit(dir.resolve("nope.json").toString()));
-        assertTrue(missing.getMessage().startsWith("submit: no such file"), missing.getMessage());
+        assertTrue(missing.getMessage().startsWith("no such file"), missing.getMessage());
         assertEquals("0", status().get("jobs"));
     }
 

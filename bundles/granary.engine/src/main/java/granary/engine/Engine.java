@@ -94,7 +94,7 @@ public final class Engine {
 
     private void registerHandlers() {
         NodeEvents nodes = new NodeEvents(cluster, workload, allocator, agenda, dims);
-        JobEvents jobs = new JobEvents(cluster, workload, allocator, agenda, policies, context);
+        JobEvents jobs = new JobEvents(cluster, workload, allocator, agenda, policies, context, this::reconsider);
         on(NodeAdded.class, e -> nodes.added((NodeAdded) e));
         on(NodeRemoved.class, e -> nodes.removed((NodeRemoved) e));
         on(NodeCapacityChanged.class, e -> nodes.capacityChanged((NodeCapacityChanged) e));

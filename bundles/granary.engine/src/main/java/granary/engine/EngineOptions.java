@@ -14,9 +14,12 @@ import java.util.List;
  */
 public record EngineOptions(List<String> policies, List<String> fallback, boolean checkInvariants) {
 
-    /** FIFO unit order, gang placement, reservation and quota when installed; fall back FIFO, FAIR, SubmitWindow. */
+    /**
+     * FIFO unit order, the queue tree, quota (whose group order wins over the queues'), gang
+     * placement and reservation when installed; fall back FIFO, FAIR, SubmitWindow.
+     */
     public static final EngineOptions DEFAULTS = new EngineOptions(
-            List.of("fifo", "gang", "reservation", "quota"), List.of("fifo", "fair", "submitwindow"), false);
+            List.of("fifo", "queues", "quota", "gang", "reservation"), List.of("fifo", "fair", "submitwindow"), false);
 
     public EngineOptions {
         policies = List.copyOf(policies);

@@ -33,9 +33,11 @@ final class JobEvents {
     private final Agenda agenda;
     private final PolicySet policies;
     private final EngineView view;
+    private final Runnable reconsider;
 
     JobEvents(Cluster cluster, Workload workload, Allocator allocator, Agenda agenda, PolicySet policies,
-              EngineView view) {
+              EngineView view, Runnable reconsider) {
+        this.reconsider = reconsider;
         this.cluster = cluster;
         this.workload = workload;
         this.allocator = allocator;
@@ -123,11 +125,8 @@ final class JobEvents {
         }
         filter(job.spec().withGroup(to));
         workload.move(job, to, view.now());
-        for (UnitState u : job.units()) {
-            if (u.live() && u.remaining() > 0) {
-                agenda.fresh(u);
-            }
-        }
+        // limits of both queues changed (running jobs, capacity headroom): look at everything again
+        reconsider.run();
     }
 
     /** The job with its group resolved to a full group name by the group resolver in effect. */

@@ -51,6 +51,7 @@ final class PolicySet {
     private final List<String> builtIns = new ArrayList<>();
     private final Map<ExtensionPoint, List<Policy>> effective = new EnumMap<>(ExtensionPoint.class);
     private final Set<Policy> attached = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final List<Policy> attachOrder = new ArrayList<>();
     private final EngineView view;
 
     // cached for the decision path
@@ -185,21 +186,31 @@ final class PolicySet {
                 changes.add(p.id() + ": " + names(before) + " -> " + names(after) + note);
             }
         }
+        // in point order, then policy order: attach and detach happen in a deterministic order
         Set<Policy> now = Collections.newSetFromMap(new IdentityHashMap<>());
-        next.values().forEach(now::addAll);
-        for (Policy p : new ArrayList<>(attached)) {
+        List<Policy> ordered = new ArrayList<>();
+        for (List<Policy> ps : next.values()) {
+            for (Policy p : ps) {
+                if (now.add(p)) {
+                    ordered.add(p);
+                }
+            }
+        }
+        for (Policy p : new ArrayList<>(attachOrder)) {
             if (!now.contains(p)) {
                 attached.remove(p);
+                attachOrder.remove(p);
                 p.detach();
             }
         }
         effective.putAll(next);
-        for (Policy p : now) {
+        cache();   // before attach: a policy may ask the view (e.g. resolve a group) in attach
+        for (Policy p : ordered) {
             if (attached.add(p)) {
+                attachOrder.add(p);
                 p.attach(view);
             }
         }
-        cache();
         return changes;
     }
 

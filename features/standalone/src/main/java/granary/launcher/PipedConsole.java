@@ -19,6 +19,8 @@ import java.util.concurrent.TimeoutException;
 final class PipedConsole {
 
     static final String SCOPE = "granary";
+    /** A command that changes nothing, run until it answers before the first line of input. */
+    static final String PROBE = "status";
 
     private final Container container;
     private final boolean strict;
@@ -36,6 +38,7 @@ final class PipedConsole {
 
     /** Runs every line of {@code in}; returns the exit code. */
     int run(InputStream in) throws InterruptedException {
+        long deadline = System.nanoTime() + commandWait.toNanos();
         try {
             container.awaitCommands(SCOPE, commandWait);
         } catch (TimeoutException e) {
@@ -46,6 +49,10 @@ final class PipedConsole {
         // Commands get an empty input: they must never read the lines meant for the launcher.
         try (GogoSession session = GogoSession.open(container.context(), new ByteArrayInputStream(new byte[0]), out, err);
              BufferedReader lines = new BufferedReader(new InputStreamReader(in, Charset.defaultCharset()))) {
+            if (!ready(session, deadline)) {
+                err.println("Error: the " + SCOPE + ":* commands did not answer within " + commandWait.toSeconds() + " s");
+                return Launcher.EXIT_STARTUP;
+            }
             String line;
             while ((line = lines.readLine()) != null) {
                 String command = line.strip();
@@ -63,6 +70,24 @@ final class PipedConsole {
         return strict && failed > 0 ? Launcher.EXIT_FAILED_COMMAND : Launcher.EXIT_OK;
     }
 
+    /**
+     * Waits until Gogo itself runs {@code granary:status}: a command service can be in the registry
+     * a moment before Gogo's tracker has taken it, and DS registers the components one by one.
+     */
+    private static boolean ready(GogoSession probe, long deadline) throws InterruptedException {
+        while (true) {
+            try {
+                probe.run(SCOPE + ":" + PROBE);
+                return true;
+            } catch (Exception notYet) {
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                Thread.sleep(20);   // polling the framework for a service: no event to wait on from outside it
+            }
+        }
+    }
+
     private boolean runOne(GogoSession session, String command) {
         try {
             String text = session.format(session.execute(command));
@@ -72,6 +97,9 @@ final class PipedConsole {
             return true;
         } catch (Exception e) {
             err.println("Error: " + GogoSession.message(e));
+            if (Boolean.getBoolean("granary.debug")) {
+                e.printStackTrace(err);
+            }
             return false;
         } finally {
             out.flush();

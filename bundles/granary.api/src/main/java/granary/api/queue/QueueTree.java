@@ -237,14 +237,35 @@ public final class QueueTree {
         return parent == null ? cluster : byPath.get(path).capacity().resolve(guaranteed(parent, cluster));
     }
 
-    /** The most a queue may hold, capped by every ancestor's maximum. */
+    /**
+     * The most a queue may hold, capped by every ancestor's maximum. A resource an absolute
+     * {@code maxCapacity} leaves out (zero) is not limited by it: {@code {"cpu": 4000, "mem": 16384}}
+     * caps cpu and memory and leaves gpu to the parent's maximum.
+     */
     public Resources maximum(String path, Resources cluster) {
         String parent = parentOf.get(path);
         if (parent == null) {
             return cluster;
         }
         Resources parentMax = maximum(parent, cluster);
-        return byPath.get(path).maxCapacity().resolve(parentMax).min(parentMax);
+        Capacity max = byPath.get(path).maxCapacity();
+        Resources own = max.resolve(parentMax);
+        if (!max.isFraction()) {
+            own = unsetFrom(own, parentMax);
+        }
+        return own.min(parentMax);
+    }
+
+    /** {@code r} with every resource it has at zero taken from {@code fallback}. */
+    private static Resources unsetFrom(Resources r, Resources fallback) {
+        Resources out = Resources.of(r.cpu() == 0 ? fallback.cpu() : r.cpu(), r.memMb() == 0 ? fallback.memMb() : r.memMb(),
+                r.extended());
+        for (int i = 0; i < fallback.extendedCount(); i++) {
+            if (r.get(fallback.extendedName(i)) == 0) {
+                out = out.with(fallback.extendedName(i), fallback.extendedValue(i));
+            }
+        }
+        return out;
     }
 
     public String fallback() {

@@ -48,7 +48,7 @@ public class EngineComponent implements Scheduler {
     public @interface Config {
         @AttributeDefinition(description = "Policies selected at start, in order. On an exclusive extension point "
                 + "a later entry wins. Names not installed take effect when their bundle starts.")
-        String[] policies() default {"fifo", "gang", "reservation", "quota"};
+        String[] policies() default {"fifo", "queues", "quota", "gang", "reservation"};
 
         @AttributeDefinition(description = "Installed policies that stand in, in this order, on an exclusive point "
                 + "whose selected policy is not installed.")

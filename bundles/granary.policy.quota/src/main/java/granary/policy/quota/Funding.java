@@ -68,7 +68,12 @@ final class Funding {
     }
 
     QuotaState state(GroupView g) {
-        GroupQuota q = g == null ? null : byGroup.get(g.name());
+        return state(g == null ? null : g.name(), g);
+    }
+
+    /** The state of a group by name; {@code g} may be null for a group with no jobs (it uses nothing). */
+    QuotaState state(String name, GroupView g) {
+        GroupQuota q = name == null ? null : byGroup.get(name);
         if (q == null) {
             return QuotaState.UNFUNDED;
         }

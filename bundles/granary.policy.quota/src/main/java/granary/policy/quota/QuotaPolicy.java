@@ -345,7 +345,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
 
     private GroupQuotaRow row(String name, int id, Quota min, Quota max, EngineView view) {
         GroupView g = view.group(name);
-        return new GroupQuotaRow(name, id, min, max, funding.used(g), table == null ? QuotaState.NORMAL : funding.state(g));
+        return new GroupQuotaRow(name, id, min, max, funding.used(g), table == null ? QuotaState.NORMAL : funding.state(name, g));
     }
 
     private Quota zero() {

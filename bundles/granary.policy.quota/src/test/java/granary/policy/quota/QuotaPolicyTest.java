@@ -46,6 +46,18 @@ class QuotaPolicyTest {
     }
 
     @Test
+    void theReportListsEveryFundedGroupEvenWithoutJobs() {
+        QuotaBench b = article(false);
+        b.at(12);
+        Map<String, GroupQuotaRow> r = rows(b);
+        assertEquals(QuotaState.NORMAL, r.get("group1").state());
+        assertEquals(QuotaState.NORMAL, r.get("group2").state());
+        assertEquals(2, r.size());                                   // group3 is not funded at noon and has no jobs
+        assertEquals("default", b.quota.quota(b.engine.view()).slice());
+        assertEquals(5000L, b.quota.quota(b.engine.view()).workers());
+    }
+
+    @Test
     void group3IsScheduledOnlyFromZeroToNine() {
         QuotaBench b = article(false);
         b.at(3);

@@ -1,0 +1,37 @@
+package granary.policy.queues;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import granary.api.InvalidRequestException;
+import granary.api.queue.QueueTree;
+import granary.codec.QueueTreeCodec;
+
+/** Reads the queue tree file (the format of {@link QueueTreeCodec}). */
+final class QueueFile {
+
+    private QueueFile() {
+    }
+
+    /**
+     * The tree in {@code file}, or null for an empty setting (no tree).
+     *
+     * @throws InvalidRequestException if the file cannot be read, or (a
+     *         {@link granary.codec.CodecException}) listing every problem in it with the file and the
+     *         JSON path or queue path
+     */
+    static QueueTree read(String file) {
+        if (file == null || file.isBlank()) {
+            return null;
+        }
+        Path path = Path.of(file.trim());
+        try (Reader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+            return QueueTreeCodec.read(in, path.toString());
+        } catch (IOException e) {
+            throw new InvalidRequestException("queue file " + path, "file", "cannot be read: " + e);
+        }
+    }
+}
