@@ -135,4 +135,43 @@ class PipedConsoleIT {
         Pattern p = Pattern.compile(lineRegex);
         return text.lines().anyMatch(l -> p.matcher(l).find());
     }
+
+    /** Issue 3's commands, piped: load a queue tree and a quota table, submit, move, read quota, queues and billing. */
+    @Test
+    void multiTenancyCommands() throws Exception {
+        Path tree = tmp.resolve("queues.json");
+        Files.writeString(tree, "{\"fallback\": \"root.default\", \"queues\": {\"a\": {\"capacity\": \"50%\", "
+                + "\"queues\": {\"p0\": {}}}, \"b\": {\"capacity\": \"40%\", \"queues\": {\"p0\": {}}}, "
+                + "\"default\": {\"capacity\": \"10%\"}}}");
+        Path table = tmp.resolve("quota.json");
+        Files.writeString(table, "{\"default\": {\"root.a.p0\": {\"GroupId\": 1, \"MaxQuota\": 100, \"MinQuota\": 10}, "
+                + "\"root.b.p0\": {\"GroupId\": 2, \"MaxQuota\": 100, \"MinQuota\": 10}, "
+                + "\"root.default\": {\"GroupId\": 3, \"MaxQuota\": 50, \"MinQuota\": 0}}}");
+        Path bad = tmp.resolve("bad-quota.json");
+        Files.writeString(bad, "{\"default\": {\"g\": {\"GroupId\": 1, \"MaxQuota\": 5, \"MinQuota\": 9}}, \"0-9\": {}, \"5-12\": {}}");
+        Path job = tmp.resolve("job.json");
+        Files.writeString(job, "{\"id\": \"j1\", \"group\": \"root.a.p0\", \"units\": [{\"name\": \"u\", "
+                + "\"slot\": \"cpu=100,mem=100\", \"desired\": 4}]}");
+        ChildProcess.Result r = run(String.join("\n",
+                "granary:queues-load " + tree,
+                "granary:quota-load " + table + " default:200",
+                "granary:quota-load " + bad,
+                "granary:quota",
+                "granary:submit " + job,
+                "granary:move j1 root.b.p0",
+                "granary:queues",
+                "granary:billing",
+                ""));
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(r.out().contains("quota table: 1 slices, 3 groups, counting workers, WorkerSpans default:200"), r::toString);
+        assertTrue(matches(r.out(), "slice=default workers=200 preemption=on emergent=-"), r::toString);
+        assertTrue(matches(r.out(), "root\\.a\\.p0\\s+id=1\\s+min=10\\s+max=100\\s+used=0\\s+NORMAL"), r::toString);
+        assertTrue(r.out().contains("submitted j1 to root.a.p0: granted 4 of 4 slots"), r::toString);
+        assertTrue(r.out().contains("moved j1 to root.b.p0"), r::toString);
+        assertTrue(matches(r.out(), "\\s+root\\.b\\.p0\\s+guaranteed=\\S+\\s+max=\\S+\\s+used=cpu=400,mem=400.*jobs=1.*"), r::toString);
+        // the bad table: every problem, on stderr, and the good table stays in force
+        assertTrue(r.err().contains("MinQuota 9 > MaxQuota 5"), r::toString);
+        assertTrue(r.err().contains("overlap at hours 5-9"), r::toString);
+        assertFalse(r.out().contains("max=5 "), r::toString);
+    }
 }

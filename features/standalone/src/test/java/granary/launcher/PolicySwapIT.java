@@ -156,6 +156,9 @@ class PolicySwapIT {
         assertSameWork(start, snapshot(), "fifo");   // fair gone: fifo stands in
 
         bundle("granary.policy.fifo").stop();
+        assertSameWork(start, snapshot(), "submitwindow");   // the last of the fallback order stands in
+
+        bundle("granary.policy.submitwindow").stop();
         assertSameWork(start, snapshot(), "waiting");   // no unit order: the queues hold
 
         // while waiting: freed slots and new jobs get nothing
@@ -184,6 +187,7 @@ class PolicySwapIT {
         It.await("fifo installed again", () -> query(v -> v.policies().stream().anyMatch(p -> p.name().equals("fifo"))),
                 PolicySwapIT::snapshot, It.TIMEOUT);
         assertSameWork(resumed, snapshot(), "fair");   // installing a policy that is not selected changes nothing
+        bundle("granary.policy.submitwindow").start();
     }
 
     /** The same units with the same grants and waiting slots, and the expected unit order. */

@@ -1,0 +1,151 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.jar.JarInputStream;
+
+import granary.api.JobSpec;
+import granary.api.NodeSpec;
+import granary.api.Receipt;
+import granary.api.Resources;
+import granary.api.Scheduler;
+import granary.api.UnitSpec;
+import granary.api.event.InputEvent;
+import granary.api.event.JobSubmitted;
+import granary.api.event.NodeAdded;
+import granary.api.event.PolicyActivated;
+import granary.api.event.PolicyReconfigured;
+import granary.api.quota.GroupQuota;
+import granary.api.quota.Quota;
+import granary.api.quota.QuotaTable;
+import granary.api.spi.EngineView;
+import granary.api.spi.UnitView;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.osgi.framework.Bundle;
+
+/**
+ * The quota policy and SubmitWindow active together in a real framework (Felix or Equinox, per
+ * run); swapping SubmitWindow and FIFO, and stopping the SubmitWindow bundle, while quota stays in
+ * effect, changes no grant and loses no waiting slot. Set up like {@link PolicySwapIT}: the test
+ * shares the granary.api classes with the bundles through the system bundle.
+ */
+class QuotaSwapIT {
+
+    private static Path work;
+    private static Container container;
+    private static Scheduler scheduler;
+
+    @BeforeAll
+    static void start() throws Exception {
+        work = Files.createTempDirectory("granary-it-");
+        List<EmbeddedBundle> all = EmbeddedBundle.listIn(It.runnableJar());
+        EmbeddedBundle api = all.stream().filter(b -> b.symbolicName().equals("granary.api")).findFirst().orElseThrow();
+        Map<String, String> props = new HashMap<>(Launcher.frameworkProperties(work, false));
+        try (JarInputStream in = new JarInputStream(api.open())) {
+            props.put("org.osgi.framework.system.packages.extra", in.getManifest().getMainAttributes().getValue("Export-Package"));
+        }
+        container = Container.start(It.factory(), props, all.stream().filter(b -> b != api).toList(),
+                Map.of(Launcher.DEMO_PID, Map.of("enabled", false)));
+        assertEquals(List.of(), container.notActive());
+        var ref = container.context().getServiceReference(Scheduler.class);
+        assertNotNull(ref, "Scheduler service");
+        scheduler = container.context().getService(ref);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (container != null) {
+            container.stop(It.TIMEOUT);
+        }
+        Main.deleteTree(work);
+    }
+
+    private static Receipt submit(InputEvent e) throws Exception {
+        return scheduler.submit(e).get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private static <T> T query(Function<EngineView, T> q) {
+        try {
+            return scheduler.query(q).get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** granted/desired per unit, and the policies in effect. */
+    private static String work() {
+        return query(v -> {
+            Map<String, String> m = new TreeMap<>();
+            for (var job : v.jobs()) {
+                for (UnitView u : job.units()) {
+                    m.put(u.id().toString(), u.granted() + "/" + u.desired() + " waiting " + u.remaining());
+                }
+            }
+            return m + " waiting_slots=" + v.status().waitingSlots();
+        });
+    }
+
+    private static Map<String, String> policies() {
+        return query(v -> v.status().policies());
+    }
+
+    private static Bundle bundle(String bsn) {
+        return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
+    }
+
+    private static JobSpec gang(String id, String group, int slots) {
+        return new JobSpec(id, group, null, 0, false, List.of(UnitSpec.builder("u").slot(100, 100).desired(slots).build()));
+    }
+
+    @Test
+    void quotaAndSubmitWindowTogetherAndSwapsLoseNothing() throws Exception {
+        Map<String, GroupQuota> groups = new LinkedHashMap<>();
+        groups.put("a", new GroupQuota("a", 1, Quota.workers(2), Quota.workers(6)));
+        groups.put("b", new GroupQuota("b", 2, Quota.workers(2), Quota.workers(6)));
+        submit(new PolicyReconfigured("quota", QuotaTable.of(Map.of("default", groups), null)));
+        submit(new PolicyActivated("submitwindow"));
+        Map<String, String> p = policies();
+        assertEquals("submitwindow", p.get("unit-order"));
+        assertEquals("quota", p.get("group-order"));
+        assertTrue(p.get("admission").contains("quota"), p::toString);
+
+        submit(new NodeAdded(new NodeSpec("n1", "r1", Resources.of(400, 400))));
+        submit(new NodeAdded(new NodeSpec("n2", "r1", Resources.of(400, 400))));
+        submit(new JobSubmitted(gang("a1", "a", 8)));   // capped at a's MaxQuota 6
+        submit(new JobSubmitted(gang("b1", "b", 4)));   // 2 slots left in the cluster
+        String start = work();
+        assertEquals(6, (int) query(v -> v.unit(new granary.api.UnitId("a1", "u")).granted()));
+        assertEquals(2, (int) query(v -> v.unit(new granary.api.UnitId("b1", "u")).granted()));
+
+        for (String next : List.of("fifo", "submitwindow", "fifo", "submitwindow")) {
+            Receipt r = submit(new PolicyActivated(next));
+            assertEquals(List.of(), r.outputs(), "a swap granted or revoked something");
+            assertEquals(start, work(), "after swapping to " + next);
+            assertEquals(next, policies().get("unit-order"));
+            assertTrue(policies().get("admission").contains("quota"), "quota stays in effect");
+        }
+
+        bundle("granary.policy.submitwindow").stop();
+        assertEquals("fifo", policies().get("unit-order"));
+        assertEquals("quota", policies().get("group-order"));
+        assertEquals(start, work());
+        bundle("granary.policy.submitwindow").start();
+        It.await("submitwindow back in effect", () -> "submitwindow".equals(policies().get("unit-order")),
+                QuotaSwapIT::work, It.TIMEOUT);
+        assertEquals(start, work());
+    }
+}
