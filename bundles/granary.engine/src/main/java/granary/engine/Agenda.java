@@ -15,6 +15,7 @@ final class Agenda {
     private final Set<NodeState> freed = new LinkedHashSet<>();
     private final Set<UnitState> fresh = new LinkedHashSet<>();
     private boolean gangs;
+    private boolean sweep;
 
     void freed(NodeState n) {
         freed.add(n);
@@ -31,6 +32,18 @@ final class Agenda {
 
     void gangs() {
         gangs = true;
+    }
+
+    /** Every node deserves another look (a limit or a filter changed). */
+    void sweep() {
+        sweep = true;
+        gangs = true;
+    }
+
+    boolean takeSweep() {
+        boolean s = sweep;
+        sweep = false;
+        return s;
     }
 
     void forget(NodeState n) {
@@ -56,6 +69,6 @@ final class Agenda {
     }
 
     boolean hasFreed() {
-        return !freed.isEmpty();
+        return !freed.isEmpty() || sweep;
     }
 }

@@ -204,10 +204,7 @@ public final class Engine {
 
     /** Looks at every node and every waiting gang again in the next allocation. */
     void reconsider() {
-        agenda.gangs();
-        for (NodeState n : cluster.nodes()) {
-            agenda.freed(n);
-        }
+        agenda.sweep();
     }
 
     private void cycle() {
@@ -256,6 +253,9 @@ public final class Engine {
         if (!workload.ordered()) {
             return;   // no unit order in effect: the queues hold their units until one is installed
         }
+        if (agenda.takeSweep()) {
+            sweep();
+        }
         for (NodeState n : agenda.takeFreed()) {
             if (cluster.node(n.name()) == n) {
                 passive.fill(n);
@@ -268,6 +268,23 @@ public final class Engine {
         }
         if (agenda.takeGangs()) {
             gangs.run();
+        }
+    }
+
+    /**
+     * Passive fill of every node that could take the smallest waiting slot, found through the node
+     * index (O(k log N) for k such nodes, not a walk over the cluster).
+     */
+    private void sweep() {
+        long[] min = workload.minWaitingShape();
+        NodeIndex index = cluster.index();
+        for (int pos = 0; min != null && pos < index.limit(); pos++) {
+            pos = index.find(pos, min);
+            if (pos < 0) {
+                return;
+            }
+            passive.fill(index.at(pos));
+            min = workload.minWaitingShape();
         }
     }
 

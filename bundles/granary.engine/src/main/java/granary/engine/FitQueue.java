@@ -2,46 +2,89 @@ package granary.engine;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.PriorityQueue;
+import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * A group's waiting queue: units kept in the policy's unit order, with an O(log N) search for the
- * first unit whose slot fits a node's free resources (spec §4.3).
+ * A group's waiting queue: units kept in the policy's unit order, with a search for the first unit
+ * whose slot fits a node's free resources that does not scan the queue (spec §4.3).
  *
- * <p>Structure: a treap (a binary search tree by unit order, heap-ordered by random priorities, so
- * expected depth O(log N)). Every tree node also keeps the per-dimension minimum slot size of its
- * subtree. {@link #first} descends left (earlier in order) whenever the left subtree's minimum fits
- * the free vector, tries the node itself, then the right subtree, and prunes every subtree whose
- * minimum is too big in some dimension. With most units too big for the free space the search never
- * enters their subtrees, so a pick costs O(log N) instead of a scan of the queue. The minimum is a
- * lower bound per dimension, so a subtree may be entered and turn out empty (a unit small in cpu and
- * another small in memory); the search stays correct, only that case costs more.
+ * <p>Structure — the two structures of the article, combined:
+ * <ol>
+ *   <li><b>Shape buckets.</b> Units are grouped by slot shape (their exact resource vector); inside
+ *       a bucket they are kept in unit order (a red-black tree). All units of a bucket fit a free
+ *       vector or none does, so a bucket is tested once, by its shape.</li>
+ *   <li><b>An index over the buckets</b>: a treap keyed by each bucket's head unit (its first in
+ *       unit order), in which every tree node also keeps the per-resource minimum shape of its
+ *       subtree. The search walks the buckets in head order, prunes every subtree whose minimum is
+ *       too big in some resource, and stops as soon as the next bucket's head comes after the best
+ *       unit found.</li>
+ * </ol>
+ * A pick costs O(log S + log n) for S shapes and n units: with a million waiting units of a few
+ * shapes, most too big for the free space, their buckets are pruned whole. The per-resource minimum
+ * can only mislead over shapes (a cpu-heavy shape and a memory-heavy one), never over units, so the
+ * worst case is a walk over the shapes, not over the queue.
  *
  * <p>Removal finds a unit by its key, so a unit's ordering key must not change while it is queued:
- * the engine removes a unit before changing what the order reads and re-inserts it afterwards.
- * Priorities come from a seeded generator: the same inputs give the same tree.
+ * the engine removes a unit before changing what the order reads and re-inserts it afterwards. If a
+ * faulty order loses a unit, it is found by identity instead, so the queue stays whole. Treap
+ * priorities come from a seeded generator: the same inputs give the same tree.
  */
 final class FitQueue implements Iterable<UnitState> {
 
+    /** The units of one slot shape, in unit order. */
+    private static final class Bucket {
+        final long[] shape;
+        final TreeSet<UnitState> units;
+        /** The head under which the bucket sits in the index (always {@code units.first()}). */
+        UnitState indexedHead;
+
+        Bucket(long[] shape, Comparator<UnitState> order) {
+            this.shape = shape;
+            this.units = new TreeSet<>(order);
+        }
+    }
+
+    /** A slot shape as a map key. */
+    private record Shape(long[] v) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Shape s && Arrays.equals(v, s.v);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(v);
+        }
+    }
+
+    /** A node of the bucket index. */
     private static final class Node {
-        final UnitState unit;
+        final Bucket bucket;
         final int prio;
         Node left;
         Node right;
         long[] min;
 
-        Node(UnitState unit, int prio) {
-            this.unit = unit;
+        Node(Bucket bucket, int prio) {
+            this.bucket = bucket;
             this.prio = prio;
         }
     }
 
     private Comparator<UnitState> order;
+    private final Map<Shape, Bucket> buckets = new HashMap<>();
     private Node root;
+    private boolean deleted;
     private int size;
     private long seed = 0x9E3779B97F4A7C15L;
 
@@ -57,82 +100,116 @@ final class FitQueue implements Iterable<UnitState> {
         return size == 0;
     }
 
+    /** The per-resource minimum slot shape of the queued units, or null when empty. */
+    long[] minShape() {
+        return root == null ? null : root.min;
+    }
+
     void add(UnitState u) {
-        root = insert(root, new Node(u, nextPriority()));
+        Bucket b = buckets.computeIfAbsent(new Shape(u.slotVector()), s -> new Bucket(s.v(), order));
+        UnitState head = b.units.isEmpty() ? null : b.units.first();
+        b.units.add(u);
         size++;
+        if (head == null) {
+            index(b);
+        } else if (order.compare(u, head) < 0) {
+            unindex(b);
+            index(b);
+        }
     }
 
     /**
-     * Removes {@code u}; true if it was queued. Found by key in O(log N); if a faulty order lost it,
-     * found by identity in O(N) so that the queue stays whole.
+     * Removes {@code u}; true if it was queued. Found by key in O(log n); if a faulty order lost it,
+     * found by identity in O(n) so that the queue stays whole.
      */
     boolean remove(UnitState u) {
-        int before = size;
-        root = delete(root, u);
-        if (size < before) {
-            return true;
-        }
-        List<UnitState> rest = new ArrayList<>(size);
-        forEach(x -> {
-            if (x != u) {
-                rest.add(x);
-            }
-        });
-        if (rest.size() == size) {
+        Bucket b = buckets.get(new Shape(u.slotVector()));
+        if (b == null || !(b.units.remove(u) || b.units.removeIf(x -> x == u))) {
             return false;
         }
-        root = build(rest);
+        size--;
+        if (b.units.isEmpty()) {
+            unindex(b);
+            buckets.remove(new Shape(b.shape));
+        } else if (b.indexedHead == u) {
+            unindex(b);
+            index(b);
+        }
         return true;
     }
 
-    /**
-     * The first unit in order whose slot fits {@code free} and that {@code accept} takes, or null.
-     */
+    /** The first unit in order whose slot fits {@code free} and that {@code accept} takes, or null. */
     UnitState first(long[] free, Predicate<UnitState> accept) {
-        return first(root, free, accept);
+        UnitState[] best = new UnitState[1];
+        search(root, free, accept, best);
+        return best[0];
     }
 
-    private static UnitState first(Node t, long[] free, Predicate<UnitState> accept) {
-        while (t != null && Dims.fits(t.min, free)) {
-            UnitState r = first(t.left, free, accept);
-            if (r != null) {
-                return r;
-            }
-            if (Dims.fits(t.unit.slotVector(), free) && accept.test(t.unit)) {
-                return t.unit;
-            }
-            t = t.right;   // tail position: iterate instead of recursing
+    /** Walks fitting buckets in head order; false once no later bucket can hold a better unit. */
+    private boolean search(Node t, long[] free, Predicate<UnitState> accept, UnitState[] best) {
+        if (t == null || !Dims.fits(t.min, free)) {
+            return true;
         }
-        return null;
+        if (!search(t.left, free, accept, best)) {
+            return false;
+        }
+        Bucket b = t.bucket;
+        if (best[0] != null && order.compare(b.indexedHead, best[0]) > 0) {
+            return false;   // every later bucket starts after the best unit found
+        }
+        if (Dims.fits(b.shape, free)) {
+            for (UnitState u : b.units) {
+                if (best[0] != null && order.compare(u, best[0]) >= 0) {
+                    break;
+                }
+                if (accept.test(u)) {
+                    best[0] = u;
+                    break;
+                }
+            }
+        }
+        return search(t.right, free, accept, best);
     }
 
-    /** Re-sorts every queued unit under another order in O(N log N); the tree is rebuilt in O(N). */
+    /** Re-sorts every queued unit under another order: O(N log N), the index rebuilt in O(S). */
     void reorder(Comparator<UnitState> newOrder) {
-        List<UnitState> all = new ArrayList<>(size);
-        forEach(all::add);
-        all.sort(newOrder);
         this.order = newOrder;
-        this.root = build(all);
+        Map<Shape, Bucket> resorted = new HashMap<>();
+        for (Bucket b : buckets.values()) {
+            Bucket fresh = new Bucket(b.shape, newOrder);
+            fresh.units.addAll(b.units);
+            resorted.put(new Shape(b.shape), fresh);
+        }
+        buckets.clear();
+        buckets.putAll(resorted);
+        rebuildIndex();
     }
 
-    /** Recomputes the subtree minimums, e.g. after a new resource dimension appeared. */
+    /** Re-groups every unit, e.g. after a new resource dimension changed the slot vectors. */
     void refreshMinimums() {
-        refresh(root);
+        List<UnitState> all = new ArrayList<>(size);
+        forEachUnordered(all::add);
+        buckets.clear();
+        root = null;
+        size = 0;
+        all.forEach(this::add);
     }
 
-    private static void refresh(Node t) {
-        if (t != null) {
-            refresh(t.left);
-            refresh(t.right);
-            pull(t);
+    private void forEachUnordered(Consumer<UnitState> action) {
+        for (Bucket b : buckets.values()) {
+            b.units.forEach(action);
         }
     }
 
-    /** Builds a treap from units already in order: a Cartesian tree over random priorities, O(N). */
-    private Node build(List<UnitState> sorted) {
-        ArrayDeque<Node> spine = new ArrayDeque<>();
-        for (UnitState u : sorted) {
-            Node n = new Node(u, nextPriority());
+    private void rebuildIndex() {
+        List<Bucket> sorted = new ArrayList<>(buckets.values());
+        for (Bucket b : sorted) {
+            b.indexedHead = b.units.first();
+        }
+        sorted.sort((x, y) -> order.compare(x.indexedHead, y.indexedHead));
+        ArrayDeque<Node> spine = new ArrayDeque<>();   // Cartesian tree over random priorities, O(S)
+        for (Bucket b : sorted) {
+            Node n = new Node(b, nextPriority());
             Node last = null;
             while (!spine.isEmpty() && spine.peek().prio < n.prio) {
                 last = spine.pop();
@@ -147,9 +224,33 @@ final class FitQueue implements Iterable<UnitState> {
         while (!spine.isEmpty()) {
             top = spine.pop();
         }
-        size = sorted.size();
-        refresh(top);
-        return top;
+        root = top;
+        refresh(root);
+    }
+
+    private static void refresh(Node t) {
+        if (t != null) {
+            refresh(t.left);
+            refresh(t.right);
+            pull(t);
+        }
+    }
+
+    // ---- the bucket index: a treap keyed by the buckets' heads ----
+
+    private void index(Bucket b) {
+        b.indexedHead = b.units.first();
+        root = insert(root, new Node(b, nextPriority()));
+    }
+
+    private void unindex(Bucket b) {
+        deleted = false;
+        root = delete(root, b);
+        if (!deleted) {
+            buckets.values().remove(b);   // a faulty order hid it: rebuild the index from the buckets
+            rebuildIndex();
+            buckets.put(new Shape(b.shape), b);
+        }
     }
 
     private Node insert(Node t, Node n) {
@@ -157,7 +258,7 @@ final class FitQueue implements Iterable<UnitState> {
             pull(n);
             return n;
         }
-        if (order.compare(n.unit, t.unit) < 0) {
+        if (order.compare(n.bucket.indexedHead, t.bucket.indexedHead) < 0) {
             t.left = insert(t.left, n);
             if (t.left.prio > t.prio) {
                 t = rotateRight(t);
@@ -172,18 +273,18 @@ final class FitQueue implements Iterable<UnitState> {
         return t;
     }
 
-    private Node delete(Node t, UnitState u) {
+    private Node delete(Node t, Bucket b) {
         if (t == null) {
             return null;
         }
-        if (t.unit == u) {
-            size--;
+        if (t.bucket == b) {
+            deleted = true;
             return merge(t.left, t.right);
         }
-        if (order.compare(u, t.unit) < 0) {
-            t.left = delete(t.left, u);
+        if (order.compare(b.indexedHead, t.bucket.indexedHead) < 0) {
+            t.left = delete(t.left, b);
         } else {
-            t.right = delete(t.right, u);
+            t.right = delete(t.right, b);
         }
         pull(t);
         return t;
@@ -224,9 +325,9 @@ final class FitQueue implements Iterable<UnitState> {
         return r;
     }
 
-    /** Recomputes a node's subtree minimum from its unit and its children. */
+    /** Recomputes a node's subtree minimum shape from its bucket and its children. */
     private static void pull(Node t) {
-        long[] own = t.unit.slotVector();
+        long[] own = t.bucket.shape;
         long[] m = t.min != null && t.min.length == own.length ? t.min : new long[own.length];
         System.arraycopy(own, 0, m, 0, own.length);
         lower(m, t.left);
@@ -257,30 +358,32 @@ final class FitQueue implements Iterable<UnitState> {
         return (int) (seed >>> 33);
     }
 
-    /** In-order iteration (queue order). Do not modify the queue while iterating. */
+    /** Iteration in unit order (a merge of the buckets). Do not modify the queue while iterating. */
     @Override
     public Iterator<UnitState> iterator() {
+        PriorityQueue<Object[]> heads = new PriorityQueue<>((a, b) -> order.compare((UnitState) a[0], (UnitState) b[0]));
+        for (Bucket b : buckets.values()) {
+            Iterator<UnitState> it = b.units.iterator();
+            heads.add(new Object[] {it.next(), it});
+        }
         return new Iterator<>() {
-            private final ArrayDeque<Node> stack = new ArrayDeque<>();
-            private Node next = root;
-
             @Override
             public boolean hasNext() {
-                return next != null || !stack.isEmpty();
+                return !heads.isEmpty();
             }
 
             @Override
+            @SuppressWarnings("unchecked")
             public UnitState next() {
-                while (next != null) {
-                    stack.push(next);
-                    next = next.left;
-                }
-                if (stack.isEmpty()) {
+                Object[] top = heads.poll();
+                if (top == null) {
                     throw new NoSuchElementException();
                 }
-                Node n = stack.pop();
-                next = n.right;
-                return n.unit;
+                Iterator<UnitState> it = (Iterator<UnitState>) top[1];
+                if (it.hasNext()) {
+                    heads.add(new Object[] {it.next(), it});
+                }
+                return (UnitState) top[0];
             }
         };
     }

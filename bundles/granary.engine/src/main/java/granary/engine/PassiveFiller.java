@@ -35,6 +35,10 @@ final class PassiveFiller {
     }
 
     void fill(NodeState n) {
+        long[] min = workload.minWaitingShape();
+        if (min == null || !Dims.fits(min, n.freeVector())) {
+            return;   // no waiting slot is small enough for what this node has free
+        }
         while (n.takesWork() && workload.waitingUnits() > 0) {
             UnitState u = pick(n);
             if (u == null) {

@@ -207,6 +207,27 @@ final class Workload {
         return f;
     }
 
+    /**
+     * The per-resource minimum slot of every unit waiting slot by slot (gangs aside), or null if none
+     * waits: a node whose free resources do not fit it cannot help any queue.
+     */
+    long[] minWaitingShape() {
+        long[] min = null;
+        for (GroupState g : groups.values()) {
+            long[] m = g.queue.minShape();
+            if (m != null) {
+                if (min == null) {
+                    min = m.clone();
+                } else {
+                    for (int d = 0; d < Math.min(min.length, m.length); d++) {
+                        min[d] = Math.min(min[d], m[d]);
+                    }
+                }
+            }
+        }
+        return min;
+    }
+
     void granted(long delta) {
         grantedSlots += delta;
     }

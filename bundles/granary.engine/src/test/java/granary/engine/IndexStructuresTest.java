@@ -27,21 +27,32 @@ class IndexStructuresTest {
 
     @Test
     void fitQueueFindsTheFirstFittingUnitInOrder() {
-        Random rnd = new Random(7);
+        checkFitQueue(new Random(7), rnd -> new long[] {1 + rnd.nextInt(1000), 1 + rnd.nextInt(1000)});
+    }
+
+    /** Few shapes, many units each (the usual queue): buckets, the scan inside one, the early stop. */
+    @Test
+    void fitQueueWithFewShapes() {
+        long[][] palette = {{800, 100}, {50, 3200}, {100, 400}, {100, 100}, {400, 400}};
+        checkFitQueue(new Random(13), rnd -> palette[rnd.nextInt(palette.length)].clone());
+    }
+
+    private void checkFitQueue(Random rnd, java.util.function.Function<Random, long[]> shapes) {
         Comparator<UnitState> order = Comparator.comparingInt(UnitState::priority).reversed()
                 .thenComparingLong(UnitState::sequence);
         FitQueue q = new FitQueue(order);
         List<UnitState> all = new ArrayList<>();
         for (int round = 0; round < 3000; round++) {
             if (all.isEmpty() || rnd.nextInt(3) > 0) {
-                UnitState u = unit(round, 1 + rnd.nextInt(1000), 1 + rnd.nextInt(1000), rnd.nextInt(5));
+                long[] shape = shapes.apply(rnd);
+                UnitState u = unit(round, shape[0], shape[1], rnd.nextInt(5));
                 all.add(u);
                 q.add(u);
             } else {
                 UnitState u = all.remove(rnd.nextInt(all.size()));
                 q.remove(u);
             }
-            long[] free = {rnd.nextInt(1000), rnd.nextInt(1000)};
+            long[] free = {rnd.nextInt(1000), rnd.nextInt(4000)};
             boolean skipOdd = rnd.nextBoolean();
             UnitState expected = all.stream().sorted(order)
                     .filter(u -> Dims.fits(u.slotVector(), free) && (!skipOdd || u.sequence() % 2 == 0))
