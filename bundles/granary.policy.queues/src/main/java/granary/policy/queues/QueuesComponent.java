@@ -4,6 +4,7 @@ import granary.api.spi.Policy;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ServiceScope;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -14,7 +15,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * file's problems (SCR reports them), so a half-configured policy never starts; a tree can also be
  * replaced at run time without a restart through {@link #reconfigure}.
  */
-@Component(service = Policy.class, configurationPid = "granary.policy.queues",
+@Component(service = Policy.class, scope = ServiceScope.PROTOTYPE, configurationPid = "granary.policy.queues",
         property = "granary.policy.name=" + QueuesPolicy.NAME)
 @Designate(ocd = QueuesComponent.Config.class)
 public class QueuesComponent extends QueuesPolicy {

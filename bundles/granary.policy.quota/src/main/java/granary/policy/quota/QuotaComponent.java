@@ -16,6 +16,7 @@ import granary.codec.QuotaTableCodec;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ServiceScope;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -24,7 +25,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * The quota policy as a DS component. A configuration change re-creates it (billing starts over);
  * load a new table at run time with {@code granary:quota-load}, which keeps billing.
  */
-@Component(service = Policy.class, configurationPid = "granary.policy.quota",
+@Component(service = Policy.class, scope = ServiceScope.PROTOTYPE, configurationPid = "granary.policy.quota",
         property = "granary.policy.name=" + QuotaPolicy.NAME)
 @Designate(ocd = QuotaComponent.Config.class)
 public class QuotaComponent extends QuotaPolicy {

@@ -1,0 +1,41 @@
+package granary.policy.queues;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import java.util.ServiceLoader;
+
+import granary.api.InvalidRequestException;
+import granary.api.spi.PolicyProvider;
+
+import org.junit.jupiter.api.Test;
+
+/** The class-path provider is found by ServiceLoader and checks its options by name. */
+class ProviderTest {
+
+    private static PolicyProvider provider() {
+        return ServiceLoader.load(PolicyProvider.class).stream().map(ServiceLoader.Provider::get)
+                .filter(p -> p.name().equals("queues")).findFirst().orElseThrow();
+    }
+
+    private static Map<String, String> option(String text) {
+        int eq = text.indexOf('=');
+        return Map.of(text.substring(0, eq), text.substring(eq + 1));
+    }
+
+    @Test
+    void makesNewInstancesAndRefusesBadOptions() {
+        PolicyProvider p = provider();
+        assertInstanceOf(QueuesPolicy.class, p.create(Map.of()));
+        assertTrue(p.create(Map.of()) != p.create(Map.of()), "each call makes a new instance");
+        assertEquals("queues", p.create(option("file=")).name());
+        InvalidRequestException unknown = assertThrows(InvalidRequestException.class, () -> p.create(Map.of("nosuch", "1")));
+        assertTrue(unknown.getMessage().contains("nosuch: unknown option; known: "), unknown.getMessage());
+        InvalidRequestException bad = assertThrows(InvalidRequestException.class, () -> p.create(option("file=/nope/queues.json")));
+        assertTrue(bad.getMessage().contains("cannot be read"), bad.getMessage());
+        assertTrue(p.options().keySet().containsAll(java.util.Set.of("file=".split("=")[0])));
+    }
+}
