@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -21,7 +20,7 @@ import java.util.function.Predicate;
  * <p>Structure — the two structures of the article, combined:
  * <ol>
  *   <li><b>Shape buckets.</b> Units are grouped by slot shape (their exact resource vector); inside
- *       a bucket they are kept in unit order (a red-black tree). All units of a bucket fit a free
+ *       a bucket they are kept in unit order as a binary heap. All units of a bucket fit a free
  *       vector or none does, so a bucket is tested once, by its shape.</li>
  *   <li><b>An index over the buckets</b>: a treap keyed by each bucket's head unit (its first in
  *       unit order), in which every tree node also keeps the per-resource minimum shape of its
@@ -34,23 +33,127 @@ import java.util.function.Predicate;
  * can only mislead over shapes (a cpu-heavy shape and a memory-heavy one), never over units, so the
  * worst case is a walk over the shapes, not over the queue.
  *
- * <p>Removal finds a unit by its key, so a unit's ordering key must not change while it is queued:
- * the engine removes a unit before changing what the order reads and re-inserts it afterwards. If a
- * faulty order loses a unit, it is found by identity instead, so the queue stays whole. Treap
- * priorities come from a seeded generator: the same inputs give the same tree.
+ * <p>A policy swap re-orders in place: every bucket is heapified (O(N) comparisons, no allocation) and
+ * the index over the S buckets rebuilt — no sort of the queue. Removal goes by the unit's heap
+ * position, never by key, so even a faulty order cannot lose a unit; a unit's ordering key must still
+ * not change while it is queued (the engine removes it before changing what the order reads and
+ * re-inserts it afterwards), or the heap would be out of order. Treap priorities come from a seeded
+ * generator: the same inputs give the same tree.
  */
 final class FitQueue implements Iterable<UnitState> {
 
-    /** The units of one slot shape, in unit order. */
+    /**
+     * The units of one slot shape, as a binary heap in unit order. Every unit knows its position
+     * ({@link UnitState#heapPos}), so removal needs no search by key, and re-ordering is an in-place
+     * heapify: O(n) comparisons, no allocation.
+     */
     private static final class Bucket {
         final long[] shape;
-        final TreeSet<UnitState> units;
-        /** The head under which the bucket sits in the index (always {@code units.first()}). */
+        UnitState[] heap = new UnitState[4];
+        int n;
+        /** The head under which the bucket sits in the index (always {@code heap[0]}). */
         UnitState indexedHead;
 
-        Bucket(long[] shape, Comparator<UnitState> order) {
+        Bucket(long[] shape) {
             this.shape = shape;
-            this.units = new TreeSet<>(order);
+        }
+
+        UnitState head() {
+            return heap[0];
+        }
+
+        void push(UnitState u, Comparator<UnitState> order) {
+            if (n == heap.length) {
+                heap = Arrays.copyOf(heap, n * 2);
+            }
+            heap[n] = u;
+            u.heapPos = n++;
+            up(u.heapPos, order);
+        }
+
+        /** Removes the unit at {@code i}. */
+        void removeAt(int i, Comparator<UnitState> order) {
+            UnitState gone = heap[i];
+            UnitState last = heap[--n];
+            heap[n] = null;
+            gone.heapPos = -1;
+            if (i < n) {
+                heap[i] = last;
+                last.heapPos = i;
+                up(i, order);
+                down(last.heapPos, order);
+            }
+        }
+
+        void heapify(Comparator<UnitState> order) {
+            for (int i = n / 2 - 1; i >= 0; i--) {
+                down(i, order);
+            }
+        }
+
+        private void up(int i, Comparator<UnitState> order) {
+            UnitState u = heap[i];
+            while (i > 0) {
+                int parent = (i - 1) >>> 1;
+                UnitState p = heap[parent];
+                if (order.compare(u, p) >= 0) {
+                    break;
+                }
+                heap[i] = p;
+                p.heapPos = i;
+                i = parent;
+            }
+            heap[i] = u;
+            u.heapPos = i;
+        }
+
+        private void down(int i, Comparator<UnitState> order) {
+            UnitState u = heap[i];
+            int half = n >>> 1;
+            while (i < half) {
+                int child = 2 * i + 1;
+                int right = child + 1;
+                if (right < n && order.compare(heap[right], heap[child]) < 0) {
+                    child = right;
+                }
+                if (order.compare(u, heap[child]) <= 0) {
+                    break;
+                }
+                heap[i] = heap[child];
+                heap[i].heapPos = i;
+                i = child;
+            }
+            heap[i] = u;
+            u.heapPos = i;
+        }
+
+        /** The units in unit order, lazily: O(k log k) for the first k, the heap left as it is. */
+        Iterator<UnitState> inOrder(Comparator<UnitState> order) {
+            PriorityQueue<Integer> next = new PriorityQueue<>((a, b) -> order.compare(heap[a], heap[b]));
+            if (n > 0) {
+                next.add(0);
+            }
+            return new Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return !next.isEmpty();
+                }
+
+                @Override
+                public UnitState next() {
+                    Integer i = next.poll();
+                    if (i == null) {
+                        throw new NoSuchElementException();
+                    }
+                    if (2 * i + 1 < n) {
+                        next.add(2 * i + 1);
+                    }
+                    if (2 * i + 2 < n) {
+                        next.add(2 * i + 2);
+                    }
+                    return heap[i];
+                }
+            };
         }
     }
 
@@ -106,32 +209,31 @@ final class FitQueue implements Iterable<UnitState> {
     }
 
     void add(UnitState u) {
-        Bucket b = buckets.computeIfAbsent(new Shape(u.slotVector()), s -> new Bucket(s.v(), order));
-        UnitState head = b.units.isEmpty() ? null : b.units.first();
-        b.units.add(u);
+        Bucket b = buckets.computeIfAbsent(new Shape(u.slotVector()), s -> new Bucket(s.v()));
+        UnitState head = b.n == 0 ? null : b.head();
+        b.push(u, order);
         size++;
         if (head == null) {
             index(b);
-        } else if (order.compare(u, head) < 0) {
+        } else if (b.head() != head) {
             unindex(b);
             index(b);
         }
     }
 
-    /**
-     * Removes {@code u}; true if it was queued. Found by key in O(log n); if a faulty order lost it,
-     * found by identity in O(n) so that the queue stays whole.
-     */
+    /** Removes {@code u} in O(log n) by its heap position; true if it was queued here. */
     boolean remove(UnitState u) {
         Bucket b = buckets.get(new Shape(u.slotVector()));
-        if (b == null || !(b.units.remove(u) || b.units.removeIf(x -> x == u))) {
+        if (b == null || u.heapPos < 0 || u.heapPos >= b.n || b.heap[u.heapPos] != u) {
             return false;
         }
+        UnitState head = b.head();
+        b.removeAt(u.heapPos, order);
         size--;
-        if (b.units.isEmpty()) {
+        if (b.n == 0) {
             unindex(b);
             buckets.remove(new Shape(b.shape));
-        } else if (b.indexedHead == u) {
+        } else if (b.head() != head) {
             unindex(b);
             index(b);
         }
@@ -158,11 +260,16 @@ final class FitQueue implements Iterable<UnitState> {
             return false;   // every later bucket starts after the best unit found
         }
         if (Dims.fits(b.shape, free)) {
-            for (UnitState u : b.units) {
+            if (accept.test(b.head())) {
+                best[0] = b.head();   // the common case: the head takes it, and it precedes every later bucket
+                return false;
+            }
+            for (Iterator<UnitState> it = b.inOrder(order); it.hasNext(); ) {
+                UnitState u = it.next();
                 if (best[0] != null && order.compare(u, best[0]) >= 0) {
                     break;
                 }
-                if (accept.test(u)) {
+                if (u != b.head() && accept.test(u)) {
                     best[0] = u;
                     break;
                 }
@@ -171,17 +278,12 @@ final class FitQueue implements Iterable<UnitState> {
         return search(t.right, free, accept, best);
     }
 
-    /** Re-sorts every queued unit under another order: O(N log N), the index rebuilt in O(S). */
+    /** Re-orders every queued unit under another order: O(N) comparisons in place, the index O(S log S). */
     void reorder(Comparator<UnitState> newOrder) {
         this.order = newOrder;
-        Map<Shape, Bucket> resorted = new HashMap<>();
         for (Bucket b : buckets.values()) {
-            Bucket fresh = new Bucket(b.shape, newOrder);
-            fresh.units.addAll(b.units);
-            resorted.put(new Shape(b.shape), fresh);
+            b.heapify(newOrder);
         }
-        buckets.clear();
-        buckets.putAll(resorted);
         rebuildIndex();
     }
 
@@ -197,14 +299,16 @@ final class FitQueue implements Iterable<UnitState> {
 
     private void forEachUnordered(Consumer<UnitState> action) {
         for (Bucket b : buckets.values()) {
-            b.units.forEach(action);
+            for (int i = 0; i < b.n; i++) {
+                action.accept(b.heap[i]);
+            }
         }
     }
 
     private void rebuildIndex() {
         List<Bucket> sorted = new ArrayList<>(buckets.values());
         for (Bucket b : sorted) {
-            b.indexedHead = b.units.first();
+            b.indexedHead = b.head();
         }
         sorted.sort((x, y) -> order.compare(x.indexedHead, y.indexedHead));
         ArrayDeque<Node> spine = new ArrayDeque<>();   // Cartesian tree over random priorities, O(S)
@@ -239,7 +343,7 @@ final class FitQueue implements Iterable<UnitState> {
     // ---- the bucket index: a treap keyed by the buckets' heads ----
 
     private void index(Bucket b) {
-        b.indexedHead = b.units.first();
+        b.indexedHead = b.head();
         root = insert(root, new Node(b, nextPriority()));
     }
 
@@ -363,7 +467,7 @@ final class FitQueue implements Iterable<UnitState> {
     public Iterator<UnitState> iterator() {
         PriorityQueue<Object[]> heads = new PriorityQueue<>((a, b) -> order.compare((UnitState) a[0], (UnitState) b[0]));
         for (Bucket b : buckets.values()) {
-            Iterator<UnitState> it = b.units.iterator();
+            Iterator<UnitState> it = b.inOrder(order);
             heads.add(new Object[] {it.next(), it});
         }
         return new Iterator<>() {

@@ -40,6 +40,8 @@ final class UnitState implements UnitView {
     private final Map<NodeState, long[]> ages = new LinkedHashMap<>();
     /** Where the unit waits now: null, or its group's queue or gang queue. */
     FitQueue queuedIn;
+    /** Position in its bucket's heap while queued (see FitQueue), else -1. */
+    int heapPos = -1;
     /** Remaining slots last counted in the waiting totals. */
     int accountedWaiting;
 

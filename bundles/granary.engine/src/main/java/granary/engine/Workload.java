@@ -175,7 +175,7 @@ final class Workload {
             return;
         }
         unitOrder = o;
-        order = o == null ? BY_SEQUENCE : guarded(o).thenComparing(BY_SEQUENCE);
+        order = o == null ? BY_SEQUENCE : new Guarded(o);
         for (GroupState g : groups.values()) {
             g.queue.reorder(order);
             g.gangs.reorder(order);
@@ -183,21 +183,33 @@ final class Workload {
     }
 
     /**
-     * The policy's order, made safe to call in the middle of a change: if it throws, the fault is
-     * kept for the engine (which sets the policy aside after the event) and arrival order answers
-     * instead, so the queue operation under way completes and no state is left half-changed.
+     * The policy's order, then arrival, made safe to call in the middle of a change: if the policy
+     * throws, the fault is kept for the engine (which sets the policy aside after the event) and
+     * arrival order answers instead, so the queue operation under way completes and no state is left
+     * half-changed. One small class rather than composed lambdas: it is on the hot path of every
+     * queue operation and of a swap's re-ordering.
      */
-    private Comparator<UnitState> guarded(UnitOrder o) {
-        return (a, b) -> {
+    private final class Guarded implements Comparator<UnitState> {
+        private final UnitOrder policy;
+
+        Guarded(UnitOrder policy) {
+            this.policy = policy;
+        }
+
+        @Override
+        public int compare(UnitState a, UnitState b) {
             if (fault == null) {
                 try {
-                    return o.compare(a, b);
+                    int c = policy.compare(a, b);
+                    if (c != 0) {
+                        return c;
+                    }
                 } catch (RuntimeException e) {
                     fault = e;
                 }
             }
-            return 0;
-        };
+            return Long.compare(a.sequence(), b.sequence());
+        }
     }
 
     /** The fault the unit order raised since the last call, or null. */
