@@ -52,7 +52,7 @@ final class ActivePlacer {
     }
 
     private static List<Locality> preferences(UnitState u) {
-        List<Locality> prefs = u.spec().locality();
+        List<Locality> prefs = u.request().locality();
         if (prefs.isEmpty()) {
             return List.of(Locality.cluster(Integer.MAX_VALUE));
         }

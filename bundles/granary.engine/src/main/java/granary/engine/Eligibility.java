@@ -26,10 +26,10 @@ final class Eligibility {
 
     /** True if {@code u} may have at least one more slot on {@code n}, resources aside. */
     boolean mayUse(UnitState u, NodeState n) {
-        if (!n.takesWork() || !u.localityAllows(n) || u.spec().blacklist().contains(n.name())) {
+        if (!n.takesWork() || !u.localityAllows(n) || u.request().blacklist().contains(n.name())) {
             return false;
         }
-        int max = u.spec().maxPerNode();
+        int max = u.request().maxPerNode();
         if (max > 0 && u.slotsOn(n) >= max) {
             return false;
         }
@@ -45,7 +45,7 @@ final class Eligibility {
     }
 
     private static boolean labelsMatch(UnitState u, NodeState n) {
-        Map<String, String> want = u.spec().nodeSelector();
+        Map<String, String> want = u.request().nodeSelector();
         if (want.isEmpty()) {
             return true;
         }
@@ -64,7 +64,7 @@ final class Eligibility {
             return 0;
         }
         int k = u.slot().copiesIn(n.free());
-        int max = u.spec().maxPerNode();
+        int max = u.request().maxPerNode();
         return max > 0 ? Math.min(k, max - u.slotsOn(n)) : k;
     }
 
@@ -74,16 +74,16 @@ final class Eligibility {
         if (!n.takesWork()) {
             return Reason.of(ReasonCode.BLACKLISTED, subject, "on the global blacklist");
         }
-        if (u.spec().blacklist().contains(n.name())) {
+        if (u.request().blacklist().contains(n.name())) {
             return Reason.of(ReasonCode.BLACKLISTED, subject, "on the blacklist of unit " + u.id());
         }
         if (!u.localityAllows(n)) {
-            return Reason.of(ReasonCode.LOCALITY, subject, "not among the locality preferences " + u.spec().locality());
+            return Reason.of(ReasonCode.LOCALITY, subject, "not among the locality preferences " + u.request().locality());
         }
         if (!labelsMatch(u, n)) {
-            return Reason.of(ReasonCode.LABELS, subject, "labels " + n.labels() + " lack " + u.spec().nodeSelector());
+            return Reason.of(ReasonCode.LABELS, subject, "labels " + n.labels() + " lack " + u.request().nodeSelector());
         }
-        int max = u.spec().maxPerNode();
+        int max = u.request().maxPerNode();
         if (max > 0 && u.slotsOn(n) >= max) {
             return new Reason(ReasonCode.MAX_PER_NODE, subject, "max " + max + " slots per node reached", max,
                     u.slotsOn(n));

@@ -90,7 +90,7 @@ final class JobEvents {
             throw new InvalidRequestException(Problem.of(subject, "desired", "cannot go below the " + u.granted()
                     + " slots it holds (asked " + e.desired() + "); release slots first", u.granted(), e.desired()));
         }
-        if (e.desired() > u.desired()) {
+        if (e.desired() > u.desired() && policies.submitFilters().length > 0) {
             filter(withDesire(u, e.desired()));
         }
         workload.beforeChange(u, true);

@@ -83,6 +83,14 @@ final class UnitState implements UnitView {
         return spec.desired() == desired ? spec : (spec = spec.withDesired(desired));
     }
 
+    /**
+     * The unit as requested, whatever its desired count now: what the decision path reads (slot,
+     * limits, blacklist, labels) without rebuilding the spec after every desire change.
+     */
+    UnitSpec request() {
+        return spec;
+    }
+
     @Override
     public String group() {
         return job.group();
