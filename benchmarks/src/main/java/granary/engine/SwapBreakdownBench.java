@@ -1,8 +1,5 @@
 package granary.engine;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -36,11 +33,10 @@ import granary.bench.Scenarios;
  *   <li>{@link #sortFifoToFair} / {@link #sortFairToFifo}: {@code List.sort} of that list under the
  *       engine's own comparator for the new order (taken from {@code Workload.order()} after a real
  *       swap; the copy is made outside the measured time);</li>
- *   <li>{@link #build}: the last step alone, the treap built from a sorted list ({@code FitQueue.build},
- *       private, called through a method handle on a fresh queue);</li>
- *   <li>{@link #reorderFifoToFair}: the whole {@code FitQueue.reorder} (collect + sort + build);</li>
- *   <li>{@link #reorderSameOrder}: reorder under the order already in effect: the sort meets sorted
- *       input (TimSort: N-1 comparisons), so this is ~ collect + build.</li>
+ *   <li>{@link #reorderFifoToFair}: the whole {@code FitQueue.reorder} (since 8ccf3f6 an in-place
+ *       heapify of every shape bucket and a rebuild of the bucket index; before, collect + sort +
+ *       treap build);</li>
+ *   <li>{@link #reorderSameOrder}: reorder under the order already in effect.</li>
  * </ul>
  * The engine-level swap minus {@code reorderFifoToFair} is what the rest of the event costs (policy
  * bookkeeping, and the passive fill of every node the engine marks freed after a policy change).
@@ -56,21 +52,6 @@ public class SwapBreakdownBench {
     @Param({"1000000"})
     public int waiting;
 
-    /**
-     * {@code FitQueue.build(List)} of the treap implementation, or null if the queue has none (then
-     * only {@link #build} fails; the other steps use the queue's package API).
-     */
-    private static MethodHandle buildHandle() {
-        try {
-            return MethodHandles.privateLookupIn(FitQueue.class, MethodHandles.lookup())
-                    .findVirtual(FitQueue.class, "build",
-                            MethodType.methodType(Class.forName("granary.engine.FitQueue$Node"), List.class));
-        } catch (ReflectiveOperationException e) {
-            return null;
-        }
-    }
-
-    private final MethodHandle buildStep = buildHandle();
     private FitQueue queue;
     private Comparator<UnitState> fifo;
     private Comparator<UnitState> fair;
@@ -101,7 +82,7 @@ public class SwapBreakdownBench {
             toSort = new ArrayList<>(fifoSorted);
         } else if (b.endsWith("sortFairToFifo")) {
             toSort = new ArrayList<>(fairSorted);
-        } else if (b.endsWith("reorderFifoToFair") || b.endsWith("reorderSameOrder") || b.endsWith("build")) {
+        } else if (b.endsWith("reorderFifoToFair") || b.endsWith("reorderSameOrder")) {
             queue.reorder(fifo);
         }
         System.gc();
@@ -124,16 +105,6 @@ public class SwapBreakdownBench {
     public List<UnitState> sortFairToFifo() {
         toSort.sort(fifo);
         return toSort;
-    }
-
-    /** The last step of reorder alone: the treap of 10^6 units from a sorted list (private, called through a method handle). */
-    @Benchmark
-    public Object build() throws Throwable {
-        if (buildStep == null) {
-            throw new UnsupportedOperationException("FitQueue has no private build(List) any more: "
-                    + "this step belongs to the treap implementation measured in RESULTS.md");
-        }
-        return buildStep.invoke(new FitQueue(fifo), fifoSorted);
     }
 
     @Benchmark
