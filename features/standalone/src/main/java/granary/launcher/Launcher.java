@@ -114,7 +114,13 @@ public final class Launcher {
 
     /** Initial Config Admin configurations from the options. */
     static Map<String, Map<String, Object>> configurations(Options options) {
-        return options.demo() ? Map.of() : Map.of(DEMO_PID, Map.of("enabled", Boolean.FALSE));
+        Map<String, Map<String, Object>> all = new java.util.LinkedHashMap<>(options.config());
+        if (!options.demo()) {
+            Map<String, Object> demo = new java.util.LinkedHashMap<>(all.getOrDefault(DEMO_PID, Map.of()));
+            demo.put("enabled", Boolean.FALSE);
+            all.put(DEMO_PID, demo);
+        }
+        return all;
     }
 
     private static void removeHook(Thread hook) {

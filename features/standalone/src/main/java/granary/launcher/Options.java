@@ -1,6 +1,8 @@
 package granary.launcher;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -11,8 +13,14 @@ import java.util.Properties;
  * @param mode        console mode; AUTO = interactive when standard input and output are a terminal
  * @param commandWait piped input: how long to wait for the {@code granary:*} commands to appear
  * @param help        print the usage and exit
+ * @param config      Config Admin settings given with {@code --config}: PID → property → value
  */
-public record Options(boolean demo, boolean strict, Mode mode, Duration commandWait, boolean help) {
+public record Options(boolean demo, boolean strict, Mode mode, Duration commandWait, boolean help,
+                      Map<String, Map<String, Object>> config) {
+
+    public Options {
+        config = Map.copyOf(config);
+    }
 
     /** How the console reads standard input. */
     public enum Mode {
@@ -34,6 +42,10 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
             "  --interactive      use the Gogo shell even without a terminal",
             "  --piped            run standard input line by line even on a terminal",
             "  --wait=SECONDS     piped input: wait this long for the granary commands (default 60)",
+            "  --config=PID:key=value[,key=value]",
+            "                     a Config Admin setting, repeatable; 'a|b' gives a list. E.g.",
+            "                     --config=granary.policy.quota:tableFile=quota.json,workerSpans=default:5000",
+            "                     --config=granary.engine:policies=fair|queues|quota|gang|reservation",
             "  --help             print this text",
             "On a terminal the Gogo shell runs the console (granary:status, help granary:policy, ...).",
             "Piped input (a pipe or a file): each line that is not blank and does not start with '#' is a",
@@ -51,6 +63,7 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
         boolean help = false;
         Mode mode = Mode.AUTO;
         Duration wait = Duration.ofSeconds(60);
+        Map<String, Map<String, Object>> config = new LinkedHashMap<>();
         for (String arg : args) {
             if (arg.equals("--demo")) {
                 demo = true;
@@ -64,14 +77,34 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                 mode = Mode.PIPED;
             } else if (arg.startsWith("--wait=")) {
                 wait = seconds(arg.substring("--wait=".length()));
+            } else if (arg.startsWith("--config=")) {
+                config(arg.substring("--config=".length()), config);
             } else if (arg.equals("--help") || arg.equals("-h")) {
                 help = true;
             } else {
                 throw new IllegalArgumentException("unknown argument '" + arg + "'; valid: --demo=true|false, "
-                        + "--strict, --interactive, --piped, --wait=SECONDS, --help");
+                        + "--strict, --interactive, --piped, --wait=SECONDS, --config=PID:key=value, --help");
             }
         }
-        return new Options(demo, strict, mode, wait, help);
+        return new Options(demo, strict, mode, wait, help, config);
+    }
+
+    /** Parses {@code PID:key=value,key=value}; a value {@code a|b} becomes a list. */
+    private static void config(String text, Map<String, Map<String, Object>> config) {
+        int colon = text.indexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            throw new IllegalArgumentException("--config: '" + text + "' is not PID:key=value[,key=value]");
+        }
+        String pid = text.substring(0, colon);
+        Map<String, Object> props = config.computeIfAbsent(pid, p -> new LinkedHashMap<>());
+        for (String pair : text.substring(colon + 1).split(",(?=[^,=]+=)")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--config " + pid + ": '" + pair + "' is not key=value");
+            }
+            String value = pair.substring(eq + 1);
+            props.put(pair.substring(0, eq).trim(), value.contains("|") ? value.split("\\|") : value);
+        }
     }
 
     private static boolean bool(String name, String value) {

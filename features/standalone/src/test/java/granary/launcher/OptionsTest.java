@@ -20,14 +20,14 @@ class OptionsTest {
     @Test
     void defaults() {
         Options o = parse(new Properties());
-        assertEquals(new Options(true, false, Options.Mode.AUTO, Duration.ofSeconds(60), false), o);
+        assertEquals(new Options(true, false, Options.Mode.AUTO, Duration.ofSeconds(60), false, Map.of()), o);
         assertEquals(Map.of(), Launcher.configurations(o));
     }
 
     @Test
     void everyOption() {
         Options o = parse(new Properties(), "--demo=false", "--strict", "--piped", "--wait=5", "--help");
-        assertEquals(new Options(false, true, Options.Mode.PIPED, Duration.ofSeconds(5), true), o);
+        assertEquals(new Options(false, true, Options.Mode.PIPED, Duration.ofSeconds(5), true, Map.of()), o);
         assertEquals(Map.of("granary.demo", Map.of("enabled", false)), Launcher.configurations(o));
         assertEquals(Options.Mode.INTERACTIVE, parse(new Properties(), "--interactive").mode());
     }
@@ -43,7 +43,7 @@ class OptionsTest {
     @Test
     void badArgumentsAreNamed() {
         assertEquals("unknown argument '-x'; valid: --demo=true|false, --strict, --interactive, --piped, "
-                + "--wait=SECONDS, --help",
+                + "--wait=SECONDS, --config=PID:key=value, --help",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "-x")).getMessage());
         assertEquals("--demo: 'maybe' is not true or false",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--demo=maybe")).getMessage());
@@ -57,5 +57,19 @@ class OptionsTest {
         assertEquals("--nointeractive", p.get("gosh.args"));
         assertEquals("onFirstInit", p.get("org.osgi.framework.storage.clean"));
         assertEquals("", Launcher.frameworkProperties(java.nio.file.Path.of("/tmp/x"), true).get("gosh.args"));
+    }
+
+    @Test
+    void configSettingsArePassedToConfigAdmin() {
+        Options o = Options.parse(new String[] {"--config=granary.policy.quota:tableFile=/etc/q.json,workerSpans=default:5000,0-9:15000",
+                "--config=granary.engine:policies=fair|quota", "--demo=false"}, new java.util.Properties());
+        assertEquals("/etc/q.json", o.config().get("granary.policy.quota").get("tableFile"));
+        assertEquals("default:5000,0-9:15000", o.config().get("granary.policy.quota").get("workerSpans"));
+        assertEquals(java.util.List.of("fair", "quota"),
+                java.util.List.of((String[]) o.config().get("granary.engine").get("policies")));
+        assertEquals(Boolean.FALSE, Launcher.configurations(o).get(Launcher.DEMO_PID).get("enabled"));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Options.parse(new String[] {"--config=nopid"}, new java.util.Properties()));
+        assertEquals("--config: 'nopid' is not PID:key=value[,key=value]", e.getMessage());
     }
 }

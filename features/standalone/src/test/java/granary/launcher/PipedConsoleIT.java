@@ -174,4 +174,16 @@ class PipedConsoleIT {
         assertTrue(r.err().contains("overlap at hours 5-9"), r::toString);
         assertFalse(r.out().contains("max=5 "), r::toString);
     }
+
+    /** Config Admin settings on the command line: the quota policy starts with its table file. */
+    @Test
+    void configOptionConfiguresPolicies() throws Exception {
+        Path table = tmp.resolve("quota-start.json");
+        Files.writeString(table, "{\"default\": {\"root.x\": {\"GroupId\": 7, \"MaxQuota\": 40, \"MinQuota\": 4}}}");
+        ChildProcess.Result r = run("granary:quota\n", "--demo=false",
+                "--config=granary.policy.quota:tableFile=" + table + ",workerSpans=default:40,preemption=false");
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(matches(r.out(), "slice=default workers=40 preemption=off emergent=-"), r::toString);
+        assertTrue(matches(r.out(), "root\\.x\\s+id=7\\s+min=4\\s+max=40"), r::toString);
+    }
 }
