@@ -1,0 +1,76 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import granary.api.InvalidRequestException;
+import granary.api.spi.ExtensionPoint;
+import granary.api.spi.Policy;
+import granary.api.spi.PolicyProvider;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Every policy of the runtime's bundle set (this module's class path holds them all) has a
+ * class-path provider found by ServiceLoader, which makes new, independent instances and checks
+ * its options by name.
+ */
+class PolicyProvidersTest {
+
+    private static List<PolicyProvider> providers() {
+        return ServiceLoader.load(PolicyProvider.class).stream().map(ServiceLoader.Provider::get).toList();
+    }
+
+    private static PolicyProvider provider(String name) {
+        return providers().stream().filter(p -> p.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no provider for " + name));
+    }
+
+    @Test
+    void everyPolicyBundleHasAProvider() {
+        Set<String> names = providers().stream().map(PolicyProvider::name).collect(Collectors.toCollection(TreeSet::new));
+        assertTrue(names.containsAll(Set.of("fifo", "fair", "submitwindow", "quota", "queues")), names::toString);
+        for (PolicyProvider p : providers()) {
+            Policy a = p.create(Map.of());
+            assertEquals(p.name(), a.name());
+            assertNotSame(a, p.create(Map.of()), p.name() + ": each call makes a new instance");
+            assertFalse(ExtensionPoint.of(a).isEmpty(), p.name() + " implements no extension point");
+            InvalidRequestException unknown = assertThrows(InvalidRequestException.class,
+                    () -> p.create(Map.of("nosuch", "1")), p.name());
+            assertTrue(unknown.getMessage().contains("nosuch: unknown option; known: "), unknown.getMessage());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            fifo         | priorityFirst=false     | priorityFirst=maybe          | 'maybe' is neither true nor false
+            fair         | measure=fraction        | measure=count                | 'count' is not one of FRACTION, SLOTS
+            submitwindow | windowMillis=1000       | windowMillis=soon            | 'soon' is not a whole number
+            quota        | preemption=false        | zone=Mars/Olympus            | 'Mars/Olympus' is not a time zone
+            queues       | file=                   | file=/nope/queues.json       | cannot be read
+            """)
+    void optionsAreReadAndBadOnesNamed(String name, String good, String bad, String message) {
+        PolicyProvider p = provider(name);
+        assertEquals(name, p.create(option(good)).name());
+        assertTrue(p.options().containsKey(good.substring(0, good.indexOf('='))), p.options()::toString);
+        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> p.create(option(bad)));
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+    }
+
+    private static Map<String, String> option(String text) {
+        int eq = text.indexOf('=');
+        return Map.of(text.substring(0, eq), text.substring(eq + 1));
+    }
+}
