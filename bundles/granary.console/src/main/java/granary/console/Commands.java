@@ -25,6 +25,7 @@ import granary.api.queue.QueueReports;
 import granary.api.queue.QueueTree;
 import granary.api.quota.QuotaReports;
 import granary.api.quota.QuotaTable;
+import granary.api.reservation.ReservationReports;
 import granary.codec.JobCodec;
 import granary.codec.QueueTreeCodec;
 import granary.codec.QuotaTableCodec;
@@ -41,6 +42,7 @@ public class Commands {
     private static final long TIMEOUT_SECONDS = 30;
     private static final String QUOTA = "quota";
     private static final String QUEUES = "queues";
+    private static final String RESERVATION = "reservation";
 
     private final Scheduler scheduler;
 
@@ -157,6 +159,13 @@ public class Commands {
         send(new JobMoved(job, queue));
         String to = await(scheduler.query(v -> v.job(job) == null ? queue : v.job(job).group()));
         return "moved " + job + " to " + to;
+    }
+
+    @Descriptor("the reservation against starvation in force: target, its wait, the locked nodes, and progress "
+            + "(locked capacity against what the target still needs); 'no reservation' when none")
+    public String reservations() {
+        return ConsoleText.reservations(await(scheduler.query(
+                v -> reports(v, RESERVATION, ReservationReports.class).reservation(v))));
     }
 
     /** The commands whose names have a hyphen, as Gogo functions (see {@link HyphenatedCommand}). */

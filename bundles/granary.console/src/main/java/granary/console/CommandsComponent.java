@@ -37,7 +37,8 @@ import org.osgi.service.component.annotations.Reference;
         "osgi.command.function=billing",
         "osgi.command.function=queues",
         "osgi.command.function=queuesLoad",
-        "osgi.command.function=move"})
+        "osgi.command.function=move",
+        "osgi.command.function=reservations"})
 public class CommandsComponent extends Commands {
 
     private final List<ServiceRegistration<?>> hyphenated = new ArrayList<>();

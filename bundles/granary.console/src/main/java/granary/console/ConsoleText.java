@@ -8,10 +8,12 @@ import java.util.TreeMap;
 
 import granary.api.EngineStatus;
 import granary.api.PolicyInfo;
+import granary.api.Resources;
 import granary.api.queue.QueueRow;
 import granary.api.quota.BillingRow;
 import granary.api.quota.GroupQuotaRow;
 import granary.api.quota.QuotaReport;
+import granary.api.reservation.ReservationReport;
 
 /** Formatting of the console's output: pure functions from DTOs to text, one line per item. */
 final class ConsoleText {
@@ -119,6 +121,56 @@ final class ConsoleText {
                     "jobs=" + q.jobs(), "waiting_slots=" + q.waitingSlots()});
         }
         return rows.isEmpty() ? "no queues" : table(rows);
+    }
+
+    /**
+     * The reservation in force as {@code key=value} lines: target, waited, locked_nodes (with the
+     * count planned), locked_capacity, needed, progress, expires_in; {@code no reservation} when none.
+     */
+    static String reservations(ReservationReport r) {
+        if (r.target() == null) {
+            return "no reservation";
+        }
+        StringBuilder sb = new StringBuilder();
+        line(sb, "target", r.target());
+        line(sb, "waited", seconds(r.waitedMillis()));
+        line(sb, "locked_nodes", (r.lockedNodes().isEmpty() ? "-" : String.join(",", r.lockedNodes()))
+                + " (" + r.lockedNodes().size() + " of " + r.plannedNodes() + " planned)");
+        line(sb, "locked_capacity", r.lockedCapacity().toString());
+        line(sb, "needed", r.needed().toString());
+        line(sb, "progress", progress(r.lockedCapacity(), r.needed()));
+        line(sb, "expires_in", r.expiresInMillis() < 0 ? "never" : seconds(r.expiresInMillis()));
+        return sb.toString().stripTrailing();
+    }
+
+    /**
+     * How much of the need the locked capacity covers, in the resource where it covers least:
+     * {@code 57% (locked cpu 400 of 700 needed)}; 100% once every resource is covered.
+     */
+    static String progress(Resources locked, Resources needed) {
+        String worst = null;
+        double share = 1;
+        List<String> names = new ArrayList<>(List.of("cpu", "mem"));
+        names.addAll(needed.extended().keySet());
+        for (String r : names) {
+            long need = needed.get(r);
+            if (need > 0) {
+                double s = Math.min(1, (double) locked.get(r) / need);
+                if (worst == null || s < share) {
+                    worst = r;
+                    share = s;
+                }
+            }
+        }
+        if (worst == null) {
+            return "100%";
+        }
+        return (int) Math.floor(share * 100) + "% (locked " + worst + " " + locked.get(worst) + " of " + needed.get(worst)
+                + " needed)";
+    }
+
+    private static String seconds(long millis) {
+        return String.format(Locale.ROOT, "%.1fs", millis / 1000.0);
     }
 
     private static void line(StringBuilder sb, String key, String value) {

@@ -5,10 +5,13 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Set;
 
 import granary.api.EngineStatus;
+import granary.api.Locality;
 import granary.api.PolicyInfo;
 import granary.api.UnitId;
 import granary.api.UnitKind;
@@ -147,16 +150,50 @@ final class EngineContext implements CycleContext, PlacementContext {
 
     // ---- PlacementContext ----
 
+    /**
+     * Found through the node indexes instead of a walk over the cluster: the cluster's index for a
+     * unit that may go anywhere; the named machines and the indexes of the named rooms for one its
+     * locality limits. An index search skips every subtree with no node that fits one slot, so the
+     * cost is O((k + 1) log N) for the k nodes with room for a slot, each then checked for
+     * eligibility (blacklists, labels, per-node limit, node filters). Order: index position (join
+     * order, a departed node's position reused) — deterministic, not significant.
+     */
     @Override
     public Collection<NodeState> candidates(UnitView unit) {
         UnitState u = (UnitState) unit;
-        List<NodeState> out = new ArrayList<>();
-        for (NodeState n : cluster().nodes()) {
+        Cluster cluster = cluster();
+        List<Locality> prefs = u.spec().locality();
+        if (prefs.isEmpty() || prefs.stream().anyMatch(l -> l.level() == Locality.Level.CLUSTER)) {
+            List<NodeState> out = new ArrayList<>();
+            collect(cluster.index(), u, out);
+            return out;
+        }
+        Set<NodeState> out = new LinkedHashSet<>();
+        for (Locality l : prefs) {
+            if (l.level() == Locality.Level.MACHINE) {
+                NodeState n = cluster.node(l.target());
+                if (n != null && engine.eligibility().room(u, n) > 0) {
+                    out.add(n);
+                }
+            } else {
+                collect(cluster.room(l.target()), u, out);
+            }
+        }
+        return out;
+    }
+
+    /** Adds the nodes of {@code index} that fit one slot of {@code u} and that it may use. */
+    private void collect(NodeIndex index, UnitState u, Collection<NodeState> out) {
+        if (index == null) {
+            return;   // no node stands in that room (any more)
+        }
+        long[] slot = u.slotVector();
+        for (int pos = index.find(0, slot); pos >= 0; pos = index.find(pos + 1, slot)) {
+            NodeState n = index.at(pos);
             if (engine.eligibility().room(u, n) > 0) {
                 out.add(n);
             }
         }
-        return out;
     }
 
     @Override

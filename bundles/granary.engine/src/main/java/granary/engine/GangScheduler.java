@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import granary.api.Resources;
 import granary.api.UnitId;
@@ -40,36 +41,123 @@ final class GangScheduler {
         this.context = context;
     }
 
-    /** Tries every waiting gang, groups in group order, gangs in unit order. */
+    /**
+     * Tries every waiting gang that could fit, groups in group order, gangs in unit order.
+     *
+     * <p>This runs whenever something was freed, so it first drops, without asking any policy and
+     * without allocating, what cannot fit: a group whose smallest waiting gang slot (its gang
+     * queue's minimum shape) fits no node, found through the node index; then each gang whose total
+     * exceeds what the whole cluster has free, or one of whose slots fits no node. Only the gangs
+     * that pass these necessary conditions go to admission and the gang-placement policy, so a
+     * release costs O(waiting gangs) comparisons, not a plan per gang.
+     */
     void run() {
+        NodeIndex index = cluster.index();
         List<GroupState> groups = new ArrayList<>();
         for (GroupState g : workload.groups()) {
-            if (!g.gangs.isEmpty()) {
+            long[] smallest = g.gangs.minShape();
+            if (smallest != null && index.find(0, smallest) >= 0) {
                 groups.add(g);
             }
         }
-        groups.sort((a, b) -> {
-            int c = policies.groupOrder().compare(a, b, context);
-            return c != 0 ? c : a.name().compareTo(b.name());
-        });
+        if (groups.size() > 1) {
+            groups.sort((a, b) -> {
+                int c = policies.groupOrder().compare(a, b, context);
+                return c != 0 ? c : a.name().compareTo(b.name());
+            });
+        }
+        Resources free = cluster.free();
         Set<String> triedJobs = new HashSet<>();
         for (GroupState g : groups) {
             if (!eligibility.groupAdmitted(g)) {
                 continue;
             }
-            List<UnitState> waiting = new ArrayList<>(g.gangs.size());
-            g.gangs.forEach(waiting::add);
-            for (UnitState u : waiting) {
-                if (u.queuedIn != null && (!u.job().gang() || triedJobs.add(u.job().id()))) {
-                    schedule(u);
+            // look first (the queue must not change while it is walked), then try the hopeful ones
+            List<UnitState> hopeful = new ArrayList<>();
+            for (UnitState u : g.gangs) {
+                if ((!u.job().gang() || triedJobs.add(u.job().id())) && mayFit(u, free)) {
+                    hopeful.add(u);
+                }
+            }
+            for (UnitState u : hopeful) {
+                if (u.queuedIn != null && mayFit(u, free) && schedule(gangOf(u)) > 0) {
+                    free = cluster.free();
                 }
             }
         }
     }
 
+    /**
+     * Necessary conditions for the gang of {@code u} to fit, in O(units × dims) without allocating:
+     * each slot fits some node, and the gang's total fits in what the cluster has free. A gang that
+     * fails waits with a reason.
+     */
+    private boolean mayFit(UnitState u, Resources free) {
+        if (!u.job().gang()) {
+            return mayFit(u, u.remaining(), free, u);
+        }
+        for (UnitState m : u.job().units()) {
+            if (m.live() && m.remaining() > 0 && !mayFit(m, m.remaining(), free, u)) {
+                return false;
+            }
+        }
+        return totalFits(u.job().units(), free);
+    }
+
+    /** One unit of a gang: its slot fits some node, and its own part fits in what is free. */
+    private boolean mayFit(UnitState m, int slots, Resources free, UnitState gang) {
+        if (!timesFits(m.slot(), slots, free)) {
+            markIfUnexplained(gang, () -> "unit " + m.id() + " needs " + slots + " x " + m.slot()
+                    + " at once, the cluster has " + free + " free");
+            return false;
+        }
+        if (cluster.index().find(0, m.slotVector()) < 0) {
+            markIfUnexplained(gang, () -> "no node has room for slot " + m.slot() + " of unit " + m.id() + " now");
+            return false;
+        }
+        return true;
+    }
+
+    /** The whole gang job's total fits in what is free. */
+    private boolean totalFits(List<UnitState> units, Resources free) {
+        Resources total = Resources.ZERO;
+        for (UnitState m : units) {
+            if (m.live() && m.remaining() > 0) {
+                total = total.plus(m.slot().times(m.remaining()));
+            }
+        }
+        if (!total.fitsIn(free)) {
+            Resources need = total;
+            markIfUnexplained(units.get(0), () -> "the gang needs " + need + " at once, the cluster has " + free + " free");
+            return false;
+        }
+        return true;
+    }
+
+    /** {@code n × slot ≤ free} in every resource, without allocating or overflowing. */
+    private static boolean timesFits(Resources slot, long n, Resources free) {
+        if (!timesFits(slot.cpu(), n, free.cpu()) || !timesFits(slot.memMb(), n, free.memMb())) {
+            return false;
+        }
+        for (int i = 0; i < slot.extendedCount(); i++) {
+            if (!timesFits(slot.extendedValue(i), n, free.get(slot.extendedName(i)))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean timesFits(long amount, long n, long free) {
+        return amount <= 0 || n <= 0 || (free >= 0 && amount <= free / n);
+    }
+
     /** Tries the gang {@code u} belongs to; returns slots granted (all of the gang's, or 0). */
     int schedule(UnitState u) {
-        List<UnitState> gang = gangOf(u);
+        return schedule(gangOf(u));
+    }
+
+    private int schedule(List<UnitState> gang) {
+        UnitState u = gang.get(0);
         GangPlacement placement = policies.gangPlacement();
         if (placement == null) {
             mark(gang, Reason.of(ReasonCode.NO_POLICY, "unit " + u.id(), "no gang-placement policy in effect"));
@@ -141,6 +229,26 @@ final class GangScheduler {
             }
         }
         return null;
+    }
+
+    /**
+     * Says why the gang of {@code u} waits if nothing has said so yet; the quick checks of
+     * {@link #run} run for every waiting gang on every release, so they keep the reason a real try
+     * left and build no text when there is one.
+     */
+    private void markIfUnexplained(UnitState u, Supplier<String> why) {
+        if (!u.job().gang() && u.waitReason() != null) {
+            return;
+        }
+        List<UnitState> gang = null;
+        Reason r = null;
+        for (UnitState m : u.job().gang() ? u.job().units() : List.of(u)) {
+            if (m.waitReason() == null && m.live() && m.remaining() > 0) {
+                gang = gang != null ? gang : gangOf(u);
+                r = r != null ? r : Reason.of(ReasonCode.NO_PLACEMENT, "gang " + gang, why.get());
+                m.waitReason(r);
+            }
+        }
     }
 
     private static void mark(List<UnitState> gang, Reason r) {
