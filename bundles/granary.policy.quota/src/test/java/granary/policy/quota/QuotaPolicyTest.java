@@ -135,6 +135,60 @@ class QuotaPolicyTest {
         assertEquals(30, b.granted("svc"));
     }
 
+    /** A gang victim is taken whole or not at all: preemption never leaves a gang half-held. */
+    @Test
+    void preemptionTakesAGangWholeOrLeavesIt() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withHoldForEmergent(false), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 40}}}
+                """, null)).nodes(10, 10);
+        b.engine.handle(new granary.api.event.PolicyInstalled(new GangPlan8(), "test"));
+        b.engine.handle(new granary.api.event.PolicyActivated("gang"));
+        b.handle(new JobSubmitted(new JobSpec("g", "a", null, 0, true, List.of(
+                UnitSpec.builder("x").slot(100, 100).desired(8).build(), UnitSpec.builder("y").slot(100, 100).desired(8).build()))));
+        assertEquals(16, b.engine.view().job("g").units().stream().mapToInt(u -> u.granted()).sum());
+        b.submit("rest", "a", 84);
+        assertEquals(100, b.used("a"));
+        b.at(1);
+        b.submit("claim", "b", 20);
+        var g = b.engine.view().job("g");
+        int held = g.units().stream().mapToInt(u -> u.granted()).sum();
+        assertTrue(held == 16 || held == 0, "gang g is half-held: " + held + " of 16");
+        assertEquals(20, b.granted("claim"));
+    }
+
+    /** A first-fit gang placement, enough for the test above (the real one is granary.policy.gang). */
+    static final class GangPlan8 implements granary.api.spi.GangPlacement {
+        @Override
+        public String name() {
+            return "gang";
+        }
+
+        @Override
+        public granary.api.spi.GangPlan plan(List<? extends granary.api.spi.UnitView> gang, granary.api.spi.PlacementContext ctx) {
+            Map<String, granary.api.Resources> used = new java.util.HashMap<>();
+            Map<granary.api.UnitId, Map<String, Integer>> plan = new java.util.HashMap<>();
+            for (granary.api.spi.UnitView u : gang) {
+                int left = u.remaining();
+                Map<String, Integer> slots = new java.util.HashMap<>();
+                for (granary.api.spi.NodeView n : ctx.candidates(u)) {
+                    int k = Math.min(left, Math.min(ctx.room(u, n),
+                            u.slot().copiesIn(n.free().minus(used.getOrDefault(n.name(), granary.api.Resources.ZERO)))));
+                    if (k > 0) {
+                        slots.put(n.name(), k);
+                        used.merge(n.name(), u.slot().times(k), granary.api.Resources::plus);
+                        left -= k;
+                    }
+                }
+                if (left > 0) {
+                    return null;
+                }
+                plan.put(u.id(), slots);
+            }
+            return new granary.api.spi.GangPlan(plan);
+        }
+    }
+
     @Test
     void withoutPreemptionAGroupBelowMinWaits() {
         QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(false).withHoldForEmergent(false),
