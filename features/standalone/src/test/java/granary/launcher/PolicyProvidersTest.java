@@ -41,7 +41,8 @@ class PolicyProvidersTest {
     @Test
     void everyPolicyBundleHasAProvider() {
         Set<String> names = providers().stream().map(PolicyProvider::name).collect(Collectors.toCollection(TreeSet::new));
-        assertTrue(names.containsAll(Set.of("fifo", "fair", "submitwindow", "quota", "queues")), names::toString);
+        assertTrue(names.containsAll(Set.of("fifo", "fair", "submitwindow", "quota", "queues", "gang", "reservation")),
+                names::toString);
         for (PolicyProvider p : providers()) {
             Policy a = p.create(Map.of());
             assertEquals(p.name(), a.name());
@@ -60,6 +61,8 @@ class PolicyProvidersTest {
             submitwindow | windowMillis=1000       | windowMillis=soon            | 'soon' is not a whole number
             quota        | preemption=false        | zone=Mars/Olympus            | 'Mars/Olympus' is not a time zone
             queues       | file=                   | file=/nope/queues.json       | cannot be read
+            gang         | packing=first_fit       | packing=worst                | 'worst' is not one of BEST_FIT, FIRST_FIT
+            reservation  | mode=idle_first         | mode=random                  | 'random' is not one of IDLE_FIRST, SPEC_FIRST
             """)
     void optionsAreReadAndBadOnesNamed(String name, String good, String bad, String message) {
         PolicyProvider p = provider(name);
