@@ -1,19 +1,12 @@
 package granary.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.jar.JarInputStream;
 
 import granary.api.EngineStatus;
 import granary.api.JobSpec;
@@ -24,6 +17,7 @@ import granary.api.Scheduler;
 import granary.api.UnitId;
 import granary.api.UnitSpec;
 import granary.api.event.GrantReleased;
+import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.PolicyActivated;
@@ -49,9 +43,7 @@ class PolicySwapIT {
 
     private static final String UNIT_ORDER = "unit-order";
 
-    private static Path work;
-    private static Container container;
-    private static Scheduler scheduler;
+    private static ApiRuntime runtime;
 
     /** Granted, remaining and desired slots of a unit. */
     record Slots(int granted, int remaining, int desired) {
@@ -68,47 +60,22 @@ class PolicySwapIT {
 
     @BeforeAll
     static void start() throws Exception {
-        work = Files.createTempDirectory("granary-it-");
-        List<EmbeddedBundle> all = EmbeddedBundle.listIn(It.runnableJar());
-        EmbeddedBundle api = all.stream().filter(b -> b.symbolicName().equals("granary.api")).findFirst().orElseThrow();
-        Map<String, String> props = new HashMap<>(Launcher.frameworkProperties(work, false));
-        props.put("org.osgi.framework.system.packages.extra", exportPackage(api));
-        container = Container.start(It.factory(), props, all.stream().filter(b -> b != api).toList(),
-                Map.of(Launcher.DEMO_PID, Map.of("enabled", false)));
-        assertEquals(List.of(), container.notActive());
-        var ref = container.context().getServiceReference(Scheduler.class);
-        assertNotNull(ref, "Scheduler service");
-        scheduler = container.context().getService(ref);
+        runtime = ApiRuntime.start(Map.of());
     }
 
     @AfterAll
     static void stop() {
-        if (container != null) {
-            container.stop(It.TIMEOUT);
-        }
-        Main.deleteTree(work);
-    }
-
-    private static String exportPackage(EmbeddedBundle b) throws Exception {
-        try (JarInputStream in = new JarInputStream(b.open())) {
-            return in.getManifest().getMainAttributes().getValue("Export-Package");
+        if (runtime != null) {
+            runtime.close();
         }
     }
 
-    private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-    }
-
-    private static Receipt submit(granary.api.event.InputEvent e) throws Exception {
-        return get(scheduler.submit(e));
+    private static Receipt submit(InputEvent e) throws Exception {
+        return runtime.submit(e);
     }
 
     private static <T> T query(Function<EngineView, T> q) {
-        try {
-            return get(scheduler.query(q));
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        return runtime.query(q);
     }
 
     private static Snapshot snapshot() {
@@ -129,7 +96,7 @@ class PolicySwapIT {
     }
 
     private static Bundle bundle(String bsn) {
-        return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
+        return runtime.bundle(bsn);
     }
 
     private static JobSpec job(String id, int desired) {

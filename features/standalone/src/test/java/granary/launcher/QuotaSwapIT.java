@@ -1,25 +1,18 @@
 package granary.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.jar.JarInputStream;
 
 import granary.api.JobSpec;
 import granary.api.NodeSpec;
 import granary.api.Receipt;
 import granary.api.Resources;
-import granary.api.Scheduler;
 import granary.api.UnitSpec;
 import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
@@ -45,45 +38,26 @@ import org.osgi.framework.Bundle;
  */
 class QuotaSwapIT {
 
-    private static Path work;
-    private static Container container;
-    private static Scheduler scheduler;
+    private static ApiRuntime runtime;
 
     @BeforeAll
     static void start() throws Exception {
-        work = Files.createTempDirectory("granary-it-");
-        List<EmbeddedBundle> all = EmbeddedBundle.listIn(It.runnableJar());
-        EmbeddedBundle api = all.stream().filter(b -> b.symbolicName().equals("granary.api")).findFirst().orElseThrow();
-        Map<String, String> props = new HashMap<>(Launcher.frameworkProperties(work, false));
-        try (JarInputStream in = new JarInputStream(api.open())) {
-            props.put("org.osgi.framework.system.packages.extra", in.getManifest().getMainAttributes().getValue("Export-Package"));
-        }
-        container = Container.start(It.factory(), props, all.stream().filter(b -> b != api).toList(),
-                Map.of(Launcher.DEMO_PID, Map.of("enabled", false)));
-        assertEquals(List.of(), container.notActive());
-        var ref = container.context().getServiceReference(Scheduler.class);
-        assertNotNull(ref, "Scheduler service");
-        scheduler = container.context().getService(ref);
+        runtime = ApiRuntime.start(Map.of());
     }
 
     @AfterAll
     static void stop() {
-        if (container != null) {
-            container.stop(It.TIMEOUT);
+        if (runtime != null) {
+            runtime.close();
         }
-        Main.deleteTree(work);
     }
 
     private static Receipt submit(InputEvent e) throws Exception {
-        return scheduler.submit(e).get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        return runtime.submit(e);
     }
 
     private static <T> T query(Function<EngineView, T> q) {
-        try {
-            return scheduler.query(q).get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        return runtime.query(q);
     }
 
     /** granted/desired per unit, and the policies in effect. */
@@ -104,7 +78,7 @@ class QuotaSwapIT {
     }
 
     private static Bundle bundle(String bsn) {
-        return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
+        return runtime.bundle(bsn);
     }
 
     private static JobSpec gang(String id, String group, int slots) {

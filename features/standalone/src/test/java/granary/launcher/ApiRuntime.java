@@ -1,0 +1,81 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.jar.JarInputStream;
+
+import granary.api.Receipt;
+import granary.api.Scheduler;
+import granary.api.event.InputEvent;
+import granary.api.spi.EngineView;
+
+import org.osgi.framework.Bundle;
+
+/**
+ * A real framework (Felix or Equinox, per failsafe run) with the runnable jar's bundle set, in which
+ * the test talks to the scheduler with the typed API. For that the test and the bundles share one
+ * copy of the {@code granary.api} classes: the framework exports the packages from the class path
+ * ({@code org.osgi.framework.system.packages.extra}, with the api bundle's own Export-Package
+ * header) and the granary.api bundle is not installed. The demo is off.
+ */
+final class ApiRuntime implements AutoCloseable {
+
+    private final Path work;
+    private final Container container;
+    private final Scheduler scheduler;
+
+    private ApiRuntime(Path work, Container container, Scheduler scheduler) {
+        this.work = work;
+        this.container = container;
+        this.scheduler = scheduler;
+    }
+
+    /** Starts the runtime; {@code config} adds Config Admin settings (PID → properties). */
+    static ApiRuntime start(Map<String, Map<String, Object>> config) throws Exception {
+        Path work = Files.createTempDirectory("granary-it-");
+        List<EmbeddedBundle> all = EmbeddedBundle.listIn(It.runnableJar());
+        EmbeddedBundle api = all.stream().filter(b -> b.symbolicName().equals("granary.api")).findFirst().orElseThrow();
+        Map<String, String> props = new HashMap<>(Launcher.frameworkProperties(work, false));
+        try (JarInputStream in = new JarInputStream(api.open())) {
+            props.put("org.osgi.framework.system.packages.extra", in.getManifest().getMainAttributes().getValue("Export-Package"));
+        }
+        Map<String, Map<String, Object>> configs = new LinkedHashMap<>(config);
+        configs.put(Launcher.DEMO_PID, Map.of("enabled", false));
+        Container container = Container.start(It.factory(), props, all.stream().filter(b -> b != api).toList(), configs);
+        assertEquals(List.of(), container.notActive());
+        var ref = container.context().getServiceReference(Scheduler.class);
+        assertNotNull(ref, "Scheduler service");
+        return new ApiRuntime(work, container, container.context().getService(ref));
+    }
+
+    Receipt submit(InputEvent e) throws Exception {
+        return scheduler.submit(e).get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    <T> T query(Function<EngineView, T> q) {
+        try {
+            return scheduler.query(q).get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    Bundle bundle(String bsn) {
+        return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
+    }
+
+    @Override
+    public void close() {
+        container.stop(It.TIMEOUT);
+        Main.deleteTree(work);
+    }
+}
