@@ -7,13 +7,14 @@ import java.util.Set;
 
 /**
  * What the next scheduling cycle must look at: nodes whose free resources grew (passive
- * scheduling), units that were requested or want more (active scheduling), and whether waiting
- * gangs deserve another try. Kept in insertion order so that cycles are deterministic.
+ * scheduling), units that were requested or want more (active scheduling), and which gangs deserve
+ * a try — every waiting one when resources were freed, else only the new ones. Kept in insertion order so that cycles are deterministic.
  */
 final class Agenda {
 
     private final Set<NodeState> freed = new LinkedHashSet<>();
     private final Set<UnitState> fresh = new LinkedHashSet<>();
+    private final Set<UnitState> freshGangs = new LinkedHashSet<>();
     private boolean gangs;
     private boolean sweep;
 
@@ -24,14 +25,10 @@ final class Agenda {
 
     void fresh(UnitState u) {
         if (u.allOrNothing()) {
-            gangs = true;
+            freshGangs.add(u);
         } else {
             fresh.add(u);
         }
-    }
-
-    void gangs() {
-        gangs = true;
     }
 
     /** Every node deserves another look (a limit or a filter changed). */
@@ -62,10 +59,21 @@ final class Agenda {
         return l;
     }
 
+    /** True if every waiting gang deserves another try (resources were freed, a limit changed). */
     boolean takeGangs() {
         boolean g = gangs;
         gangs = false;
+        if (g) {
+            freshGangs.clear();
+        }
         return g;
+    }
+
+    /** Gangs that were requested or want more since the last cycle (tried alone when nothing was freed). */
+    List<UnitState> takeFreshGangs() {
+        List<UnitState> l = new ArrayList<>(freshGangs);
+        freshGangs.clear();
+        return l;
     }
 
     boolean hasFreed() {

@@ -268,6 +268,8 @@ public final class Engine {
         }
         if (agenda.takeGangs()) {
             gangs.run();
+        } else {
+            gangs.runFresh(agenda.takeFreshGangs());
         }
     }
 

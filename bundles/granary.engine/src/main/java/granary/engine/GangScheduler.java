@@ -88,6 +88,32 @@ final class GangScheduler {
     }
 
     /**
+     * Tries only gangs that were just requested (nothing was freed: the others' chances did not
+     * change), in arrival order — the all-or-nothing counterpart of active scheduling.
+     */
+    void runFresh(List<UnitState> fresh) {
+        Resources free = cluster.free();
+        Set<String> triedJobs = new HashSet<>();
+        for (UnitState f : fresh) {
+            UnitState u = f.job().gang() ? firstWaiting(f.job()) : f;   // any waiting unit leads a gang job
+            if (u != null && u.queuedIn != null && (!u.job().gang() || triedJobs.add(u.job().id()))
+                    && eligibility.groupAdmitted(workload.group(u.group())) && mayFit(u, free)
+                    && schedule(gangOf(u)) > 0) {
+                free = cluster.free();
+            }
+        }
+    }
+
+    private static UnitState firstWaiting(JobState job) {
+        for (UnitState m : job.units()) {
+            if (m.queuedIn != null) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /**
      * Necessary conditions for the gang of {@code u} to fit, in O(units × dims) without allocating:
      * each slot fits some node, and the gang's total fits in what the cluster has free. A gang that
      * fails waits with a reason.

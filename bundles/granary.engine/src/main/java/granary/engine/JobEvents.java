@@ -97,8 +97,8 @@ final class JobEvents {
         boolean grows = e.desired() > u.desired();
         u.desired(e.desired());
         workload.afterChange(u, view.now());
-        if (grows) {
-            agenda.fresh(u);
+        if (grows || u.allOrNothing()) {
+            agenda.fresh(u);   // a gang that now wants less (one unit of a gang job) may fit now too
         }
         endIfFinished(u.job());
     }
@@ -106,6 +106,9 @@ final class JobEvents {
     void unitCancelled(UnitCancelled e) {
         UnitState u = requireUnit(e.unit());
         cancel(u);
+        if (u.job().gang()) {
+            agenda.fresh(u);   // the rest of a gang job wants less now and may fit
+        }
         endIfFinished(u.job());
     }
 

@@ -176,12 +176,26 @@ class RandomizedInvariantsTest {
         return new JobSpec(id, "g" + rnd.nextInt(3), null, 0, gang, units);
     }
 
-    /** No waiting slot-by-slot unit has room on a node it may use: free resources are never left idle. */
+    /**
+     * No waiting slot-by-slot unit has room on a node it may use, and no waiting gang has a plan the
+     * gang placement in effect would find now: free resources are never left idle.
+     */
     private static void assertWorkConserving(Engine engine, int step) {
         if (!engine.workload().ordered()) {
             return;
         }
+        GangTest.FirstFit planner = new GangTest.FirstFit();
         for (UnitState u : engine.workload().units()) {
+            if (u.queuedIn != null && u.allOrNothing()) {
+                List<UnitState> gang = new ArrayList<>();
+                for (UnitState m : u.job().gang() ? u.job().units() : List.of(u)) {
+                    if (m.queuedIn != null) {
+                        gang.add(m);
+                    }
+                }
+                assertEquals(null, planner.plan(gang, (granary.api.spi.PlacementContext) engine.view()),
+                        "step " + step + ": gang " + gang + " waits but fits now");
+            }
             if (u.queuedIn == null || u.allOrNothing()) {
                 continue;
             }
