@@ -8,12 +8,12 @@ import java.util.Set;
 
 import granary.api.UnitId;
 import granary.api.spi.EngineView;
-import granary.api.spi.GroupOrder;
 import granary.api.spi.NodeFilter;
 
 /**
  * Passive scheduling (spec §4, "OnResourceFree"): fills a node whose free resources grew. Group
- * queues are served in group order (built-in: hunger, lowest used share first); in a queue the
+ * queues are served in group order (built-in: hunger, lowest used share first), sorted once per node
+ * and kept in order by re-positioning the one group each grant changes; in a queue the
  * first unit in unit order that fits the node and may use it is found by {@link FitQueue#first} in
  * O(log N), and gets as many slots there as limits allow — one at a time under an order that reads
  * grants (FAIR), which re-positions the unit after each. Repeats until nothing fits.
@@ -39,8 +39,18 @@ final class PassiveFiller {
         if (min == null || !Dims.fits(min, n.freeVector())) {
             return;   // no waiting slot is small enough for what this node has free
         }
+        List<GroupState> groups = null;   // ordered once per node, then kept in order grant by grant
         while (n.takesWork() && workload.waitingUnits() > 0) {
-            UnitState u = pick(n);
+            Set<UnitId> reserved = reservedFor(n);
+            UnitState u;
+            if (reserved != null) {
+                u = pickReserved(n, reserved);
+            } else {
+                if (groups == null) {
+                    groups = groupsInOrder();
+                }
+                u = pick(n, groups);
+            }
             if (u == null) {
                 return;
             }
@@ -52,22 +62,49 @@ final class PassiveFiller {
                 return;   // pick() vouched for one slot; a policy changed its mind: stop, retry next cycle
             }
             allocator.grant(u, n, k);
+            if (groups != null) {
+                reposition(groups, workload.group(u.group()));
+            }
         }
     }
 
-    /** The unit that gets the node next, or null. */
-    private UnitState pick(NodeState n) {
-        Set<UnitId> reserved = reservedFor(n);
-        if (reserved != null) {
-            return pickReserved(n, reserved);
-        }
-        for (GroupState g : groupsInOrder()) {
+    /** The unit of the first group, in group order, that gets the node next, or null. */
+    private UnitState pick(NodeState n, List<GroupState> groups) {
+        for (GroupState g : groups) {
             UnitState u = g.queue.first(n.freeVector(), c -> eligibility.mayUse(c, n) && eligibility.admit(c, 1) > 0);
             if (u != null) {
                 return u;
             }
         }
         return null;
+    }
+
+    /**
+     * After a grant only the granted group's usage changed: take it out and put it back where the
+     * group order now puts it (O(log G) comparisons), or leave it out when it has nothing left to
+     * serve or admission now holds it back.
+     */
+    private void reposition(List<GroupState> groups, GroupState g) {
+        groups.remove(g);
+        if (g.queue.isEmpty() || !eligibility.groupAdmitted(g)) {
+            return;
+        }
+        int lo = 0;
+        int hi = groups.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (compare(groups.get(mid), g) <= 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        groups.add(lo, g);
+    }
+
+    private int compare(GroupState a, GroupState b) {
+        int c = policies.groupOrder().compare(a, b, view);
+        return c != 0 ? c : a.name().compareTo(b.name());
     }
 
     /** Groups with units in their slot queue that admission lets through, in group order. */
@@ -79,11 +116,7 @@ final class PassiveFiller {
             }
         }
         if (gs.size() > 1) {
-            GroupOrder order = policies.groupOrder();
-            gs.sort((a, b) -> {
-                int c = order.compare(a, b, view);
-                return c != 0 ? c : a.name().compareTo(b.name());
-            });
+            gs.sort(this::compare);
         }
         return gs;
     }

@@ -1,0 +1,77 @@
+package granary.sim.cli;
+
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import granary.api.InvalidRequestException;
+import granary.api.spi.ExtensionPoint;
+import granary.sim.report.ResultsFiles;
+import granary.sim.report.SummaryText;
+import granary.sim.run.ClassPathPolicies;
+import granary.sim.run.PolicySource;
+import granary.sim.run.Progress;
+import granary.sim.run.Replay;
+import granary.sim.trace.TraceException;
+import granary.sim.trace.TraceFormat;
+
+/** Runs the simulator for a list of arguments: the command line and the console command share it. */
+public final class Runner {
+
+    /** The text to show and the exit code (0 done, 1 failed, 2 bad arguments or input). */
+    public record Outcome(int exit, String text) {
+    }
+
+    private Runner() {
+    }
+
+    public static Outcome run(List<String> args, PolicySource source, Progress progress) {
+        try {
+            Arguments.Invocation inv = Arguments.parse(args);
+            if (inv.help()) {
+                return new Outcome(0, Arguments.USAGE);
+            }
+            if (inv.listPolicies()) {
+                return new Outcome(0, policies(source));
+            }
+            if (inv.listOptions() != null) {
+                return new Outcome(0, options(TraceFormat.of(inv.listOptions())));
+            }
+            Replay.Report report = Replay.run(inv.request(), source, inv.progress() ? progress : Progress.NONE);
+            String summary = SummaryText.of(report);
+            List<Path> files = ResultsFiles.write(inv.out(), report, summary);
+            StringBuilder sb = new StringBuilder(summary).append("\nresults in ").append(inv.out()).append(":");
+            for (Path p : files) {
+                sb.append(' ').append(inv.out().relativize(p));
+            }
+            return new Outcome(0, sb.append('\n').toString());
+        } catch (UsageException | InvalidRequestException | TraceException e) {
+            return new Outcome(2, e.getMessage());
+        } catch (UncheckedIOException e) {
+            return new Outcome(2, e.getMessage());   // the output directory cannot be written
+        }
+    }
+
+    static String policies(PolicySource source) {
+        StringBuilder sb = new StringBuilder();
+        for (String name : source.names()) {
+            PolicySource.Created c = source.create(name, Map.of());
+            Set<ExtensionPoint> points = ExtensionPoint.of(c.policy());
+            c.release().run();
+            sb.append(name).append("  ").append(String.join(",", points.stream().map(ExtensionPoint::id).toList()));
+            if (source instanceof ClassPathPolicies cp) {
+                cp.options(name).forEach((k, d) -> sb.append("\n    ").append(name).append(':').append(k).append("=...  ").append(d));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    static String options(TraceFormat f) {
+        StringBuilder sb = new StringBuilder(f.id()).append(": ").append(f.description()).append('\n');
+        f.options().forEach((k, d) -> sb.append("  ").append(k).append("  ").append(d).append('\n'));
+        return sb.toString();
+    }
+}

@@ -1,0 +1,75 @@
+package granary.sim.metrics;
+
+import granary.api.Resources;
+
+/**
+ * What one group holds over time, integrated exactly (usage changes only at grants, revocations
+ * and releases): slot-seconds, cpu core-seconds and memory GiB-seconds — the quantities of the
+ * quota policy's billing (spec §5) — and its peak.
+ */
+public final class GroupUsage {
+
+    private long slots;
+    private Resources held = Resources.ZERO;
+    private long last = -1;
+    private double slotMs;
+    private double cpuMs;
+    private double memMs;
+    private long peakSlots;
+    private long jobs;
+    private long timeouts;
+
+    /** Records a change of {@code dSlots} slots holding {@code dRes} at {@code now}. */
+    public void change(long now, long dSlots, Resources dRes) {
+        integrate(now);
+        slots += dSlots;
+        held = held.plus(dRes);
+        peakSlots = Math.max(peakSlots, slots);
+    }
+
+    /** Brings the integrals up to {@code now}. */
+    public void integrate(long now) {
+        if (last >= 0 && now > last) {
+            long dt = now - last;
+            slotMs += (double) slots * dt;
+            cpuMs += (double) held.cpu() * dt;
+            memMs += (double) held.memMb() * dt;
+        }
+        last = Math.max(last, now);
+    }
+
+    public void job(boolean timedOut) {
+        jobs++;
+        if (timedOut) {
+            timeouts++;
+        }
+    }
+
+    public double slotSeconds() {
+        return slotMs / 1000.0;
+    }
+
+    public double cpuCoreSeconds() {
+        return cpuMs / 100.0 / 1000.0;
+    }
+
+    public double memGibSeconds() {
+        return memMs / 1024.0 / 1000.0;
+    }
+
+    public long peakSlots() {
+        return peakSlots;
+    }
+
+    public long slots() {
+        return slots;
+    }
+
+    public long jobs() {
+        return jobs;
+    }
+
+    public long timeouts() {
+        return timeouts;
+    }
+}

@@ -1,0 +1,101 @@
+package granary.sim.run;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import granary.api.InvalidRequestException;
+import granary.api.spi.ExtensionPoint;
+
+/**
+ * Makes the fresh policy instances of one set and decides the engine's selection. Two points need a
+ * policy for a replay to mean anything: the unit order (if the set names none, {@code fifo} — the
+ * engine's default — is added, noted) and, for a workload with all-or-nothing jobs, gang placement
+ * (an installed gang-placement policy is added, noted; with none the set is refused).
+ */
+public final class PolicySetup {
+
+    /** The instances of one set, ready to install, and what was added. */
+    public record Prepared(String label, List<PolicySource.Created> policies, List<String> selection, List<String> notes) {
+
+        /** Gives every instance back to its source. */
+        public void release() {
+            for (PolicySource.Created c : policies) {
+                c.release().run();
+            }
+        }
+    }
+
+    private PolicySetup() {
+    }
+
+    public static Prepared prepare(PolicySetSpec spec, PolicySource source, boolean allOrNothing) {
+        List<PolicySource.Created> made = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        try {
+            Set<String> names = new HashSet<>();
+            for (PolicySetSpec.Ref r : spec.policies()) {
+                if (!names.add(r.name())) {
+                    throw new InvalidRequestException("--policies " + spec.label(), r.name(), "is named twice in the set");
+                }
+                made.add(source.create(r.name(), r.options()));
+            }
+            List<PolicySource.Created> added = new ArrayList<>();
+            if (!covers(made, ExtensionPoint.UNIT_ORDER)) {
+                added.add(add(source, ExtensionPoint.UNIT_ORDER, "fifo", spec, notes, "the set names no unit order"));
+            }
+            if (allOrNothing && !covers(made, ExtensionPoint.GANG_PLACEMENT)) {
+                added.add(add(source, ExtensionPoint.GANG_PLACEMENT, "gang", spec, notes, "the workload has all-or-nothing jobs"));
+            }
+            List<PolicySource.Created> all = new ArrayList<>(added);   // added first: the set's own choices win
+            all.addAll(made);
+            List<String> selection = new ArrayList<>();
+            all.forEach(c -> selection.add(c.policy().name()));
+            return new Prepared(spec.label(), all, selection, notes);
+        } catch (RuntimeException e) {
+            made.forEach(c -> c.release().run());
+            throw e;
+        }
+    }
+
+    private static boolean covers(List<PolicySource.Created> made, ExtensionPoint p) {
+        return made.stream().anyMatch(c -> ExtensionPoint.of(c.policy()).contains(p));
+    }
+
+    private static PolicySource.Created add(PolicySource source, ExtensionPoint point, String preferred, PolicySetSpec spec,
+                                            List<String> notes, String why) {
+        List<String> order = new ArrayList<>();
+        if (source.names().contains(preferred)) {
+            order.add(preferred);
+        }
+        source.names().stream().filter(n -> !n.equals(preferred)).forEach(order::add);
+        for (String name : order) {
+            PolicySource.Created c = source.create(name, Map.of());
+            if (ExtensionPoint.of(c.policy()).contains(point)) {
+                notes.add(point.id() + ": " + name + " added (" + why + ")");
+                return c;
+            }
+            c.release().run();
+        }
+        throw new InvalidRequestException("--policies " + spec.label(), point.id(), why + ", but no installed policy "
+                + "implements " + point.id() + " (installed: " + String.join(", ", source.names()) + ")"
+                + (point == ExtensionPoint.GANG_PLACEMENT ? "; replay the trace without gangs (e.g. --trace-option gang=false)" : ""));
+    }
+
+    /** True if some available policy implements the point (each is made and given back to find out). */
+    public static boolean available(PolicySource source, ExtensionPoint point) {
+        for (String name : source.names()) {
+            PolicySource.Created c = source.create(name, Map.of());
+            try {
+                if (ExtensionPoint.of(c.policy()).contains(point)) {
+                    return true;
+                }
+            } finally {
+                c.release().run();
+            }
+        }
+        return false;
+    }
+}

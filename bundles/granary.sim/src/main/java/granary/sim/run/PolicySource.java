@@ -1,0 +1,30 @@
+package granary.sim.run;
+
+import java.util.Map;
+import java.util.SortedSet;
+
+import granary.api.spi.Policy;
+
+/**
+ * Where a replay gets its policies: new, independent instances by name — from the
+ * {@link java.util.ServiceLoader} providers on a class path ({@link ClassPathPolicies}), or from
+ * the prototype-scoped policy services of an OSGi runtime. Never the instances a live engine uses:
+ * those hold its state.
+ */
+public interface PolicySource {
+
+    /** A new policy instance, where it came from, and how to give it back after the replay. */
+    record Created(Policy policy, String origin, Runnable release) {
+    }
+
+    /** The names of the policies available, sorted. */
+    SortedSet<String> names();
+
+    /**
+     * A new instance of the named policy.
+     *
+     * @param options option name → value as text; a source that cannot pass options refuses any
+     * @throws granary.api.InvalidRequestException for an unknown name (listing the known ones) or bad options
+     */
+    Created create(String name, Map<String, String> options);
+}

@@ -1,0 +1,266 @@
+package granary.sim.run;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import granary.api.Resources;
+import granary.api.queue.QueueReports;
+import granary.api.queue.QueueRow;
+import granary.api.quota.GroupQuotaRow;
+import granary.api.quota.QuotaReports;
+import granary.api.spi.EngineView;
+import granary.sim.metrics.Fragmentation;
+import granary.sim.metrics.GroupUsage;
+import granary.sim.metrics.SecondsHistogram;
+import granary.sim.metrics.TimeSeries;
+
+/**
+ * The metrics of one replay as it runs: what waits (units, slots, slot shapes), utilisation
+ * integrated exactly over simulated time, per-group usage, slot waits, revocations, and the time
+ * series sampled every {@code sampleMs} (state between two events does not change, so a sample
+ * taken before the next event is exact).
+ */
+final class Recorder {
+
+    private final EngineView view;
+    private final long t0;
+    private final long sampleMs;
+    private final long timeoutMs;
+    private final QuotaReports quota;
+    private final QueueReports queues;
+    private final String[] dims;
+    private final Resources capacity;
+    private final double[] integral;
+    private double[] integralAtSample;
+    private Resources used = Resources.ZERO;
+    private long last;
+    private long nextSample;
+    private long lastSample;
+
+    private final Map<Resources, Integer> waitingShapes = new HashMap<>();
+    private List<Resources> minimalShapes = List.of();
+    private boolean shapesChanged;
+    long waitingUnits;
+    long waitingSlots;
+    long runningSlots;
+
+    final Map<String, GroupUsage> groups = new TreeMap<>();
+    final SecondsHistogram slotWaits = new SecondsHistogram();
+    long revokedSlots;
+    double lostSlotMs;
+    long slotGrants;
+    long unitTimeoutsSoFar;
+    long jobsSubmitted;
+
+    private final double[] strandedSum;
+    private double strandedOfFreeSum;
+    private long samples;
+    final TimeSeries series;
+    final TimeSeries groupSeries;
+    final TimeSeries queueSeries;
+
+    Recorder(EngineView view, long t0, long sampleMs, long timeoutMs, QuotaReports quota, QueueReports queues) {
+        this.view = view;
+        this.t0 = t0;
+        this.sampleMs = sampleMs;
+        this.timeoutMs = timeoutMs;
+        this.quota = quota;
+        this.queues = queues;
+        this.capacity = view.cluster().capacity();
+        List<String> d = new ArrayList<>(List.of("cpu", "mem"));
+        capacity.extended().keySet().forEach(d::add);
+        this.dims = d.toArray(new String[0]);
+        this.integral = new double[dims.length];
+        this.integralAtSample = new double[dims.length];
+        this.strandedSum = new double[dims.length];
+        this.last = t0;
+        this.lastSample = t0;
+        this.nextSample = t0 + sampleMs;
+        List<String> header = new ArrayList<>(List.of("time_s"));
+        for (String x : dims) {
+            header.add(x + "_util");
+        }
+        header.addAll(List.of("running_slots", "waiting_units", "waiting_slots"));
+        for (String x : dims) {
+            header.add("stranded_" + x + "_share");
+        }
+        header.addAll(List.of("jobs_submitted", "unit_timeouts_so_far"));
+        this.series = new TimeSeries(header);
+        this.groupSeries = new TimeSeries(List.of("time_s", "group", "state", "used", "min", "max"));
+        this.queueSeries = new TimeSeries(List.of("time_s", "queue", "leaf", "used_cpu", "used_mem", "guaranteed_cpu",
+                "guaranteed_mem", "max_cpu", "max_mem", "running_jobs", "jobs", "waiting_slots"));
+    }
+
+    String[] dims() {
+        return dims;
+    }
+
+    Resources capacity() {
+        return capacity;
+    }
+
+    // ---- what waits ----
+
+    /** Call with the unit's desire before and after a change. */
+    void desireChanged(UnitTrack u, int before, int after) {
+        waitingSlots += after - before;
+        if (before > 0 == after > 0) {
+            return;
+        }
+        waitingUnits += after > 0 ? 1 : -1;
+        waitingShapes.merge(u.unit.spec().slot(), after > 0 ? 1 : -1, (a, b) -> a + b == 0 ? null : a + b);
+        shapesChanged = true;
+    }
+
+    // ---- grants ----
+
+    void granted(UnitTrack u, int k, long now) {
+        slotGrants += k;
+        runningSlots += k;
+        if (u.firstGrantAt < 0) {
+            u.firstGrantAt = now;
+            if (now - u.requestedAt > timeoutMs) {
+                unitTimeoutsSoFar++;
+            }
+        }
+        int left = k;
+        while (left > 0 && !u.demand.isEmpty()) {
+            long[] d = u.demand.peekFirst();
+            int take = (int) Math.min(left, d[1]);
+            slotWaits.add(now - d[0], take);
+            d[1] -= take;
+            left -= take;
+            if (d[1] == 0) {
+                u.demand.pollFirst();
+            }
+        }
+        group(u).change(now, k, u.unit.spec().slot().times(k));
+    }
+
+    void revoked(UnitTrack u, int k, double lostMs, long now) {
+        revokedSlots += k;
+        lostSlotMs += lostMs;
+        runningSlots -= k;
+        u.demand.addLast(new long[] {now, k});
+        group(u).change(now, -k, Resources.ZERO.minus(u.unit.spec().slot().times(k)));
+    }
+
+    void released(UnitTrack u, int k, long now) {
+        runningSlots -= k;
+        group(u).change(now, -k, Resources.ZERO.minus(u.unit.spec().slot().times(k)));
+    }
+
+    GroupUsage group(UnitTrack u) {
+        return groups.computeIfAbsent(u.job.group, g -> new GroupUsage());
+    }
+
+    // ---- time ----
+
+    /** The engine's state changed: read what is granted now. */
+    void refresh() {
+        used = view.cluster().granted();
+    }
+
+    /** Moves to {@code t}: integrates utilisation and takes every sample due on the way. */
+    void advance(long t) {
+        while (sampleMs > 0 && nextSample <= t) {
+            integrate(nextSample);
+            sample(nextSample);
+            nextSample += sampleMs;
+        }
+        integrate(t);
+    }
+
+    private void integrate(long t) {
+        if (t > last) {
+            long dt = t - last;
+            for (int i = 0; i < dims.length; i++) {
+                integral[i] += (double) used.get(dims[i]) * dt;
+            }
+            last = t;
+        }
+    }
+
+    private void sample(long t) {
+        double dt = t - lastSample;
+        List<Object> row = new ArrayList<>();
+        row.add((t - t0) / 1000);
+        for (int i = 0; i < dims.length; i++) {
+            row.add(share(integral[i] - integralAtSample[i], capacity.get(dims[i]) * dt));
+        }
+        row.add(runningSlots);
+        row.add(waitingUnits);
+        row.add(waitingSlots);
+        Resources stranded = Fragmentation.stranded(view.cluster().nodes(), shapes());
+        Resources free = capacity.minus(used);
+        for (int i = 0; i < dims.length; i++) {
+            double s = share(stranded.get(dims[i]), capacity.get(dims[i]));
+            strandedSum[i] += s;
+            row.add(s);
+        }
+        strandedOfFreeSum += share(stranded.get("cpu"), free.get("cpu"));
+        row.add(jobsSubmitted);
+        row.add(unitTimeoutsSoFar);
+        series.add(row.toArray());
+        samples++;
+        integralAtSample = integral.clone();
+        lastSample = t;
+        long ts = (t - t0) / 1000;
+        if (quota != null) {
+            for (GroupQuotaRow g : quota.quota(view).groups()) {
+                groupSeries.add(ts, g.group(), g.state(), g.used(), g.min(), g.max());
+            }
+        }
+        if (queues != null) {
+            for (QueueRow q : queues.queues(view)) {
+                queueSeries.add(ts, q.path(), q.leaf(), q.used().cpu(), q.used().memMb(), q.guaranteed().cpu(),
+                        q.guaranteed().memMb(), q.maximum().cpu(), q.maximum().memMb(), q.runningJobs(), q.jobs(), q.waitingSlots());
+            }
+        }
+    }
+
+    private List<Resources> shapes() {
+        if (shapesChanged) {
+            minimalShapes = Fragmentation.minimal(waitingShapes.keySet());
+            shapesChanged = false;
+        }
+        return minimalShapes;
+    }
+
+    private static double share(double part, double whole) {
+        return whole <= 0 ? 0 : part / whole;
+    }
+
+    // ---- totals ----
+
+    /** Mean utilisation per resource from t0 to {@code end}. */
+    Map<String, Double> utilisation(long end) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (int i = 0; i < dims.length; i++) {
+            m.put(dims[i], share(integral[i], (double) capacity.get(dims[i]) * (end - t0)));
+        }
+        return m;
+    }
+
+    /** Mean stranded share of capacity per resource over the samples. */
+    Map<String, Double> stranded() {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (int i = 0; i < dims.length; i++) {
+            m.put(dims[i], samples == 0 ? 0 : strandedSum[i] / samples);
+        }
+        return m;
+    }
+
+    double strandedOfFree() {
+        return samples == 0 ? 0 : strandedOfFreeSum / samples;
+    }
+
+    void finish(long end) {
+        advance(end);
+        groups.values().forEach(g -> g.integrate(end));
+    }
+}

@@ -1,0 +1,74 @@
+package granary.sim.run;
+
+import java.util.List;
+import java.util.Map;
+
+import granary.api.quota.BillingRow;
+import granary.api.quota.GroupQuotaRow;
+import granary.sim.metrics.Stats;
+import granary.sim.metrics.TimeSeries;
+
+/**
+ * What one replay under one policy set measured (spec §13). Everything but {@link #performance}
+ * depends only on the workload, the cluster, the policies and the settings: the same inputs give
+ * the same values on every run.
+ *
+ * @param label      the policy set as written
+ * @param selection  the policies installed, in selection order (added ones included)
+ * @param effective  extension point → policy in effect at the start
+ * @param notes      what the set setup added, and policies the engine set aside during the run
+ * @param simulatedMs simulated time from trace time 0 to the end of the replay
+ * @param decisions  the engine's grant and revoke decisions
+ * @param slotGrants slots granted in all (a decision may grant several)
+ */
+public record RunResult(String label, List<String> selection, Map<String, String> effective, List<String> notes,
+                        Jobs jobs, Timeouts timeouts, Waits waits, Map<String, Double> utilisation,
+                        Map<String, Double> strandedShare, double strandedShareOfFree, Revocations revocations,
+                        Map<String, GroupRow> groups, List<BillingRow> billing, List<GroupQuotaRow> quota,
+                        TimeSeries series, TimeSeries groupSeries, TimeSeries queueSeries, long simulatedMs, long decisions, long slotGrants,
+                        Performance performance) {
+
+    /**
+     * @param submitted     jobs the engine accepted
+     * @param refused       jobs the engine refused at submission (bad for this cluster, or a submit filter)
+     * @param finished      jobs whose every unit ran to the end
+     * @param neverStarted  accepted jobs with a requested unit that never got a slot before the replay ended
+     * @param unitsRefused  units refused (their job's refusal included)
+     * @param unitsNotRequested units never requested: what they depend on never finished
+     * @param refusals      refusal reason (the policy or field named) → count
+     * @param refusalExamples the first refusal messages
+     */
+    public record Jobs(long submitted, long refused, long finished, long neverStarted, long unitsRequested, long unitsRefused,
+                       long unitsNotRequested, Map<String, Long> refusals, List<String> refusalExamples) {
+    }
+
+    /**
+     * @param thresholdMs a wait above this is a timeout
+     * @param jobs        accepted jobs that waited longer (a job waits as long as its slowest unit)
+     * @param share       jobs / accepted jobs
+     * @param units       units that waited longer
+     */
+    public record Timeouts(long thresholdMs, long jobs, double share, long units) {
+    }
+
+    /**
+     * Waits in ms: per job (its slowest unit), per unit (request → first slot; all slots for an
+     * all-or-nothing unit), per slot (each slot's demand → its grant, to the second). A unit that
+     * never got a slot counts with its wait until the end of the replay.
+     */
+    public record Waits(Stats jobs, Stats units, Stats slots) {
+    }
+
+    /** Slots taken back by the master, and the work they lost (slot-seconds run before). */
+    public record Revocations(long slots, double lostSlotSeconds) {
+    }
+
+    /** One group (by the full name the engine gave it). */
+    public record GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
+                           long peakSlots) {
+    }
+
+    /** Wall-clock figures: they vary from run to run and machine to machine. */
+    public record Performance(double wallSeconds, double decisionsPerSecond, double slotGrantsPerSecond, double speedUp) {
+    }
+}

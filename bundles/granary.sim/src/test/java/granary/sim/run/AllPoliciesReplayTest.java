@@ -1,0 +1,92 @@
+package granary.sim.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import granary.api.queue.QueueTree;
+import granary.api.quota.QuotaTable;
+import granary.api.spi.ExtensionPoint;
+import granary.codec.QueueTreeCodec;
+import granary.codec.QuotaTableCodec;
+import granary.sim.trace.TraceFormat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * A replay through every policy that is installed, found with ServiceLoader as the simulator finds
+ * them. The policies the project has must all be there: the five that shipped first, and every
+ * {@code bundles/granary.policy.<name>} folder of the repository (a new policy bundle is expected on
+ * the simulator's class path — add it to bundles/granary.sim/pom.xml).
+ */
+class AllPoliciesReplayTest {
+
+    private static final Set<String> SHIPPED = Set.of("fifo", "fair", "submitwindow", "quota", "queues");
+
+    static Set<String> known() throws IOException {
+        Set<String> names = new TreeSet<>(SHIPPED);
+        Path bundles = Path.of("").toAbsolutePath().getParent();
+        if (bundles != null && Files.isDirectory(bundles)) {
+            try (Stream<Path> s = Files.list(bundles)) {
+                s.filter(p -> p.getFileName().toString().startsWith("granary.policy.") && Files.isRegularFile(p.resolve("pom.xml")))
+                        .forEach(p -> names.add(p.getFileName().toString().substring("granary.policy.".length())));
+            }
+        }
+        return names;
+    }
+
+    @Test
+    void everyKnownPolicyIsInstalled() throws IOException {
+        Set<String> missing = new TreeSet<>(known());
+        missing.removeAll(Sims.POLICIES.names());
+        assertEquals(Set.of(), missing, "policies of the repository without a PolicyProvider on the simulator's class path; "
+                + "installed: " + Sims.POLICIES.names());
+    }
+
+    private static SimSettings settings() {
+        QuotaTable table = QuotaTableCodec.read(new StringReader("{\"default\": {"
+                + "\"g0\": {\"GroupId\": 1, \"MaxQuota\": 1000, \"MinQuota\": 10}, \"g1\": {\"GroupId\": 2, \"MaxQuota\": 1000, \"MinQuota\": 10},"
+                + "\"g2\": {\"GroupId\": 3, \"MaxQuota\": 1000, \"MinQuota\": 0}, \"g3\": {\"GroupId\": 4, \"MaxQuota\": 1000, \"MinQuota\": 0}}}"),
+                "quota.json", null);
+        QueueTree tree = QueueTreeCodec.read(new StringReader("{\"queues\": {\"g0\": {\"capacity\": \"25%\"}, \"g1\": {\"capacity\": \"25%\"},"
+                + " \"g2\": {\"capacity\": \"25%\"}, \"g3\": {\"capacity\": \"25%\"}}}"), "queues.json");
+        return Sims.strict().withQuota(table).withQueues(tree);
+    }
+
+    @Test
+    void aReplayThroughEachInstalledPolicyAndThroughAllOfThemTogether() {
+        List<String> sets = new ArrayList<>(Sims.POLICIES.names());
+        sets.add(String.join(",", Sims.POLICIES.names()));
+        boolean gangs = PolicySetup.available(Sims.POLICIES, ExtensionPoint.GANG_PLACEMENT);
+        Replay.Request r = Sims.request(TraceFormat.SYNTHETIC, null, Map.of("jobs", "150", "rate", "2", "slots", "uniform:1:6",
+                "duration", "exp:20", "gang", gangs ? "0.3" : "0", "units", "uniform:1:2"),
+                List.of("nodes=6,cpu=1600,mem=65536,rooms=2"), String.join("|", sets), settings(), 5);
+        Replay.Report report = Sims.run(r);
+        for (RunResult run : report.runs()) {
+            String set = run.label();
+            assertEquals(0, run.jobs().refused(), set + ": " + run.jobs().refusalExamples());
+            assertEquals(150, run.jobs().submitted(), set);
+            assertEquals(150, run.jobs().finished(), set + ": every job ran to its end");
+            assertTrue(run.notes().stream().noneMatch(n -> n.contains("failed") || n.contains("aborted")), set + ": " + run.notes());
+            for (PolicySource.Created c : List.of(Sims.POLICIES.create(set.contains(",") ? "fifo" : set, Map.of()))) {
+                for (ExtensionPoint p : ExtensionPoint.of(c.policy())) {
+                    if (!set.contains(",") && !p.exclusive()) {
+                        assertTrue(List.of(run.effective().get(p.id()).split(",\\s*")).contains(set), set + " in effect at " + p.id()
+                                + ": " + run.effective());
+                    }
+                }
+            }
+        }
+        assertTrue(report.runs().stream().anyMatch(run -> run.effective().get("unit-order").equals("fair")));
+    }
+}

@@ -1,0 +1,118 @@
+package granary.sim.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import granary.api.quota.BillingRow;
+import granary.codec.QuotaTableCodec;
+import granary.sim.metrics.Stats;
+import granary.sim.trace.TraceFormat;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The metrics on small scenarios computed by hand. One node of 4 cores / 4 GiB:
+ * <pre>
+ *  a (g1) t=0   2 slots of 1 core / 1 GiB for 10 s   runs 0-10
+ *  b (g1) t=0   1 slot  of 3 cores / 2 GiB for 20 s  does not fit until a and c end: waits 10 s, runs 10-30
+ *  c (g2) t=5   1 slot  of 1 core / 1 GiB for 5 s    fits at once, runs 5-10
+ *  d (g2) t=12  1 slot  of 2 cores / 1 GiB for 5 s   waits for b: 18 s, runs 30-35
+ * </pre>
+ * cpu used: 2 cores for 5 s, 3 for 5 s, 3 for 20 s, 2 for 5 s = 95 core-seconds of 4 × 35 = 140;
+ * memory: 2 GiB · 5 + 3 · 5 + 2 · 20 + 1 · 5 = 70 GiB-seconds of 4 × 35 = 140.
+ */
+class MetricsTest {
+
+    static final String WORKLOAD = """
+            {"nodes": [{"name": "n1", "capacity": {"cpu": 400, "mem": 4096}}],
+             "jobs": [
+              {"id": "a", "group": "g1", "submit": 0, "units": [{"name": "u", "slot": {"cpu": 100, "mem": 1024}, "desired": 2, "duration": 10}]},
+              {"id": "b", "group": "g1", "submit": 0, "units": [{"name": "u", "slot": {"cpu": 300, "mem": 2048}, "desired": 1, "duration": 20}]},
+              {"id": "c", "group": "g2", "submit": 5, "units": [{"name": "u", "slot": {"cpu": 100, "mem": 1024}, "desired": 1, "duration": 5}]},
+              {"id": "d", "group": "g2", "submit": 12, "units": [{"name": "u", "slot": {"cpu": 200, "mem": 1024}, "desired": 1, "duration": 5}]}
+             ]}
+            """;
+
+    @TempDir
+    Path dir;
+
+    private RunResult run(String sets, SimSettings settings) throws IOException {
+        Path w = Sims.write(dir, "w.json", WORKLOAD);
+        return Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), sets, settings.withSampleMs(10_000), 1)).runs().get(0);
+    }
+
+    @Test
+    void utilisationWaitsAndTimeouts() throws IOException {
+        RunResult r = run("fifo", Sims.strict());
+        assertEquals(35_000, r.simulatedMs());
+        assertEquals(95.0 / 140, r.utilisation().get("cpu"), 1e-12);
+        assertEquals(0.5, r.utilisation().get("mem"), 1e-12);
+        assertEquals(new Stats(4, 7_000, 0, 18_000, 18_000, 18_000), r.waits().units());
+        assertEquals(new Stats(4, 7_000, 0, 18_000, 18_000, 18_000), r.waits().jobs());
+        assertEquals(new Stats(5, 5_600, 0, 18_000, 18_000, 18_000), r.waits().slots(), "a's two slots wait 0");
+        assertEquals(new RunResult.Timeouts(10_000, 1, 0.25, 1), r.timeouts(), "b waits exactly 10 s: not over; d waits 18 s");
+        assertEquals(new RunResult.Jobs(4, 0, 4, 0, 4, 0, 0, Map.of(), List.of()), r.jobs());
+        assertEquals(1L, r.groups().get("g2").timeouts());
+        assertEquals(0L, r.groups().get("g1").timeouts());
+        RunResult strict = run("fifo", Sims.strict().withTimeoutMs(5_000));
+        assertEquals(2, strict.timeouts().jobs(), "with a 5 s threshold b times out too");
+    }
+
+    @Test
+    void fragmentationAndTheTimeSeries() throws IOException {
+        RunResult r = run("fifo", Sims.strict());
+        // samples at 10, 20, 30 s, each before that instant's events: at 10 b waits (3 cores) and a, c leave
+        // 1 core and 1 GiB free: stranded; at 20 and 30 d waits (2 cores) and b leaves 1 core, 2 GiB: stranded
+        assertEquals(0.25, r.strandedShare().get("cpu"), 1e-12);
+        assertEquals((0.25 + 0.5 + 0.5) / 3, r.strandedShare().get("mem"), 1e-12);
+        assertEquals(List.of("time_s", "cpu_util", "mem_util", "running_slots", "waiting_units", "waiting_slots",
+                "stranded_cpu_share", "stranded_mem_share", "jobs_submitted", "unit_timeouts_so_far"), r.series().header());
+        assertEquals(List.of("10,0.625,0.625,3,1,1,0.25,0.25,3,0", "20,0.75,0.5,1,1,1,0.25,0.5,4,0", "30,0.75,0.5,1,1,1,0.25,0.5,4,0"),
+                r.series().rows());
+    }
+
+    @Test
+    void perGroupUsageMatchesTheQuotaPolicysBilling() throws IOException {
+        String table = "{\"default\": {\"g1\": {\"GroupId\": 1, \"MaxQuota\": 100, \"MinQuota\": 0},"
+                + " \"g2\": {\"GroupId\": 2, \"MaxQuota\": 100, \"MinQuota\": 0}}}";
+        SimSettings s = Sims.strict().withQuota(QuotaTableCodec.read(new StringReader(table), "q.json", null));
+        RunResult r = run("quota", s);
+        assertEquals(new RunResult.GroupRow(2, 0, 40, 80, 60, 2), r.groups().get("g1"));
+        assertEquals(new RunResult.GroupRow(2, 1, 10, 15, 10, 1), r.groups().get("g2"));
+        assertEquals(List.of(new BillingRow("2024-01-01", "default", "g1", 40, 80, 60),
+                new BillingRow("2024-01-01", "default", "g2", 10, 15, 10)), r.billing());
+        assertEquals(1, r.timeouts().jobs(), "same schedule as FIFO: nothing competes for the node");
+    }
+
+    /**
+     * Preemption by the quota policy: x (g1, min 0) holds all 4 slots for 100 s; y (g2, below its
+     * min 2) arrives at 10 s and takes 2 of them back. The 2 killed tasks lose 10 s each and run again
+     * from 20 s, when y is done: revocations 2 slots, 20 slot-seconds lost, the end at 120 s.
+     */
+    @Test
+    void revocationsAndLostWork() throws IOException {
+        Path w = Sims.write(dir, "p.json", """
+                {"nodes": [{"name": "n1", "capacity": {"cpu": 400, "mem": 4096}}],
+                 "jobs": [
+                  {"id": "x", "group": "g1", "units": [{"name": "u", "slot": {"cpu": 100, "mem": 1}, "desired": 4, "duration": 100}]},
+                  {"id": "y", "group": "g2", "submit": 10, "units": [{"name": "u", "slot": {"cpu": 100, "mem": 1}, "desired": 2, "duration": 10}]}
+                 ]}
+                """);
+        String table = "{\"default\": {\"g1\": {\"GroupId\": 1, \"MaxQuota\": 4, \"MinQuota\": 0},"
+                + " \"g2\": {\"GroupId\": 2, \"MaxQuota\": 4, \"MinQuota\": 2}}}";
+        SimSettings s = Sims.strict().withQuota(QuotaTableCodec.read(new StringReader(table), "q.json", null));
+        RunResult r = Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), "quota", s, 1)).runs().get(0);
+        assertEquals(new RunResult.Revocations(2, 20.0), r.revocations());
+        assertEquals(120_000, r.simulatedMs());
+        assertEquals(0, r.timeouts().jobs(), "y is placed at once by preemption");
+        assertEquals(new Stats(8, 2_500, 0, 10_000, 10_000, 10_000), r.waits().slots(),
+                "8 slot grants: x 4 and y 2 at once, the two killed slots again after 10 s");
+        assertEquals(2, r.jobs().finished());
+    }
+}
