@@ -239,6 +239,27 @@ public final class Resources {
         return s;
     }
 
+    /**
+     * The resource in which this vector takes the largest share of {@code total} (its dominant
+     * resource; cpu on a tie): {@code cpu}, {@code mem} or an extended name.
+     */
+    public String dominantResource(Resources total) {
+        String main = "cpu";
+        double best = share(cpu, total.cpu);
+        if (share(memMb, total.memMb) > best) {
+            main = "mem";
+            best = share(memMb, total.memMb);
+        }
+        for (int i = 0; i < names.length; i++) {
+            double s = share(values[i], total.get(names[i]));
+            if (s > best) {
+                main = names[i];
+                best = s;
+            }
+        }
+        return main;
+    }
+
     private static double share(long part, long whole) {
         if (part <= 0) {
             return 0;

@@ -85,7 +85,7 @@ final class LiveEngine implements AutoCloseable {
                 fail("not within " + timeout.toSeconds() + " s: " + what + "; last state: " + state.get());
             }
             try {
-                Thread.sleep(10);
+                Thread.sleep(10);   // the demo runs on real time (its own executor): polled with a deadline
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 fail("interrupted while waiting for " + what);

@@ -137,7 +137,7 @@ public final class Container {
                 throw new TimeoutException("no " + scope + ":* commands after " + timeout.toSeconds()
                         + " s; bundles not active: " + notActive() + "; start problems: " + problems);
             }
-            Thread.sleep(20);
+            Thread.sleep(20);   // the launcher is outside the framework: it polls the registry, with a deadline
         }
     }
 

@@ -64,7 +64,7 @@ final class It {
                 fail("not within " + timeout.toSeconds() + " s: " + what + "; last state: " + state.get());
             }
             try {
-                Thread.sleep(20);
+                Thread.sleep(20);   // framework state seen from outside it: polled with a deadline
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 fail("interrupted while waiting for " + what);

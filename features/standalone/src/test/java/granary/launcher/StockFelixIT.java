@@ -78,7 +78,7 @@ class StockFelixIT {
                 }
                 output.setLength(0);
                 send(shell, "lb -s");
-                Thread.sleep(500);
+                Thread.sleep(500);   // a child process's shell: polled with a deadline, nothing to wait on
                 states = parseLb(output.toString());
             }
             output.setLength(0);

@@ -171,26 +171,6 @@ final class GangPlanner {
 
     /** The resource in which {@code slot} takes the largest share of {@code total} (cpu on a tie). */
     static String mainResource(Resources slot, Resources total) {
-        String main = "cpu";
-        double best = share(slot.cpu(), total.cpu());
-        if (share(slot.memMb(), total.memMb()) > best) {
-            main = "mem";
-            best = share(slot.memMb(), total.memMb());
-        }
-        for (int i = 0; i < slot.extendedCount(); i++) {
-            double s = share(slot.extendedValue(i), total.get(slot.extendedName(i)));
-            if (s > best) {
-                main = slot.extendedName(i);
-                best = s;
-            }
-        }
-        return main;
-    }
-
-    private static double share(long part, long whole) {
-        if (part <= 0) {
-            return 0;
-        }
-        return whole <= 0 ? Double.POSITIVE_INFINITY : (double) part / whole;
+        return slot.dominantResource(total);
     }
 }

@@ -59,26 +59,6 @@ final class Jobs {
 
     /** The resource in which {@code need} takes the largest share of {@code total} (cpu on a tie). */
     static String mainResource(Resources need, Resources total) {
-        String main = "cpu";
-        double best = share(need.cpu(), total.cpu());
-        if (share(need.memMb(), total.memMb()) > best) {
-            main = "mem";
-            best = share(need.memMb(), total.memMb());
-        }
-        for (int i = 0; i < need.extendedCount(); i++) {
-            double s = share(need.extendedValue(i), total.get(need.extendedName(i)));
-            if (s > best) {
-                main = need.extendedName(i);
-                best = s;
-            }
-        }
-        return main;
-    }
-
-    private static double share(long part, long whole) {
-        if (part <= 0) {
-            return 0;
-        }
-        return whole <= 0 ? Double.POSITIVE_INFINITY : (double) part / whole;
+        return need.dominantResource(total);
     }
 }
