@@ -71,7 +71,11 @@ final class ActivePlacer {
         return k;
     }
 
-    /** Round-robin over an index: laps of one slot per fitting, eligible node, until {@code want} or a lap places nothing. */
+    /**
+     * Round-robin over an index: laps over the fitting, eligible nodes, each node getting an equal
+     * share of what is left per lap (at least one slot), until {@code want} or a lap places nothing.
+     * A unit of many slots is spread evenly in a few decisions instead of one per slot.
+     */
     private int roundRobin(NodeIndex index, UnitState u, int want) {
         if (index == null) {
             return 0;
@@ -79,8 +83,9 @@ final class ActivePlacer {
         int placed = 0;
         while (placed < want) {
             int start = index.cursor();
-            int lap = lap(index, u, start, index.limit(), want - placed);
-            lap += lap(index, u, 0, start, want - placed - lap);
+            int share = Math.max(1, (want - placed) / Math.max(1, index.count()));
+            int lap = lap(index, u, start, index.limit(), want - placed, share);
+            lap += lap(index, u, 0, start, want - placed - lap, share);
             placed += lap;
             if (lap == 0) {
                 break;
@@ -89,7 +94,7 @@ final class ActivePlacer {
         return placed;
     }
 
-    private int lap(NodeIndex index, UnitState u, int from, int to, int want) {
+    private int lap(NodeIndex index, UnitState u, int from, int to, int want, int share) {
         int placed = 0;
         int pos = from;
         while (placed < want && pos < to) {
@@ -98,9 +103,11 @@ final class ActivePlacer {
                 break;
             }
             NodeState n = index.at(i);
-            if (eligibility.mayUse(u, n)) {
-                allocator.grant(u, n, 1);
-                placed++;
+            int k = share == 1 ? (eligibility.mayUse(u, n) ? 1 : 0) : Math.min(Math.min(share, want - placed),
+                    eligibility.room(u, n));
+            if (k > 0) {
+                allocator.grant(u, n, k);
+                placed += k;
                 index.cursor(i + 1);
             }
             pos = i + 1;

@@ -25,6 +25,7 @@ final class NodeIndex {
     private int used;            // positions ever handed out (upper bound of live positions)
     private int[] freePositions = new int[8];
     private int freeCount;
+    private int count;
     private int cursor;
 
     NodeIndex(int dims) {
@@ -57,12 +58,19 @@ final class NodeIndex {
             }
         }
         nodes[pos] = n;
+        count++;
         update(pos, n.freeVector());
         return pos;
     }
 
+    /** Nodes in the index now. */
+    int count() {
+        return count;
+    }
+
     void remove(int pos) {
         nodes[pos] = null;
+        count--;
         update(pos, null);
         if (freeCount == freePositions.length) {
             freePositions = Arrays.copyOf(freePositions, freeCount * 2);
