@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 import granary.api.Resources;
 import granary.api.queue.QueueSpec;
@@ -146,37 +147,27 @@ final class QueueIndex {
     }
 
     static int runningJobs(Queue q, EngineView view) {
-        int sum = 0;
-        for (String leaf : q.leaves) {
-            GroupView g = view.group(leaf);
-            sum += g == null ? 0 : g.runningJobs();
-        }
-        return sum;
+        return (int) sum(q, view, GroupView::runningJobs);
     }
 
     static int runningJobs(Queue q, String user, EngineView view) {
-        int sum = 0;
-        for (String leaf : q.leaves) {
-            GroupView g = view.group(leaf);
-            sum += g == null ? 0 : g.runningJobs(user);
-        }
-        return sum;
+        return (int) sum(q, view, g -> g.runningJobs(user));
     }
 
     static int jobs(Queue q, EngineView view) {
-        int sum = 0;
-        for (String leaf : q.leaves) {
-            GroupView g = view.group(leaf);
-            sum += g == null ? 0 : g.jobs();
-        }
-        return sum;
+        return (int) sum(q, view, GroupView::jobs);
     }
 
     static long waitingSlots(Queue q, EngineView view) {
+        return sum(q, view, GroupView::waitingSlots);
+    }
+
+    /** A count summed over the queue's leaves (a leaf without jobs counts 0). */
+    private static long sum(Queue q, EngineView view, ToLongFunction<GroupView> count) {
         long sum = 0;
         for (String leaf : q.leaves) {
             GroupView g = view.group(leaf);
-            sum += g == null ? 0 : g.waitingSlots();
+            sum += g == null ? 0 : count.applyAsLong(g);
         }
         return sum;
     }
