@@ -47,14 +47,16 @@ final class FitQueue implements Iterable<UnitState> {
      * ({@link UnitState#heapPos}), so removal needs no search by key, and re-ordering is an in-place
      * heapify: O(n) comparisons, no allocation.
      */
-    private static final class Bucket {
+    static final class Bucket {
+        final FitQueue owner;
         final long[] shape;
         UnitState[] heap = new UnitState[4];
         int n;
         /** The head under which the bucket sits in the index (always {@code heap[0]}). */
         UnitState indexedHead;
 
-        Bucket(long[] shape) {
+        Bucket(FitQueue owner, long[] shape) {
+            this.owner = owner;
             this.shape = shape;
         }
 
@@ -68,6 +70,7 @@ final class FitQueue implements Iterable<UnitState> {
             }
             heap[n] = u;
             u.heapPos = n++;
+            u.bucket = this;
             up(u.heapPos, order);
         }
 
@@ -77,6 +80,7 @@ final class FitQueue implements Iterable<UnitState> {
             UnitState last = heap[--n];
             heap[n] = null;
             gone.heapPos = -1;
+            gone.bucket = null;
             if (i < n) {
                 heap[i] = last;
                 last.heapPos = i;
@@ -209,7 +213,7 @@ final class FitQueue implements Iterable<UnitState> {
     }
 
     void add(UnitState u) {
-        Bucket b = buckets.computeIfAbsent(new Shape(u.slotVector()), s -> new Bucket(s.v()));
+        Bucket b = buckets.computeIfAbsent(new Shape(u.slotVector()), s -> new Bucket(this, s.v()));
         UnitState head = b.n == 0 ? null : b.head();
         b.push(u, order);
         size++;
@@ -221,10 +225,10 @@ final class FitQueue implements Iterable<UnitState> {
         }
     }
 
-    /** Removes {@code u} in O(log n) by its heap position; true if it was queued here. */
+    /** Removes {@code u} in O(log n) by its bucket and heap position; true if it was queued here. */
     boolean remove(UnitState u) {
-        Bucket b = buckets.get(new Shape(u.slotVector()));
-        if (b == null || u.heapPos < 0 || u.heapPos >= b.n || b.heap[u.heapPos] != u) {
+        Bucket b = u.bucket;
+        if (b == null || b.owner != this || u.heapPos < 0 || u.heapPos >= b.n || b.heap[u.heapPos] != u) {
             return false;
         }
         UnitState head = b.head();

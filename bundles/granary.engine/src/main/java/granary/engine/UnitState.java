@@ -44,6 +44,8 @@ final class UnitState implements UnitView {
     FitQueue queuedIn;
     /** Position in its bucket's heap while queued (see FitQueue), else -1. */
     int heapPos = -1;
+    /** The shape bucket it sits in while queued, else null. */
+    FitQueue.Bucket bucket;
     /** Remaining slots last counted in the waiting totals. */
     int accountedWaiting;
 
