@@ -12,6 +12,7 @@ if [ "$#" -lt 4 ]; then
   echo "Usage: benchmarks/throughput.sh N A K Q [--runs R] [--warmup W] [--scale] [--unit-order fifo|fair]" >&2
   exit 2
 fi
-mvn -q -B -DskipTests -pl bundles/granary.sim -am package >&2
-exec java ${JAVA_OPTS:--Xms4g -Xmx4g -XX:+AlwaysPreTouch} -cp bundles/granary.sim/target/granary-sim.jar \
+# the runnable simulator with every policy of the build (features/standalone/target/granary-sim.jar)
+mvn -q -B -DskipTests package >&2
+exec java ${JAVA_OPTS:--Xms4g -Xmx4g -XX:+AlwaysPreTouch} -cp features/standalone/target/granary-sim.jar \
   granary.sim.bench.Throughput "$@"

@@ -16,8 +16,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import granary.api.JobSpec;
-import granary.api.Receipt;
+import granary.api.model.JobSpec;
+import granary.api.event.Receipt;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobSubmitted;
 import granary.engine.Engine;

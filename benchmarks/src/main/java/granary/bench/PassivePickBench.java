@@ -17,7 +17,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
-import granary.api.Receipt;
+import granary.api.event.Receipt;
 import granary.api.event.GrantReleased;
 import granary.api.event.Granted;
 import granary.api.event.UnitDesireChanged;

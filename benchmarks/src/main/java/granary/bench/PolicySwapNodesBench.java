@@ -16,7 +16,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import granary.api.Receipt;
+import granary.api.event.Receipt;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyInstalled;
 import granary.engine.Engine;

@@ -19,9 +19,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import granary.api.JobSpec;
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.bench.Scenarios;
 import granary.bench.Scenarios.Layout;
 import granary.policy.fifo.FifoPolicy;

@@ -15,8 +15,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import granary.api.JobSpec;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitSpec;
 import granary.bench.Scenarios;
 
 /**

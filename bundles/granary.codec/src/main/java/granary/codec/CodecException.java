@@ -3,8 +3,8 @@ package granary.codec;
 import java.util.List;
 import java.util.stream.Collectors;
 
-import granary.api.InvalidRequestException;
-import granary.api.Problem;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.Problem;
 
 /**
  * A document could not be read. Every problem names the source (file), the JSON path (or line and

@@ -14,12 +14,13 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 
-import granary.api.InvalidRequestException;
-import granary.api.JobSpec;
-import granary.api.Locality;
-import granary.api.Resources;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.codec.json.Json;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.Locality;
+import granary.api.model.Resources;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 
 /**
  * The job file format of {@code granary:submit} (and of the HTTP API and workload files). A file
@@ -169,7 +170,7 @@ public final class JobCodec {
     }
 
     /** A resource vector: an object {@code {"cpu":100,"mem":2048,"gpu":1}} or the text {@code cpu=100,mem=2048}. */
-    static Resources resources(Json json, JsonElement e, String path) {
+    public static Resources resources(Json json, JsonElement e, String path) {
         if (e == null || e.isJsonNull()) {
             json.problem(path, "is missing");
             return null;
@@ -349,7 +350,7 @@ public final class JobCodec {
         return o;
     }
 
-    static JsonObject resourcesJson(Resources r) {
+    public static JsonObject resourcesJson(Resources r) {
         JsonObject o = new JsonObject();
         o.addProperty("cpu", r.cpu());
         o.addProperty("mem", r.memMb());

@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import granary.api.JobSpec;
-import granary.api.Locality;
-import granary.api.Resources;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.Locality;
+import granary.api.model.Resources;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -8,9 +8,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import granary.api.JobSpec;
-import granary.api.Receipt;
-import granary.api.Scheduler;
+import granary.api.model.JobSpec;
+import granary.api.event.Receipt;
+import granary.api.event.Scheduler;
 import granary.api.event.Granted;
 import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
@@ -21,14 +21,14 @@ import granary.api.event.NodeBlacklisted;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
 import granary.api.event.Revoked;
-import granary.api.queue.QueueReports;
-import granary.api.queue.QueueTree;
-import granary.api.quota.QuotaReports;
-import granary.api.quota.QuotaTable;
-import granary.api.reservation.ReservationReports;
+import granary.policy.queues.api.QueueReports;
+import granary.policy.queues.api.QueueTree;
+import granary.policy.quota.api.QuotaReports;
+import granary.policy.quota.api.QuotaTable;
+import granary.policy.reservation.api.ReservationReports;
 import granary.codec.JobCodec;
-import granary.codec.QueueTreeCodec;
-import granary.codec.QuotaTableCodec;
+import granary.policy.queues.api.QueueTreeCodec;
+import granary.policy.quota.api.QuotaTableCodec;
 
 import org.apache.felix.service.command.Descriptor;
 

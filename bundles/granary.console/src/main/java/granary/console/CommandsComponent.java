@@ -5,7 +5,7 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 
-import granary.api.Scheduler;
+import granary.api.event.Scheduler;
 
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;

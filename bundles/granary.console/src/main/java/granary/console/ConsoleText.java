@@ -6,14 +6,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.EngineStatus;
-import granary.api.PolicyInfo;
-import granary.api.Resources;
-import granary.api.queue.QueueRow;
-import granary.api.quota.BillingRow;
-import granary.api.quota.GroupQuotaRow;
-import granary.api.quota.QuotaReport;
-import granary.api.reservation.ReservationReport;
+import granary.api.spi.EngineStatus;
+import granary.api.spi.PolicyInfo;
+import granary.api.model.Resources;
+import granary.policy.queues.api.QueueRow;
+import granary.policy.quota.api.BillingRow;
+import granary.policy.quota.api.GroupQuotaRow;
+import granary.policy.quota.api.QuotaReport;
+import granary.policy.reservation.api.ReservationReport;
 
 /** Formatting of the console's output: pure functions from DTOs to text, one line per item. */
 final class ConsoleText {

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.api.spi.EngineView;
 import granary.api.spi.JobView;
 import granary.api.spi.NodeView;

@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import granary.api.Clock;
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.Clock;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.api.event.NodeAdded;
 import granary.api.event.PolicyInstalled;
 import granary.engine.Engine;

@@ -9,9 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import granary.api.Clock;
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.Clock;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.api.event.NodeAdded;
 import granary.api.event.PolicyInstalled;
 import granary.engine.Engine;

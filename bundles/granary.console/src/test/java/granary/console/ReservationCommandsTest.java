@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
 
-import granary.api.JobSpec;
-import granary.api.ManualClock;
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.ManualClock;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.api.event.ClockTick;
 import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;

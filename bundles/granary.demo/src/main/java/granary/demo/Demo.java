@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
-import granary.api.InvalidRequestException;
-import granary.api.NodeSpec;
-import granary.api.Scheduler;
-import granary.api.UnitId;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.NodeSpec;
+import granary.api.event.Scheduler;
+import granary.api.model.UnitId;
 import granary.api.event.GrantReleased;
 import granary.api.event.Granted;
 import granary.api.event.JobCancelled;

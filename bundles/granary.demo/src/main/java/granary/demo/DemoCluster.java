@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 
 /** The demo cluster: rooms {@code r1..rN}, each with nodes {@code r<i>-n001..}, all of one size. */
 public final class DemoCluster {

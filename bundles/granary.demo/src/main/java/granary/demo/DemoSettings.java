@@ -3,7 +3,7 @@ package granary.demo;
 import java.util.ArrayList;
 import java.util.List;
 
-import granary.api.Names;
+import granary.api.model.Names;
 
 /**
  * What the demo builds and how busy it keeps the scheduler.

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import granary.api.JobSpec;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 
 /**
  * Synthetic jobs from a seeded random source: one or two units of 1 to {@code maxSlotsPerUnit}

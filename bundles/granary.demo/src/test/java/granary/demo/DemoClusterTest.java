@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 
 import org.junit.jupiter.api.Test;
 

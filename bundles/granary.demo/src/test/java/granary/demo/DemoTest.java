@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.List;
 
-import granary.api.JobSpec;
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;

@@ -9,11 +9,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import granary.api.JobSpec;
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 
 import org.junit.jupiter.api.Test;
 

@@ -9,8 +9,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-import granary.api.Clock;
-import granary.api.EngineStatus;
+import granary.api.model.Clock;
+import granary.api.spi.EngineStatus;
 import granary.api.event.InputEvent;
 import granary.api.event.PolicyInstalled;
 import granary.api.spi.EngineView;

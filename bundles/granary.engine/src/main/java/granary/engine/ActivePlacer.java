@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import granary.api.Locality;
+import granary.api.model.Locality;
 import granary.api.spi.Reason;
 import granary.api.spi.ReasonCode;
 

@@ -3,7 +3,7 @@ package granary.engine;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.api.event.Granted;
 import granary.api.event.OutputEvent;
 import granary.api.event.Revoked;

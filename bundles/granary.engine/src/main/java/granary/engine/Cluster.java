@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.api.spi.ClusterView;
 
 /**

@@ -5,7 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 
 /**
  * The resource dimensions the engine indexes: cpu, memory, then every extended resource in the

@@ -8,12 +8,12 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
-import granary.api.Clock;
-import granary.api.EngineStatus;
-import granary.api.InvalidRequestException;
-import granary.api.PolicyInfo;
-import granary.api.Receipt;
-import granary.api.UnitId;
+import granary.api.model.Clock;
+import granary.api.spi.EngineStatus;
+import granary.api.model.InvalidRequestException;
+import granary.api.spi.PolicyInfo;
+import granary.api.event.Receipt;
+import granary.api.model.UnitId;
 import granary.api.event.ClockTick;
 import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
@@ -27,6 +27,7 @@ import granary.api.event.NodeRemoved;
 import granary.api.event.OutputEvent;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
+import granary.api.event.PolicyFailed;
 import granary.api.event.PolicyInstalled;
 import granary.api.event.PolicyReconfigured;
 import granary.api.event.PolicyUninstalled;
@@ -116,6 +117,7 @@ public final class Engine {
             notes.addAll(policies.reconfigure(r.policy(), r.settings()));
             reconsider();
         });
+        on(PolicyFailed.class, e -> notes.add("policy " + ((PolicyFailed) e).policy() + ": " + ((PolicyFailed) e).problem()));
         on(ClockTick.class, e -> { });
     }
 

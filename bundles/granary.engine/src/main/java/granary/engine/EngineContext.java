@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
 
-import granary.api.EngineStatus;
-import granary.api.Locality;
-import granary.api.PolicyInfo;
-import granary.api.UnitId;
-import granary.api.UnitKind;
+import granary.api.spi.EngineStatus;
+import granary.api.model.Locality;
+import granary.api.spi.PolicyInfo;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
 import granary.api.spi.CycleContext;
 import granary.api.spi.Policy;
 import granary.api.spi.NodeView;

@@ -15,11 +15,11 @@ import java.util.List;
 public record EngineOptions(List<String> policies, List<String> fallback, boolean checkInvariants) {
 
     /**
-     * FIFO unit order, the queue tree, quota (whose group order wins over the queues'), gang
-     * placement and reservation when installed; fall back FIFO, FAIR, SubmitWindow.
+     * Nothing selected, no fallback: the engine names no policy. A runtime says which policies it
+     * runs with (features/standalone: {@code granary-runtime.properties}); until one is in effect at
+     * the unit order, scheduling waits (docs/architecture.md, "Policies as bundles").
      */
-    public static final EngineOptions DEFAULTS = new EngineOptions(
-            List.of("fifo", "queues", "quota", "gang", "reservation"), List.of("fifo", "fair", "submitwindow"), false);
+    public static final EngineOptions DEFAULTS = new EngineOptions(List.of(), List.of(), false);
 
     public EngineOptions {
         policies = List.copyOf(policies);

@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-import granary.api.Receipt;
-import granary.api.Scheduler;
+import granary.api.event.Receipt;
+import granary.api.event.Scheduler;
 import granary.api.event.ClockTick;
 import granary.api.event.InputEvent;
 import granary.api.event.OutputEvent;

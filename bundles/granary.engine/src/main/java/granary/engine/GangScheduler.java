@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import granary.api.Resources;
-import granary.api.UnitId;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.api.spi.GangPlacement;
 import granary.api.spi.GangPlan;
 import granary.api.spi.PlacementContext;

@@ -4,7 +4,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.api.spi.GroupView;
 
 /**

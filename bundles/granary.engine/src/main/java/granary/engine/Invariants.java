@@ -3,7 +3,7 @@ package granary.engine;
 import java.util.HashMap;
 import java.util.Map;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 
 /**
  * The engine's invariants, checked from scratch: nothing granted beyond capacity; the books of

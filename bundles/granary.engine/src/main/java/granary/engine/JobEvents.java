@@ -4,12 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.InvalidRequestException;
-import granary.api.JobSpec;
-import granary.api.Locality;
-import granary.api.Problem;
-import granary.api.UnitId;
-import granary.api.UnitSpec;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.Locality;
+import granary.api.model.Problem;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
 import granary.api.event.GrantReleased;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobMoved;

@@ -3,8 +3,8 @@ package granary.engine;
 import java.util.ArrayList;
 import java.util.List;
 
-import granary.api.JobSpec;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitSpec;
 import granary.api.spi.JobView;
 
 /** The engine's record of one job. */

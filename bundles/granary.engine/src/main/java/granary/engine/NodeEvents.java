@@ -4,10 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.InvalidRequestException;
-import granary.api.Problem;
-import granary.api.Resources;
-import granary.api.UnitKind;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.Problem;
+import granary.api.model.Resources;
+import granary.api.model.UnitKind;
 import granary.api.event.NodeAdded;
 import granary.api.event.NodeBlacklisted;
 import granary.api.event.NodeCapacityChanged;

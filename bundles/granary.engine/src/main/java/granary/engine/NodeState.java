@@ -4,9 +4,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitId;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.api.spi.NodeView;
 
 /** The engine's record of one node. Mutated only by {@link Allocator} and the node event handlers. */

@@ -6,7 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import granary.api.UnitId;
+import granary.api.model.UnitId;
 import granary.api.spi.EngineView;
 import granary.api.spi.NodeFilter;
 

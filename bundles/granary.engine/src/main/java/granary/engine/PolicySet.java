@@ -14,8 +14,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import granary.api.InvalidRequestException;
-import granary.api.PolicyInfo;
+import granary.api.model.InvalidRequestException;
+import granary.api.spi.PolicyInfo;
 import granary.api.spi.Admission;
 import granary.api.spi.CycleAction;
 import granary.api.spi.EngineView;

@@ -9,12 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import granary.api.Allocation;
-import granary.api.Locality;
-import granary.api.Resources;
-import granary.api.UnitId;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.api.model.Allocation;
+import granary.api.model.Locality;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 import granary.api.spi.Reason;
 import granary.api.spi.UnitView;
 

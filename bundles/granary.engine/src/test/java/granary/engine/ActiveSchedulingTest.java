@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;
 
-import granary.api.Locality;
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.Locality;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.api.event.NodeAdded;
 import granary.api.event.NodeBlacklisted;
 import granary.api.spi.Admission;
@@ -67,7 +67,7 @@ class ActiveSchedulingTest {
         Harness h = Harness.withFifo().nodes("n", "r1", 3, 800, 8192);
         h.submit("j", UnitSpec.builder("u").slot(100, 512).desired(8).maxPerNode(2).build());
         assertEquals(Map.of("n0", 2, "n1", 2, "n2", 2), h.placement("j/u"));
-        assertEquals(2, h.engine.view().unit(granary.api.UnitId.parse("j/u")).remaining());
+        assertEquals(2, h.engine.view().unit(granary.api.model.UnitId.parse("j/u")).remaining());
     }
 
     @Test
@@ -95,7 +95,7 @@ class ActiveSchedulingTest {
         h.handle(new NodeAdded(new NodeSpec("gpu0", "r1", Resources.of(800, 8192, Map.of("gpu", 2L)))));
         h.submit("j", UnitSpec.builder("u").slot(Resources.of(100, 512, Map.of("gpu", 1L))).desired(3).build());
         assertEquals(Map.of("gpu0", 2), h.placement("j/u"));
-        assertEquals(ReasonCode.NO_FIT, h.engine.view().unit(granary.api.UnitId.parse("j/u")).waitReason().code());
+        assertEquals(ReasonCode.NO_FIT, h.engine.view().unit(granary.api.model.UnitId.parse("j/u")).waitReason().code());
     }
 
     /** A quota-like admission: at most {@code limit} slots per group. */
@@ -128,7 +128,7 @@ class ActiveSchedulingTest {
         h.nodes("n", "r1", 4, 400, 4096);
         h.submit("j", unit("u", 100, 512, 10));
         assertEquals(3, h.granted("j/u"));
-        assertEquals(ReasonCode.QUOTA, h.engine.view().unit(granary.api.UnitId.parse("j/u")).waitReason().code());
+        assertEquals(ReasonCode.QUOTA, h.engine.view().unit(granary.api.model.UnitId.parse("j/u")).waitReason().code());
         h.release("j/u", "n0", 1);
         assertEquals(3, h.granted("j/u"));   // the freed slot is given back within the cap
     }

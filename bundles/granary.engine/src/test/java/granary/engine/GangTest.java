@@ -7,9 +7,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.JobSpec;
-import granary.api.UnitId;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
 import granary.api.event.JobSubmitted;
 import granary.api.spi.GangPlacement;
 import granary.api.spi.GangPlan;
@@ -34,17 +34,17 @@ class GangTest {
 
         @Override
         public GangPlan plan(List<? extends UnitView> gang, PlacementContext ctx) {
-            Map<String, granary.api.Resources> used = new HashMap<>();
+            Map<String, granary.api.model.Resources> used = new HashMap<>();
             Map<UnitId, Map<String, Integer>> plan = new HashMap<>();
             for (UnitView u : gang) {
                 int left = u.remaining();
                 Map<String, Integer> slots = new HashMap<>();
                 for (NodeView n : ctx.candidates(u)) {
-                    granary.api.Resources free = n.free().minus(used.getOrDefault(n.name(), granary.api.Resources.ZERO));
+                    granary.api.model.Resources free = n.free().minus(used.getOrDefault(n.name(), granary.api.model.Resources.ZERO));
                     int k = Math.min(left, Math.min(ctx.room(u, n), u.slot().copiesIn(free)));
                     if (k > 0) {
                         slots.put(n.name(), k);
-                        used.merge(n.name(), u.slot().times(k), granary.api.Resources::plus);
+                        used.merge(n.name(), u.slot().times(k), granary.api.model.Resources::plus);
                         left -= k;
                     }
                 }

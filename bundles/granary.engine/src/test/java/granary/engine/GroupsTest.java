@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.Allocation;
-import granary.api.InvalidRequestException;
-import granary.api.JobSpec;
-import granary.api.Resources;
-import granary.api.UnitId;
+import granary.api.model.Allocation;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.api.event.JobMoved;
 import granary.api.event.JobSubmitted;
 import granary.api.event.PolicyActivated;

@@ -5,13 +5,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.JobSpec;
-import granary.api.ManualClock;
-import granary.api.NodeSpec;
-import granary.api.Receipt;
-import granary.api.Resources;
-import granary.api.UnitId;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.ManualClock;
+import granary.api.model.NodeSpec;
+import granary.api.event.Receipt;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
 import granary.api.event.GrantReleased;
 import granary.api.event.Granted;
 import granary.api.event.InputEvent;
@@ -138,7 +138,7 @@ final class Harness {
         for (granary.api.spi.GroupView g : v.groups()) {
             sb.append(g.name()).append(' ').append(g.used()).append(' ').append(g.waitingSlots()).append('\n');
         }
-        granary.api.EngineStatus s = v.status();
+        granary.api.spi.EngineStatus s = v.status();
         sb.append(s.nodes()).append(' ').append(s.waitingUnits()).append(' ').append(s.waitingSlots()).append(' ')
                 .append(s.grantedSlots()).append(' ').append(s.decisions()).append(' ').append(s.policies());
         return sb.toString();

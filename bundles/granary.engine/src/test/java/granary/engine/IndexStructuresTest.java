@@ -8,10 +8,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 
-import granary.api.JobSpec;
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 
 import org.junit.jupiter.api.Test;
 

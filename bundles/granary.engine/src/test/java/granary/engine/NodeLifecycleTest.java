@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.JobSpec;
-import granary.api.Locality;
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.Locality;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.NodeBlacklisted;
@@ -31,7 +31,7 @@ class NodeLifecycleTest {
         h.submit("j", unit("u", 100, 512, 4));
         assertEquals(Map.of("n0", 2, "n1", 2), h.placement("j/u"));
         var r = h.handle(new NodeRemoved("n0", false));
-        assertEquals(List.of(new Revoked(granary.api.UnitId.parse("j/u"), "n0", 2, UnitKind.OFFLINE, "node removed",
+        assertEquals(List.of(new Revoked(granary.api.model.UnitId.parse("j/u"), "n0", 2, UnitKind.OFFLINE, "node removed",
                 ((Revoked) r.outputs().get(0)).seq())), r.outputs().subList(0, 1));
         assertEquals(Map.of("n1", 4), h.placement("j/u"));
         assertEquals(Map.of("j/u@n1", 4), h.netFromLog());
@@ -45,7 +45,7 @@ class NodeLifecycleTest {
         var r = h.handle(new NodeRemoved("n0", true));
         Revoked rv = (Revoked) r.outputs().get(0);
         assertEquals("node removed (forced)", rv.reason());
-        assertEquals(2, h.engine.view().unit(granary.api.UnitId.parse("svc/web")).remaining());
+        assertEquals(2, h.engine.view().unit(granary.api.model.UnitId.parse("svc/web")).remaining());
     }
 
     @Test
@@ -91,6 +91,6 @@ class NodeLifecycleTest {
         assertEquals(Map.of("n1", 2), h.placement("j/u"));
         h.handle(new NodeRemoved("n1", false));
         assertEquals(0, h.granted("j/u"));   // only n1 was eligible; the slots wait for it
-        assertTrue(h.engine.view().unit(granary.api.UnitId.parse("j/u")).remaining() == 2);
+        assertTrue(h.engine.view().unit(granary.api.model.UnitId.parse("j/u")).remaining() == 2);
     }
 }

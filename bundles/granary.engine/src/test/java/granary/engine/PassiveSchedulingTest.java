@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import granary.api.JobSpec;
-import granary.api.UnitId;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
 import granary.api.event.JobSubmitted;
 import granary.api.spi.NodeFilter;
 import granary.api.spi.NodeView;

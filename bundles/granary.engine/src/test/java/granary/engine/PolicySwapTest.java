@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 
-import granary.api.UnitSpec;
+import granary.api.model.UnitSpec;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
 import granary.api.event.PolicyInstalled;
@@ -145,15 +145,15 @@ class PolicySwapTest {
 
     @Test
     void aFaultyPolicyCannotCorruptTheEngine() {
-        granary.api.ManualClock clock = new granary.api.ManualClock(0);
+        granary.api.model.ManualClock clock = new granary.api.model.ManualClock(0);
         Engine e = new Engine(clock, new EngineOptions(List.of("faulty"), List.of(), false));
         Faulty f = new Faulty();
         e.handle(new PolicyInstalled(f, "test"));
-        e.handle(new granary.api.event.NodeAdded(new granary.api.NodeSpec("n0", "r", granary.api.Resources.of(100, 100))));
-        e.handle(new granary.api.event.JobSubmitted(granary.api.JobSpec.of("a", null, unit("u", 100, 10, 2))));
-        e.handle(new granary.api.event.JobSubmitted(granary.api.JobSpec.of("b", null, unit("u", 100, 10, 2))));
+        e.handle(new granary.api.event.NodeAdded(new granary.api.model.NodeSpec("n0", "r", granary.api.model.Resources.of(100, 100))));
+        e.handle(new granary.api.event.JobSubmitted(granary.api.model.JobSpec.of("a", null, unit("u", 100, 10, 2))));
+        e.handle(new granary.api.event.JobSubmitted(granary.api.model.JobSpec.of("b", null, unit("u", 100, 10, 2))));
         f.armed = true;
-        var r = e.handle(new granary.api.event.GrantReleased(granary.api.UnitId.parse("a/u"), "n0", 1));
+        var r = e.handle(new granary.api.event.GrantReleased(granary.api.model.UnitId.parse("a/u"), "n0", 1));
         assertEquals(List.of("policy faulty failed and was set aside: java.lang.IllegalStateException: boom",
                 "unit-order: faulty -> (none)"), r.notes());
         e.checkInvariants();

@@ -29,11 +29,13 @@ public final class Container {
     private final Framework framework;
     private final List<Bundle> bundles;
     private final List<String> problems;
+    private final Predicate<Bundle> held;
 
-    private Container(Framework framework, List<Bundle> bundles, List<String> problems) {
+    private Container(Framework framework, List<Bundle> bundles, List<String> problems, Predicate<Bundle> held) {
+        this.held = held;
         this.framework = framework;
         this.bundles = List.copyOf(bundles);
-        this.problems = List.copyOf(problems);
+        this.problems = new java.util.concurrent.CopyOnWriteArrayList<>(problems);
     }
 
     /**
@@ -46,6 +48,18 @@ public final class Container {
     public static Container start(FrameworkFactory factory, Map<String, String> properties,
                                   List<EmbeddedBundle> embedded, Map<String, Map<String, Object>> configurations)
             throws BundleException {
+        Container c = startHolding(factory, properties, embedded, configurations, b -> false);
+        c.startHeld();
+        return c;
+    }
+
+    /**
+     * As {@link #start}, but the bundles {@code held} selects stay installed and resolved, not started,
+     * until {@link #startHeld}: the launcher holds the console shell back until the runtime is ready.
+     */
+    public static Container startHolding(FrameworkFactory factory, Map<String, String> properties,
+                                         List<EmbeddedBundle> embedded, Map<String, Map<String, Object>> configurations,
+                                         Predicate<Bundle> held) throws BundleException {
         Framework framework = factory.newFramework(properties);
         framework.init();
         try {
@@ -56,12 +70,12 @@ public final class Container {
             }
             framework.start();
             List<String> problems = new ArrayList<>();
-            startAll(installed, b -> !isGranary(b), problems);
+            startAll(installed, b -> !isGranary(b) && !held.test(b), problems);
             if (!configurations.isEmpty()) {
                 Configurations.update(context, configurations);
             }
-            startAll(installed, Container::isGranary, problems);
-            return new Container(framework, installed, problems);
+            startAll(installed, b -> isGranary(b) && !held.test(b), problems);
+            return new Container(framework, installed, problems, held);
         } catch (BundleException | RuntimeException e) {
             stop(framework, Duration.ofSeconds(10));
             throw e;
@@ -85,6 +99,13 @@ public final class Container {
         }
     }
 
+    /** Starts the bundles held back by {@link #startHolding}; a failure is added to {@link #problems()}. */
+    public void startHeld() {
+        List<String> more = new ArrayList<>();
+        startAll(bundles, held, more);
+        problems.addAll(more);
+    }
+
     public Framework framework() {
         return framework;
     }
@@ -100,7 +121,7 @@ public final class Container {
 
     /** Bundles that did not start, one message each. */
     public List<String> problems() {
-        return problems;
+        return List.copyOf(problems);
     }
 
     /** The embedded bundles that are not ACTIVE (fragments are RESOLVED by nature and count as fine). */

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Properties;
 import java.util.ServiceLoader;
 
 import org.osgi.framework.BundleException;
@@ -61,12 +62,19 @@ public final class Launcher {
         };
         Container container;
         try {
-            container = Container.start(frameworkFactory(), frameworkProperties(work, interactive),
-                    EmbeddedBundle.listIn(self), configurations(options));
+            container = Container.startHolding(frameworkFactory(), frameworkProperties(work, interactive),
+                    EmbeddedBundle.listIn(self), configurations(options), Launcher::isShell);
         } catch (BundleException | IOException | RuntimeException e) {
             err.println("Error: the runtime did not start: " + e.getMessage());
             return EXIT_STARTUP;
         }
+        try {
+            // the prompt (the shell bundle) comes when the commands, the policies and the demo are there
+            Readiness.await(container.context(), options.commandWait()).forEach(p -> err.println("Warning: not ready: " + p));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        container.startHeld();
         container.problems().forEach(p -> err.println("Warning: " + p));
         Thread hook = new Thread(() -> {
             container.stop(STOP_TIMEOUT);   // Ctrl-C: stop the bundles cleanly, then drop the storage
@@ -103,11 +111,44 @@ public final class Launcher {
      * of the same name wins (BundleContext.getProperty falls back to system properties).
      */
     static Map<String, String> frameworkProperties(Path work, boolean interactive) {
-        Map<String, String> p = new HashMap<>();
+        Map<String, String> p = new HashMap<>(runtimeDefaults());
         p.put(Constants.FRAMEWORK_STORAGE, work.resolve("storage").toString());
         p.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
         if (System.getProperty(GoshArgs.PROPERTY) == null) {
             p.put(GoshArgs.PROPERTY, interactive ? GoshArgs.INTERACTIVE : GoshArgs.PIPED);
+        }
+        return p;
+    }
+
+    /** The console shell bundles: started last, once the runtime is ready, so the prompt never precedes the commands. */
+    static boolean isShell(org.osgi.framework.Bundle b) {
+        String bsn = b.getSymbolicName();
+        return "org.apache.felix.gogo.shell".equals(bsn) || "org.apache.felix.gogo.jline".equals(bsn);
+    }
+
+    /** The resource of the runtime's policy defaults (framework properties). */
+    static final String RUNTIME_DEFAULTS = "/granary-runtime.properties";
+
+    /**
+     * The runtime's policy selection and fallback ({@code granary-runtime.properties}); a system
+     * property of the same name wins (BundleContext.getProperty falls back to system properties, so
+     * a property left out here is read from there).
+     */
+    static Map<String, String> runtimeDefaults() {
+        Properties defaults = new Properties();
+        try (InputStream in = Launcher.class.getResourceAsStream(RUNTIME_DEFAULTS)) {
+            if (in == null) {
+                throw new IllegalStateException("the launcher jar has no " + RUNTIME_DEFAULTS);
+            }
+            defaults.load(in);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + RUNTIME_DEFAULTS + ": " + e, e);
+        }
+        Map<String, String> p = new HashMap<>();
+        for (String k : defaults.stringPropertyNames()) {
+            if (System.getProperty(k) == null) {
+                p.put(k, defaults.getProperty(k));
+            }
         }
         return p;
     }

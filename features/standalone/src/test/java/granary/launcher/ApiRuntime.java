@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.jar.JarInputStream;
 
-import granary.api.Receipt;
-import granary.api.Scheduler;
+import granary.api.event.Receipt;
+import granary.api.event.Scheduler;
 import granary.api.event.InputEvent;
 import granary.api.spi.EngineView;
 
@@ -45,9 +45,7 @@ final class ApiRuntime implements AutoCloseable {
         List<EmbeddedBundle> all = EmbeddedBundle.listIn(It.runnableJar());
         EmbeddedBundle api = all.stream().filter(b -> b.symbolicName().equals("granary.api")).findFirst().orElseThrow();
         Map<String, String> props = new HashMap<>(Launcher.frameworkProperties(work, false));
-        try (JarInputStream in = new JarInputStream(api.open())) {
-            props.put("org.osgi.framework.system.packages.extra", in.getManifest().getMainAttributes().getValue("Export-Package"));
-        }
+        props.put("org.osgi.framework.system.packages.extra", exports(api));
         Map<String, Map<String, Object>> configs = new LinkedHashMap<>(config);
         configs.put(Launcher.DEMO_PID, Map.of("enabled", false));
         Container container = Container.start(It.factory(), props, all.stream().filter(b -> b != api).toList(), configs);
@@ -55,6 +53,12 @@ final class ApiRuntime implements AutoCloseable {
         var ref = container.context().getServiceReference(Scheduler.class);
         assertNotNull(ref, "Scheduler service");
         return new ApiRuntime(work, container, container.context().getService(ref));
+    }
+
+    private static String exports(EmbeddedBundle b) throws java.io.IOException {
+        try (JarInputStream in = new JarInputStream(b.open())) {
+            return in.getManifest().getMainAttributes().getValue("Export-Package");
+        }
     }
 
     Receipt submit(InputEvent e) throws Exception {

@@ -9,19 +9,19 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 
-import granary.api.JobSpec;
-import granary.api.Locality;
-import granary.api.NodeSpec;
-import granary.api.Receipt;
-import granary.api.Resources;
-import granary.api.UnitId;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.Locality;
+import granary.api.model.NodeSpec;
+import granary.api.event.Receipt;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
 import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
-import granary.api.reservation.ReservationReport;
-import granary.api.reservation.ReservationReports;
+import granary.policy.reservation.api.ReservationReport;
+import granary.policy.reservation.api.ReservationReports;
 import granary.api.spi.EngineView;
 import granary.api.spi.UnitView;
 

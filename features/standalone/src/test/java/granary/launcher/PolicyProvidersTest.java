@@ -2,6 +2,7 @@ package granary.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +14,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
-import granary.api.InvalidRequestException;
+import granary.api.model.InvalidRequestException;
 import granary.api.spi.ExtensionPoint;
 import granary.api.spi.Policy;
 import granary.api.spi.PolicyProvider;
@@ -34,22 +35,22 @@ class PolicyProvidersTest {
     }
 
     private static PolicyProvider provider(String name) {
-        return providers().stream().filter(p -> p.name().equals(name)).findFirst()
+        return providers().stream().filter(p -> p.declaration().name().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no provider for " + name));
     }
 
     @Test
     void everyPolicyBundleHasAProvider() {
-        Set<String> names = providers().stream().map(PolicyProvider::name).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> names = providers().stream().map(p -> p.declaration().name()).collect(Collectors.toCollection(TreeSet::new));
         assertTrue(names.containsAll(Set.of("fifo", "fair", "submitwindow", "quota", "queues", "gang", "reservation")),
                 names::toString);
         for (PolicyProvider p : providers()) {
-            Policy a = p.create(Map.of());
-            assertEquals(p.name(), a.name());
-            assertNotSame(a, p.create(Map.of()), p.name() + ": each call makes a new instance");
-            assertFalse(ExtensionPoint.of(a).isEmpty(), p.name() + " implements no extension point");
+            Policy a = p.declaration().create(Map.of());
+            assertEquals(p.declaration().name(), a.name());
+            assertNotSame(a, p.declaration().create(Map.of()), p.declaration().name() + ": each call makes a new instance");
+            assertFalse(ExtensionPoint.of(a).isEmpty(), p.declaration().name() + " implements no extension point");
             InvalidRequestException unknown = assertThrows(InvalidRequestException.class,
-                    () -> p.create(Map.of("nosuch", "1")), p.name());
+                    () -> p.declaration().create(Map.of("nosuch", "1")), p.declaration().name());
             assertTrue(unknown.getMessage().contains("nosuch: unknown option; known: "), unknown.getMessage());
         }
     }
@@ -66,9 +67,9 @@ class PolicyProvidersTest {
             """)
     void optionsAreReadAndBadOnesNamed(String name, String good, String bad, String message) {
         PolicyProvider p = provider(name);
-        assertEquals(name, p.create(option(good)).name());
-        assertTrue(p.options().containsKey(good.substring(0, good.indexOf('='))), p.options()::toString);
-        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> p.create(option(bad)));
+        assertEquals(name, p.declaration().create(option(good)).name());
+        assertNotNull(p.declaration().option(good.substring(0, good.indexOf('='))), name);
+        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> p.declaration().create(option(bad)));
         assertTrue(e.getMessage().contains(message), e.getMessage());
     }
 

@@ -9,19 +9,19 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 
-import granary.api.JobSpec;
-import granary.api.NodeSpec;
-import granary.api.Receipt;
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.NodeSpec;
+import granary.api.event.Receipt;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyReconfigured;
-import granary.api.quota.GroupQuota;
-import granary.api.quota.Quota;
-import granary.api.quota.QuotaTable;
+import granary.policy.quota.api.GroupQuota;
+import granary.policy.quota.api.Quota;
+import granary.policy.quota.api.QuotaTable;
 import granary.api.spi.EngineView;
 import granary.api.spi.UnitView;
 
@@ -102,8 +102,8 @@ class QuotaSwapIT {
         submit(new JobSubmitted(gang("a1", "a", 8)));   // capped at a's MaxQuota 6
         submit(new JobSubmitted(gang("b1", "b", 4)));   // 2 slots left in the cluster
         String start = work();
-        assertEquals(6, (int) query(v -> v.unit(new granary.api.UnitId("a1", "u")).granted()));
-        assertEquals(2, (int) query(v -> v.unit(new granary.api.UnitId("b1", "u")).granted()));
+        assertEquals(6, (int) query(v -> v.unit(new granary.api.model.UnitId("a1", "u")).granted()));
+        assertEquals(2, (int) query(v -> v.unit(new granary.api.model.UnitId("b1", "u")).granted()));
 
         for (String next : List.of("fifo", "submitwindow", "fifo", "submitwindow")) {
             Receipt r = submit(new PolicyActivated(next));

@@ -87,8 +87,8 @@ class RuntimeIT {
     @Test
     @Order(2)
     void theSchedulerServiceComesFromTheEngine() {
-        ServiceReference<?> ref = Container.service(container.context(), "granary.api.Scheduler");
-        assertNotNull(ref, "granary.api.Scheduler service");
+        ServiceReference<?> ref = Container.service(container.context(), "granary.api.event.Scheduler");
+        assertNotNull(ref, "granary.api.event.Scheduler service");
         assertEquals("granary.engine", ref.getBundle().getSymbolicName());
     }
 

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's recipe: a stock Apache Felix 7 runtime ({@code bin/felix.jar} = org.apache.felix.main,
- * {@code conf/config.properties}, a {@code bundle/} directory with Gogo) plus the jars of
- * {@code target/felix-bundles}. Runs {@code java -jar bin/felix.jar} as a child process, reads
+ * {@code conf/config.properties} with the runtime's properties, a {@code bundle/} directory with Gogo
+ * and the jars of {@code target/felix-bundles}) — {@code target/stock-felix}, copied. Runs {@code java -jar bin/felix.jar} as a child process, reads
  * {@code lb -s} from its Gogo shell until every bundle is Active, then asks {@code granary:status}.
  * Felix run only (failsafe excludes it from the Equinox run).
  */
@@ -41,26 +41,16 @@ class StockFelixIT {
 
     @Test
     void theFelixBundlesAllBecomeActiveInAStockFelix() throws Exception {
-        Path bundleDir = Files.createDirectories(felix.resolve("bundle"));
-        Files.createDirectories(felix.resolve("bin"));
-        Files.createDirectories(felix.resolve("conf"));
-        Files.copy(It.target().resolve("stock-felix/bin/felix.jar"), felix.resolve("bin/felix.jar"));
-        // the distribution's settings that matter here: deploy bundle/ on start, log errors only
-        Files.writeString(felix.resolve("conf/config.properties"),
-                "felix.auto.deploy.action=install,start\nfelix.log.level=1\n");
-        // the stock distribution brings Gogo (runtime, command and a shell)
-        for (String gogo : List.of("runtime", "shell", "command")) {
-            Files.copy(It.target().resolve("bundles/org.apache.felix.gogo." + gogo + ".jar"),
-                    bundleDir.resolve("org.apache.felix.gogo." + gogo + ".jar"));
-        }
-        Set<String> expected = new TreeSet<>(List.of("org.apache.felix.gogo.runtime", "org.apache.felix.gogo.shell",
-                "org.apache.felix.gogo.command"));
-        try (Stream<Path> jars = Files.list(It.target().resolve("felix-bundles"))) {
+        // target/stock-felix is the recipe applied to Maven Central artifacts: run a copy of it
+        copyTree(It.target().resolve("stock-felix"), felix);
+        Set<String> expected = new TreeSet<>();
+        try (Stream<Path> jars = Files.list(felix.resolve("bundle"))) {
             for (Path jar : jars.toList()) {
-                Files.copy(jar, bundleDir.resolve(jar.getFileName()));
                 expected.add(symbolicName(jar));
             }
         }
+        assertTrue(expected.containsAll(List.of("org.apache.felix.gogo.shell", "granary.engine", "granary.policy.fifo")),
+                expected::toString);
 
         String java = ProcessHandle.current().info().command().orElseThrow();
         Process p = new ProcessBuilder(java, "-jar", "bin/felix.jar").directory(felix.toFile())
@@ -89,6 +79,19 @@ class StockFelixIT {
         }   // end of input: the Gogo shell stops the framework
         assertTrue(p.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "felix did not stop at end of input\n" + output);
         assertEquals(0, p.exitValue(), output::toString);
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> all = Files.walk(from)) {
+            for (Path p : all.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
     }
 
     private static boolean allActive(Map<String, String> states, Set<String> expected) {

@@ -1,6 +1,6 @@
 package granary.api.event;
 
-import granary.api.UnitId;
+import granary.api.model.UnitId;
 
 /**
  * A job master gives back {@code slots} slots of a unit on a node because their work is done: the

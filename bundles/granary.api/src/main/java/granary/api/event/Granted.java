@@ -1,7 +1,7 @@
 package granary.api.event;
 
-import granary.api.UnitId;
-import granary.api.UnitKind;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
 
 /**
  * {@code slots} more slots of a unit on a node. A job master learns node → slots from these (its

@@ -1,6 +1,6 @@
 package granary.api.event;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 
 /**
  * A node's capacity changes. If the new capacity is below what is granted there, offline grants are

@@ -1,7 +1,7 @@
 package granary.api.event;
 
-import granary.api.UnitId;
-import granary.api.UnitKind;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
 
 /**
  * The master takes back {@code slots} slots of a unit on a node (preemption, lost node, shrunk

@@ -1,6 +1,6 @@
 package granary.api.event;
 
-import granary.api.UnitId;
+import granary.api.model.UnitId;
 
 /**
  * A job master changes how many slots a unit wants in all. It may not go below what the unit holds:

@@ -3,7 +3,7 @@ package granary.api.spi;
 import java.util.Collection;
 import java.util.Set;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 
 import org.osgi.annotation.versioning.ProviderType;
 

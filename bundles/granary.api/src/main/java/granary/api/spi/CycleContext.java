@@ -1,6 +1,6 @@
 package granary.api.spi;
 
-import granary.api.UnitId;
+import granary.api.model.UnitId;
 
 import org.osgi.annotation.versioning.ProviderType;
 

@@ -3,9 +3,9 @@ package granary.api.spi;
 import java.util.Collection;
 import java.util.List;
 
-import granary.api.EngineStatus;
-import granary.api.PolicyInfo;
-import granary.api.UnitId;
+import granary.api.spi.EngineStatus;
+import granary.api.spi.PolicyInfo;
+import granary.api.model.UnitId;
 
 import org.osgi.annotation.versioning.ProviderType;
 

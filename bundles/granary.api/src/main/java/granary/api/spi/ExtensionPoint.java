@@ -58,9 +58,14 @@ public enum ExtensionPoint {
 
     /** The points a policy implements. */
     public static Set<ExtensionPoint> of(Policy policy) {
+        return of(policy.getClass());
+    }
+
+    /** The points a policy class implements. */
+    public static Set<ExtensionPoint> of(Class<?> policyClass) {
         Set<ExtensionPoint> points = EnumSet.noneOf(ExtensionPoint.class);
         for (ExtensionPoint p : values()) {
-            if (p.type.isInstance(policy)) {
+            if (p.type.isAssignableFrom(policyClass)) {
                 points.add(p);
             }
         }

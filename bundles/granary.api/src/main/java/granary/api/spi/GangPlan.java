@@ -2,7 +2,7 @@ package granary.api.spi;
 
 import java.util.Map;
 
-import granary.api.UnitId;
+import granary.api.model.UnitId;
 
 /** Slots per node per unit for a whole gang. */
 public record GangPlan(Map<UnitId, Map<String, Integer>> slots) {

@@ -8,7 +8,7 @@ import org.osgi.annotation.versioning.ConsumerType;
  * resolver takes names as they are; a queue tree resolves short names to full paths.
  *
  * <p>Called on the engine thread before a job is accepted or moved; the job's group is replaced by
- * the answer. Throw {@link granary.api.InvalidRequestException} to refuse (an unknown or ambiguous
+ * the answer. Throw {@link granary.api.model.InvalidRequestException} to refuse (an unknown or ambiguous
  * name); nothing changes then.
  */
 @ConsumerType

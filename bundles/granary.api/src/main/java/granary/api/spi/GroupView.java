@@ -1,6 +1,6 @@
 package granary.api.spi;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 
 import org.osgi.annotation.versioning.ProviderType;
 

@@ -2,7 +2,7 @@ package granary.api.spi;
 
 import java.util.List;
 
-import granary.api.JobSpec;
+import granary.api.model.JobSpec;
 
 import org.osgi.annotation.versioning.ProviderType;
 

@@ -2,7 +2,7 @@ package granary.api.spi;
 
 import java.util.Set;
 
-import granary.api.UnitId;
+import granary.api.model.UnitId;
 
 import org.osgi.annotation.versioning.ConsumerType;
 

@@ -2,8 +2,8 @@ package granary.api.spi;
 
 import java.util.Map;
 
-import granary.api.Resources;
-import granary.api.UnitId;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
 
 import org.osgi.annotation.versioning.ProviderType;
 

@@ -1,31 +1,16 @@
 package granary.api.spi;
 
-import java.util.Map;
-
 import org.osgi.annotation.versioning.ConsumerType;
 
 /**
- * Makes new instances of one policy outside a framework: the simulator and other class-path users
- * find providers with {@link java.util.ServiceLoader} ({@code META-INF/services/granary.api.spi.PolicyProvider})
- * and build a policy by name, with its options as text. Inside the OSGi runtime the same policies
- * are prototype-scoped DS services.
+ * How a policy bundle makes its {@link PolicyDeclaration} known: one implementation per bundle, named
+ * in {@code META-INF/services/granary.api.spi.PolicyProvider}. On a class path (the simulator, tests)
+ * {@link java.util.ServiceLoader} finds it; in the OSGi runtime the engine bundle's policy extender
+ * reads the same file from every started bundle and registers the policy's service, configuration
+ * and metatype from the declaration.
  */
 @ConsumerType
 public interface PolicyProvider {
 
-    /** The name of the policies it makes, e.g. {@code fifo}. */
-    String name();
-
-    /**
-     * A new, independent instance.
-     *
-     * @param options option name → value as text (e.g. {@code windowMillis=5000}); unknown names
-     *                and bad values are an {@link granary.api.InvalidRequestException} naming them
-     */
-    Policy create(Map<String, String> options);
-
-    /** Option name → description, for usage texts. */
-    default Map<String, String> options() {
-        return Map.of();
-    }
+    PolicyDeclaration declaration();
 }

@@ -13,7 +13,7 @@ import org.osgi.annotation.versioning.ConsumerType;
 public interface Reconfigurable extends Policy {
 
     /**
-     * Validates and applies {@code settings}, or throws {@link granary.api.InvalidRequestException}
+     * Validates and applies {@code settings}, or throws {@link granary.api.model.InvalidRequestException}
      * listing every problem and keeps the settings in force untouched.
      *
      * @return notes for the operator (what changed)

@@ -1,6 +1,6 @@
 package granary.api.spi;
 
-import granary.api.JobSpec;
+import granary.api.model.JobSpec;
 
 import org.osgi.annotation.versioning.ConsumerType;
 

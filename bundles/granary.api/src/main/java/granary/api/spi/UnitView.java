@@ -3,11 +3,11 @@ package granary.api.spi;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.Allocation;
-import granary.api.Resources;
-import granary.api.UnitId;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.api.model.Allocation;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 
 import org.osgi.annotation.versioning.ProviderType;
 

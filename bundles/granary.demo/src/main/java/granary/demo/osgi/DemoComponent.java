@@ -2,7 +2,7 @@ package granary.demo.osgi;
 
 import java.util.List;
 
-import granary.api.Scheduler;
+import granary.api.event.Scheduler;
 import granary.demo.Demo;
 import granary.demo.DemoSettings;
 

@@ -1,14 +1,16 @@
 package granary.engine.osgi;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
-import granary.api.Clock;
-import granary.api.Receipt;
-import granary.api.Scheduler;
+import granary.api.model.Clock;
+import granary.api.event.Receipt;
+import granary.api.event.Scheduler;
 import granary.api.event.InputEvent;
 import granary.api.event.OutputEvent;
 import granary.api.event.PolicyInstalled;
@@ -20,6 +22,7 @@ import granary.engine.EngineOptions;
 import granary.engine.EventLoop;
 
 import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -46,13 +49,16 @@ public class EngineComponent implements Scheduler {
 
     @ObjectClassDefinition(name = "Granary engine", description = "The scheduling engine of this runtime.")
     public @interface Config {
-        @AttributeDefinition(description = "Policies selected at start, in order. On an exclusive extension point "
-                + "a later entry wins. Names not installed take effect when their bundle starts.")
-        String[] policies() default {"fifo", "queues", "quota", "gang", "reservation"};
+        @AttributeDefinition(required = false, description = "Policies selected at start, in order. On an exclusive "
+                + "extension point a later entry wins. Names not installed take effect when their bundle starts. "
+                + "Not set: the framework property granary.engine.policies (comma-separated), which the runtime's "
+                + "feature sets; the engine itself names no policy.")
+        String[] policies();
 
-        @AttributeDefinition(description = "Installed policies that stand in, in this order, on an exclusive point "
-                + "whose selected policy is not installed.")
-        String[] fallback() default {"fifo", "fair", "submitwindow"};
+        @AttributeDefinition(required = false, description = "Installed policies that stand in, in this order, on an "
+                + "exclusive point whose selected policy is not installed. Not set: the framework property "
+                + "granary.engine.fallback.")
+        String[] fallback();
 
         @AttributeDefinition(description = "Idle tick period in milliseconds: time-driven policies act at least this often.")
         long tickMillis() default 1000;
@@ -66,22 +72,43 @@ public class EngineComponent implements Scheduler {
     private final Engine engine = new Engine(Clock.system(), EngineOptions.DEFAULTS);
     private final EventLoop loop = new EventLoop(engine, 1000, "granary-engine");
 
+    /** Framework properties with the runtime's default selection and fallback (comma-separated). */
+    static final String POLICIES_PROPERTY = "granary.engine.policies";
+    static final String FALLBACK_PROPERTY = "granary.engine.fallback";
+
+    private BundleContext context;
+
     @Activate
-    void activate(Config config) {
-        apply(config);
+    void activate(Config config, Map<String, Object> properties, BundleContext bundleContext) {
+        this.context = bundleContext;
+        apply(config, properties);
         loop.start();
     }
 
     @Modified
-    void modified(Config config) {
-        apply(config);
+    void modified(Config config, Map<String, Object> properties) {
+        apply(config, properties);
     }
 
-    private void apply(Config config) {
+    private void apply(Config config, Map<String, Object> properties) {
         loop.tickMillis(config.tickMillis());
-        EngineOptions options = new EngineOptions(List.of(config.policies()), List.of(config.fallback()),
+        EngineOptions options = new EngineOptions(
+                names(properties.containsKey("policies") ? config.policies() : null, POLICIES_PROPERTY),
+                names(properties.containsKey("fallback") ? config.fallback() : null, FALLBACK_PROPERTY),
                 config.checkInvariants());
         loop.call(e -> e.configure(options));
+    }
+
+    /** The configured names, or those of the framework property when the setting is absent. */
+    private List<String> names(String[] configured, String property) {
+        if (configured != null) {
+            return List.of(configured);
+        }
+        String text = context.getProperty(property);
+        if (text == null || text.isBlank()) {
+            return List.of();
+        }
+        return Arrays.stream(text.split(",")).map(String::trim).filter(n -> !n.isEmpty()).toList();
     }
 
     @Deactivate

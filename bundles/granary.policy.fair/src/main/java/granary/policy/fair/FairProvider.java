@@ -1,28 +1,23 @@
 package granary.policy.fair;
 
-import java.util.Map;
-import java.util.Set;
-
-import granary.api.Options;
-import granary.api.spi.Policy;
+import granary.api.spi.OptionSpec;
+import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
 
-/** Makes FAIR policies on a class path (see {@link PolicyProvider}). Option: {@code measure}. */
-public class FairProvider implements PolicyProvider {
+/** The FAIR policy, declared once: its name, options and how it is made (docs/policies.md, "fair"). */
+public final class FairProvider implements PolicyProvider {
+
+    static final OptionSpec<FairPolicy.Measure> MEASURE = OptionSpec.choice("measure", FairPolicy.Measure.class,
+            FairPolicy.Measure.SLOTS, "What 'fewer slots' counts: SLOTS held, or FRACTION of the desired slots held.");
+
+    public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(FairPolicy.NAME, FairPolicy.class)
+            .description("Unit order: higher priority first, then fewest slots held, then earlier submission.")
+            .option(MEASURE)
+            .factory(s -> new FairPolicy(s.get(MEASURE)))
+            .build();
 
     @Override
-    public String name() {
-        return FairPolicy.NAME;
-    }
-
-    @Override
-    public Policy create(Map<String, String> options) {
-        Options o = new Options("policy " + FairPolicy.NAME, options, Set.of("measure"));
-        return new FairPolicy(o.choice("measure", FairPolicy.Measure.class, FairPolicy.Measure.SLOTS));
-    }
-
-    @Override
-    public Map<String, String> options() {
-        return Map.of("measure", "SLOTS (default) or FRACTION of the desired slots held");
+    public PolicyDeclaration declaration() {
+        return DECLARATION;
     }
 }

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
 
-import granary.api.JobSpec;
-import granary.api.ManualClock;
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitId;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.ManualClock;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
 import granary.api.event.GrantReleased;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;

@@ -1,28 +1,23 @@
 package granary.policy.fifo;
 
-import java.util.Map;
-import java.util.Set;
-
-import granary.api.Options;
-import granary.api.spi.Policy;
+import granary.api.spi.OptionSpec;
+import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
 
-/** Makes FIFO policies on a class path (see {@link PolicyProvider}). Option: {@code priorityFirst}. */
-public class FifoProvider implements PolicyProvider {
+/** The FIFO policy, declared once: its name, options and how it is made (docs/policies.md, "fifo"). */
+public final class FifoProvider implements PolicyProvider {
+
+    static final OptionSpec<Boolean> PRIORITY_FIRST = OptionSpec.flag("priorityFirst", true,
+            "Order by priority before submit time (false: strict arrival order).");
+
+    public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(FifoPolicy.NAME, FifoPolicy.class)
+            .description("Unit order: higher priority first, then earlier submission.")
+            .option(PRIORITY_FIRST)
+            .factory(s -> new FifoPolicy(s.get(PRIORITY_FIRST)))
+            .build();
 
     @Override
-    public String name() {
-        return FifoPolicy.NAME;
-    }
-
-    @Override
-    public Policy create(Map<String, String> options) {
-        Options o = new Options("policy " + FifoPolicy.NAME, options, Set.of("priorityFirst"));
-        return new FifoPolicy(o.flag("priorityFirst", true));
-    }
-
-    @Override
-    public Map<String, String> options() {
-        return Map.of("priorityFirst", "order by priority before submit time (default true)");
+    public PolicyDeclaration declaration() {
+        return DECLARATION;
     }
 }

@@ -8,9 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.Locality;
-import granary.api.Resources;
-import granary.api.UnitId;
+import granary.api.model.Locality;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.api.spi.GangPlan;
 import granary.api.spi.NodeView;
 import granary.api.spi.PlacementContext;

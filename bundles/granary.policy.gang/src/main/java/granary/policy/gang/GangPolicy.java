@@ -3,7 +3,7 @@ package granary.policy.gang;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.JobSpec;
+import granary.api.model.JobSpec;
 import granary.api.spi.EngineView;
 import granary.api.spi.GangPlacement;
 import granary.api.spi.GangPlan;

@@ -1,31 +1,28 @@
 package granary.policy.gang;
 
-import java.util.Map;
-
-import granary.api.Options;
-import granary.api.spi.Policy;
+import granary.api.spi.OptionSpec;
+import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
 
-/**
- * Makes gang policies on a class path (see {@link PolicyProvider}). Options: {@code packing}
- * ({@code BEST_FIT} or {@code FIRST_FIT}) and {@code refuseNeverFitting}.
- */
-public class GangProvider implements PolicyProvider {
+/** The gang policy, declared once (docs/policies.md, "gang"). */
+public final class GangProvider implements PolicyProvider {
+
+    static final OptionSpec<Packing> PACKING = OptionSpec.choice("packing", Packing.class, Packing.BEST_FIT,
+            "How nodes are chosen inside a locality step. BEST_FIT: nodes with room for the fewest slots first, so "
+                    + "whole nodes stay free for big gangs. FIRST_FIT: in cluster order.");
+    static final OptionSpec<Boolean> REFUSE_NEVER_FITTING = OptionSpec.flag("refuseNeverFitting", true,
+            "Refuse at submit a gang that can never fit: more than the cluster's capacity, or more slots than the "
+                    + "nodes a unit may use can hold. False: let it wait (a cluster that grows on demand).");
+
+    public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(GangPolicy.NAME, GangPolicy.class)
+            .description("All-or-nothing placement: a gang is granted whole or not at all, best fit.")
+            .option(PACKING)
+            .option(REFUSE_NEVER_FITTING)
+            .factory(s -> new GangPolicy(s.get(PACKING), s.get(REFUSE_NEVER_FITTING)))
+            .build();
 
     @Override
-    public String name() {
-        return GangPolicy.NAME;
-    }
-
-    @Override
-    public Policy create(Map<String, String> options) {
-        Options o = new Options("policy " + GangPolicy.NAME, options, options().keySet());
-        return new GangPolicy(o.choice("packing", Packing.class, Packing.BEST_FIT), o.flag("refuseNeverFitting", true));
-    }
-
-    @Override
-    public Map<String, String> options() {
-        return Map.of("packing", "BEST_FIT (default: fill the fullest nodes, keep whole nodes free) or FIRST_FIT",
-                "refuseNeverFitting", "refuse at submit a gang larger than the cluster (default true)");
+    public PolicyDeclaration declaration() {
+        return DECLARATION;
     }
 }

@@ -4,10 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.JobSpec;
-import granary.api.Locality;
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.Locality;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.api.spi.ClusterView;
 import granary.api.spi.NodeView;
 import granary.api.spi.Reason;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 
-import granary.api.Locality;
+import granary.api.model.Locality;
 
 import org.junit.jupiter.api.Test;
 

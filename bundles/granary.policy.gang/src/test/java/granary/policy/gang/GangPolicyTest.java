@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.Locality;
-import granary.api.Receipt;
+import granary.api.model.Locality;
+import granary.api.event.Receipt;
 import granary.api.event.Granted;
 import granary.api.event.NodeBlacklisted;
 import granary.api.spi.ReasonCode;

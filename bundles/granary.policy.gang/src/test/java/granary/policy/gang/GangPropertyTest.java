@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import granary.api.InvalidRequestException;
-import granary.api.JobSpec;
-import granary.api.Locality;
-import granary.api.UnitSpec;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.Locality;
+import granary.api.model.UnitSpec;
 import granary.api.event.ClockTick;
 import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;

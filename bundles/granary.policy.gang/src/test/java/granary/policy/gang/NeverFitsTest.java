@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import granary.api.InvalidRequestException;
-import granary.api.JobSpec;
-import granary.api.Locality;
-import granary.api.Problem;
-import granary.api.UnitId;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.Locality;
+import granary.api.model.Problem;
+import granary.api.model.UnitId;
 import granary.api.event.UnitDesireChanged;
 
 import org.junit.jupiter.api.Test;

@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import granary.api.InvalidRequestException;
-import granary.api.queue.QueueTree;
-import granary.codec.QueueTreeCodec;
+import granary.api.model.InvalidRequestException;
+import granary.policy.queues.api.QueueTree;
+import granary.policy.queues.api.QueueTreeCodec;
 
 /** Reads the queue tree file (the format of {@link QueueTreeCodec}). */
 final class QueueFile {

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToLongFunction;
 
-import granary.api.Resources;
-import granary.api.queue.QueueSpec;
-import granary.api.queue.QueueTree;
+import granary.api.model.Resources;
+import granary.policy.queues.api.QueueSpec;
+import granary.policy.queues.api.QueueTree;
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
 

@@ -1,6 +1,6 @@
 package granary.policy.queues;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
 import granary.api.spi.JobView;

@@ -5,13 +5,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.InvalidRequestException;
-import granary.api.JobSpec;
-import granary.api.Resources;
-import granary.api.UnitSpec;
-import granary.api.queue.QueueReports;
-import granary.api.queue.QueueRow;
-import granary.api.queue.QueueTree;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
+import granary.policy.queues.api.QueueReports;
+import granary.policy.queues.api.QueueRow;
+import granary.policy.queues.api.QueueTree;
 import granary.api.spi.Admission;
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupOrder;
@@ -57,7 +57,7 @@ import granary.policy.queues.QueueIndex.Queue;
  * keep working either way. Selecting {@code queues} alone gives hierarchical queues without quotas;
  * {@code quota} alone keeps the engine's flat resolver.
  *
- * <p>Plain Java: the simulator builds it from a {@link QueueTree}; {@link QueuesComponent} makes it
+ * <p>Plain Java: the simulator builds it from a {@link QueueTree}; {@link QueuesProvider} makes it
  * a DS component reading the tree from a file. Called on the engine thread only.
  */
 public class QueuesPolicy implements GroupResolver, SubmitFilter, Admission, GroupOrder, Reconfigurable,

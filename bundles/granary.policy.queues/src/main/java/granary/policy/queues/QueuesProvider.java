@@ -1,28 +1,29 @@
 package granary.policy.queues;
 
-import java.util.Map;
-import java.util.Set;
-
-import granary.api.Options;
-import granary.api.spi.Policy;
+import granary.api.spi.OptionSpec;
+import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
 
-/** Makes queue policies on a class path (see {@link PolicyProvider}). Option: {@code file} (the queue tree). */
-public class QueuesProvider implements PolicyProvider {
+/**
+ * The queues policy, declared once (docs/policies.md, "queues"). A tree file that cannot be read or
+ * parsed refuses the settings with the file's problems, so a half-configured policy never starts; a
+ * tree can also be replaced at run time through {@link QueuesPolicy#reconfigure}.
+ */
+public final class QueuesProvider implements PolicyProvider {
+
+    static final OptionSpec<String> FILE = OptionSpec.text("file", "",
+            "Path of the queue tree JSON file (docs/formats.md, \"Queue tree\"); empty: no tree, job groups are "
+                    + "taken as given and nothing is limited.").commandLine("queues");
+
+    public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(QueuesPolicy.NAME, QueuesPolicy.class)
+            .description("Hierarchical queues addressed by full path: resolution, maximum capacity and running-job "
+                    + "limits, hierarchical group order.")
+            .option(FILE)
+            .factory(s -> new QueuesPolicy(QueueFile.read(s.get(FILE))))
+            .build();
 
     @Override
-    public String name() {
-        return QueuesPolicy.NAME;
-    }
-
-    @Override
-    public Policy create(Map<String, String> options) {
-        Options o = new Options("policy " + QueuesPolicy.NAME, options, Set.of("file"));
-        return new QueuesPolicy(QueueFile.read(o.text("file", "")));
-    }
-
-    @Override
-    public Map<String, String> options() {
-        return Map.of("file", "queue tree file (JSON); none: names as given, no limits");
+    public PolicyDeclaration declaration() {
+        return DECLARATION;
     }
 }

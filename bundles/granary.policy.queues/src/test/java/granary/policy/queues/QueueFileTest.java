@@ -6,18 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.lang.annotation.Annotation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import granary.api.InvalidRequestException;
+import granary.api.model.InvalidRequestException;
 import granary.codec.CodecException;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The DS component's file: read whole, or activation fails with the file's own problems. */
+/** The policy's tree file: read whole, or activation fails with the file's own problems. */
 class QueueFileTest {
 
     @TempDir
@@ -27,25 +26,15 @@ class QueueFileTest {
         return Files.writeString(dir.resolve(name), text);
     }
 
-    private static QueuesComponent.Config config(String file) {
-        return new QueuesComponent.Config() {
-            @Override
-            public String file() {
-                return file;
-            }
-
-            @Override
-            public Class<? extends Annotation> annotationType() {
-                return QueuesComponent.Config.class;
-            }
-        };
+    private static QueuesPolicy create(String file) {
+        return (QueuesPolicy) QueuesProvider.DECLARATION.create(java.util.Map.of("file", file));
     }
 
     @Test
     void aGoodFileGivesTheTree() throws IOException {
         Path f = write("queues.json", "{\"fallback\": \"root.b\", \"queues\": {\"a\": {\"queues\": {\"p0\": {}}}, \"b\": {}}}");
         assertEquals(List.of("root.a.p0", "root.b"), QueueFile.read(f.toString()).leaves());
-        QueuesComponent c = new QueuesComponent(config(f.toString()));
+        QueuesPolicy c = create(f.toString());
         assertEquals("root.b", c.tree().fallback());
         assertEquals(QueuesPolicy.NAME, c.name());
     }
@@ -54,7 +43,7 @@ class QueueFileTest {
     void anEmptySettingMeansNoTree() {
         assertNull(QueueFile.read(""));
         assertNull(QueueFile.read("  "));
-        assertNull(new QueuesComponent(config("")).tree());
+        assertNull(create("").tree());
     }
 
     @Test
@@ -63,7 +52,7 @@ class QueueFileTest {
         CodecException e = assertThrows(CodecException.class, () -> QueueFile.read(f.toString()));
         assertTrue(e.getMessage().contains(f + ": $.queues.a.capacty: unknown field"), e.getMessage());
         assertTrue(e.getMessage().contains("$.queues.b.capacity: must be between 0% and 100%, got 120.0%"), e.getMessage());
-        CodecException activation = assertThrows(CodecException.class, () -> new QueuesComponent(config(f.toString())));
+        CodecException activation = assertThrows(CodecException.class, () -> create(f.toString()));
         assertEquals(e.getMessage(), activation.getMessage());
     }
 
@@ -78,7 +67,7 @@ class QueueFileTest {
     @Test
     void aMissingFileFailsNamingIt() {
         String missing = dir.resolve("nope.json").toString();
-        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> new QueuesComponent(config(missing)));
+        InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> create(missing));
         assertTrue(e.getMessage().startsWith("queue file " + missing + ": file: cannot be read: "), e.getMessage());
     }
 }

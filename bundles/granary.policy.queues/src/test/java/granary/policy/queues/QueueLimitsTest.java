@@ -3,7 +3,7 @@ package granary.policy.queues;
 import static granary.policy.queues.Bench.slots;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import granary.api.UnitId;
+import granary.api.model.UnitId;
 import granary.api.event.JobCancelled;
 import granary.api.event.UnitDesireChanged;
 import granary.api.spi.Reason;

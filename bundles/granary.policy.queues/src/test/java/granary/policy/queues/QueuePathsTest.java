@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.InvalidRequestException;
+import granary.api.model.InvalidRequestException;
 import granary.api.event.JobMoved;
-import granary.api.queue.QueueTree;
+import granary.policy.queues.api.QueueTree;
 import granary.api.spi.GroupView;
 import granary.api.spi.JobView;
 

@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
-import granary.api.InvalidRequestException;
-import granary.api.Receipt;
-import granary.api.Resources;
+import granary.api.model.InvalidRequestException;
+import granary.api.event.Receipt;
+import granary.api.model.Resources;
 import granary.api.event.PolicyReconfigured;
-import granary.api.queue.QueueRow;
-import granary.api.queue.QueueTree;
+import granary.policy.queues.api.QueueRow;
+import granary.policy.queues.api.QueueTree;
 import granary.api.spi.ReasonCode;
 
 import org.junit.jupiter.api.Test;
@@ -51,7 +51,7 @@ class ReconfigureTest {
             InvalidRequestException e = assertThrows(InvalidRequestException.class,
                     () -> b.handle(new PolicyReconfigured(QueuesPolicy.NAME, bad)));
             assertTrue(e.getMessage().contains("policy queues: settings: expected a queue tree "
-                    + "(granary.api.queue.QueueTree), got "), e.getMessage());
+                    + "(granary.policy.queues.api.QueueTree), got "), e.getMessage());
         }
         assertSame(before, b.queues.tree());
         assertEquals(state, b.fingerprint());

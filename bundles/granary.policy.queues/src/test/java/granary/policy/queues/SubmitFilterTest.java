@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import granary.api.InvalidRequestException;
-import granary.api.Problem;
-import granary.api.UnitId;
-import granary.api.UnitSpec;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.Problem;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
 import granary.api.event.JobMoved;
 import granary.api.event.UnitDesireChanged;
 

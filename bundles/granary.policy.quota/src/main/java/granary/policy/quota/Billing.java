@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.Resources;
-import granary.api.quota.BillingRow;
-import granary.api.quota.QuotaTable;
-import granary.api.quota.TimeSlice;
+import granary.api.model.Resources;
+import granary.policy.quota.api.BillingRow;
+import granary.policy.quota.api.QuotaTable;
+import granary.policy.quota.api.TimeSlice;
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
 

@@ -3,11 +3,11 @@ package granary.policy.quota;
 import java.util.HashMap;
 import java.util.Map;
 
-import granary.api.quota.GroupQuota;
-import granary.api.quota.Quota;
-import granary.api.quota.QuotaState;
-import granary.api.quota.QuotaTable;
-import granary.api.quota.TimeSlice;
+import granary.policy.quota.api.GroupQuota;
+import granary.policy.quota.api.Quota;
+import granary.policy.quota.api.QuotaState;
+import granary.policy.quota.api.QuotaTable;
+import granary.policy.quota.api.TimeSlice;
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
 

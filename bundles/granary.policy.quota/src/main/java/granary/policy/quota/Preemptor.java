@@ -7,12 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import granary.api.Allocation;
-import granary.api.Resources;
-import granary.api.UnitKind;
-import granary.api.quota.GroupQuota;
-import granary.api.quota.Quota;
-import granary.api.quota.QuotaState;
+import granary.api.model.Allocation;
+import granary.api.model.Resources;
+import granary.api.model.UnitKind;
+import granary.policy.quota.api.GroupQuota;
+import granary.policy.quota.api.Quota;
+import granary.policy.quota.api.QuotaState;
 import granary.api.spi.CycleContext;
 import granary.api.spi.GroupView;
 import granary.api.spi.JobView;

@@ -1,47 +1,90 @@
 package granary.policy.quota;
 
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.ZoneId;
-import java.util.Map;
-import java.util.Set;
 
-import granary.api.InvalidRequestException;
-import granary.api.Options;
-import granary.api.spi.Policy;
+import granary.api.model.InvalidRequestException;
+import granary.api.spi.OptionSpec;
+import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
+import granary.api.spi.Settings;
+import granary.policy.quota.api.QuotaTable;
+import granary.policy.quota.api.QuotaTableCodec;
 
 /**
- * Makes quota policies on a class path (see {@link PolicyProvider}). Options: {@code tableFile},
- * {@code workerSpans}, {@code zone}, {@code preemption}, {@code holdForEmergent}, {@code billingDays}
- * — as the DS component's settings. A table can also be handed over later with a
- * {@link granary.api.event.PolicyReconfigured} event.
+ * The quota policy, declared once (docs/policies.md, "quota"). A new configuration makes a new
+ * instance (billing starts over); a table loaded at run time with the {@code quota-load} command
+ * keeps billing.
  */
-public class QuotaProvider implements PolicyProvider {
+public final class QuotaProvider implements PolicyProvider {
+
+    static final OptionSpec<String> TABLE_FILE = OptionSpec.text("tableFile", "",
+            "Quota table file (JSON, the article's format; docs/formats.md, \"Quota table\"). Empty: no table; "
+                    + "the policy then admits everything.").commandLine("quota");
+    static final OptionSpec<String> WORKER_SPANS = OptionSpec.text("workerSpans", "",
+            "WorkerSpans: workers per slice, e.g. default:5000,0-9:15000. Empty: none.").commandLine("workers-spans");
+    static final OptionSpec<String> ZONE = OptionSpec.text("zone", "UTC",
+            "Time zone of slice hours and billing days, e.g. UTC or Asia/Shanghai.").checkedBy(QuotaProvider::zoneExists);
+    static final OptionSpec<Boolean> PREEMPTION = OptionSpec.flag("preemption", true,
+            "A group below its MinQuota takes capacity back by preempting offline grants of groups above theirs, oldest first.");
+    static final OptionSpec<Boolean> HOLD_FOR_EMERGENT = OptionSpec.flag("holdForEmergent", true,
+            "While the top job cannot be placed it is the emergent job and nothing else is granted. "
+                    + "False: others may use what it cannot.");
+    static final OptionSpec<Long> BILLING_DAYS = OptionSpec.number("billingDays", 31, 1, 3660, "Days of billing kept.");
+
+    public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(QuotaPolicy.NAME, QuotaPolicy.class)
+            .description("Elastic quota groups with a time-sliced quota table: admission, group order, preemption, billing.")
+            .option(TABLE_FILE)
+            .option(WORKER_SPANS)
+            .option(ZONE)
+            .option(PREEMPTION)
+            .option(HOLD_FOR_EMERGENT)
+            .option(BILLING_DAYS)
+            .factory(QuotaProvider::create)
+            .build();
 
     @Override
-    public String name() {
-        return QuotaPolicy.NAME;
+    public PolicyDeclaration declaration() {
+        return DECLARATION;
     }
 
-    @Override
-    public Policy create(Map<String, String> options) {
-        String subject = "policy " + QuotaPolicy.NAME;
-        Options o = new Options(subject, options, options().keySet());
-        ZoneId zone;
+    private static QuotaPolicy create(Settings s) {
+        QuotaOptions options = new QuotaOptions(ZoneId.of(s.get(ZONE)), s.get(PREEMPTION), s.get(HOLD_FOR_EMERGENT),
+                s.get(BILLING_DAYS).intValue());
+        return new QuotaPolicy(options, table(s.subject(), s.get(TABLE_FILE), s.get(WORKER_SPANS)));
+    }
+
+    private static void zoneExists(String zone) {
         try {
-            zone = ZoneId.of(o.text("zone", "UTC"));
+            ZoneId.of(zone);
         } catch (DateTimeException e) {
-            throw new InvalidRequestException(subject, "zone", "'" + o.text("zone", "") + "' is not a time zone");
+            throw new IllegalArgumentException("'" + zone + "' is not a time zone (e.g. UTC, Asia/Shanghai)");
         }
-        QuotaOptions q = new QuotaOptions(zone, o.flag("preemption", true), o.flag("holdForEmergent", true),
-                (int) o.number("billingDays", 31));
-        return new QuotaPolicy(q, QuotaComponent.table(o.text("tableFile", ""), o.text("workerSpans", "")));
     }
 
-    @Override
-    public Map<String, String> options() {
-        return Map.of("tableFile", "quota table file (JSON)", "workerSpans", "workers per slice, e.g. default:5000,0-9:15000",
-                "zone", "time zone of slice hours (default UTC)", "preemption", "take back offline grants for groups below min (default true)",
-                "holdForEmergent", "hold others while the top job waits (default true)", "billingDays", "days of billing kept (default 31)");
+    /** Reads the configured table; a bad file refuses the settings with every problem in the message. */
+    static QuotaTable table(String subject, String file, String workerSpans) {
+        if (file == null || file.isBlank()) {
+            if (workerSpans != null && !workerSpans.isBlank()) {
+                throw new InvalidRequestException(subject, WORKER_SPANS.name(), "is set but " + TABLE_FILE.name()
+                        + " is not: WorkerSpans belong to a quota table");
+            }
+            return null;
+        }
+        Path path = Path.of(file.trim());
+        try (Reader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+            return QuotaTableCodec.read(in, path.toString(), QuotaTableCodec.workerSpans(workerSpans));
+        } catch (NoSuchFileException e) {
+            throw new InvalidRequestException(subject, TABLE_FILE.name(), "no such file " + path.toAbsolutePath());
+        } catch (IOException e) {
+            throw new InvalidRequestException(subject, TABLE_FILE.name(), "cannot read " + path.toAbsolutePath()
+                    + ": " + e.getMessage());
+        }
     }
 }

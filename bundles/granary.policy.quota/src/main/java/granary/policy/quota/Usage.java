@@ -1,7 +1,7 @@
 package granary.policy.quota;
 
-import granary.api.Resources;
-import granary.api.quota.Quota;
+import granary.api.model.Resources;
+import granary.policy.quota.api.Quota;
 import granary.api.spi.GroupView;
 
 /** A group's usage in the form its table counts: slots (workers), or resources. */

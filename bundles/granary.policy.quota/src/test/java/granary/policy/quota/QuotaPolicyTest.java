@@ -9,17 +9,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import granary.api.InvalidRequestException;
-import granary.api.JobSpec;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 import granary.api.event.JobSubmitted;
 import granary.api.event.PolicyReconfigured;
 import granary.api.event.Revoked;
-import granary.api.quota.BillingRow;
-import granary.api.quota.GroupQuotaRow;
-import granary.api.quota.QuotaReport;
-import granary.api.quota.QuotaState;
+import granary.policy.quota.api.BillingRow;
+import granary.policy.quota.api.GroupQuotaRow;
+import granary.policy.quota.api.QuotaReport;
+import granary.policy.quota.api.QuotaState;
 import granary.api.spi.ReasonCode;
 
 import org.junit.jupiter.api.Test;
@@ -166,17 +166,17 @@ class QuotaPolicyTest {
 
         @Override
         public granary.api.spi.GangPlan plan(List<? extends granary.api.spi.UnitView> gang, granary.api.spi.PlacementContext ctx) {
-            Map<String, granary.api.Resources> used = new java.util.HashMap<>();
-            Map<granary.api.UnitId, Map<String, Integer>> plan = new java.util.HashMap<>();
+            Map<String, granary.api.model.Resources> used = new java.util.HashMap<>();
+            Map<granary.api.model.UnitId, Map<String, Integer>> plan = new java.util.HashMap<>();
             for (granary.api.spi.UnitView u : gang) {
                 int left = u.remaining();
                 Map<String, Integer> slots = new java.util.HashMap<>();
                 for (granary.api.spi.NodeView n : ctx.candidates(u)) {
                     int k = Math.min(left, Math.min(ctx.room(u, n),
-                            u.slot().copiesIn(n.free().minus(used.getOrDefault(n.name(), granary.api.Resources.ZERO)))));
+                            u.slot().copiesIn(n.free().minus(used.getOrDefault(n.name(), granary.api.model.Resources.ZERO)))));
                     if (k > 0) {
                         slots.put(n.name(), k);
-                        used.merge(n.name(), u.slot().times(k), granary.api.Resources::plus);
+                        used.merge(n.name(), u.slot().times(k), granary.api.model.Resources::plus);
                         left -= k;
                     }
                 }

@@ -4,8 +4,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 
-import granary.api.Allocation;
-import granary.api.UnitId;
+import granary.api.model.Allocation;
+import granary.api.model.UnitId;
 import granary.api.spi.CycleContext;
 import granary.api.spi.JobView;
 import granary.api.spi.UnitView;

@@ -3,7 +3,7 @@ package granary.policy.reservation;
 import java.util.ArrayList;
 import java.util.List;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.api.spi.JobView;
 import granary.api.spi.UnitView;
 

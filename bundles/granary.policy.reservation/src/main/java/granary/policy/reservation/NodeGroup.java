@@ -7,8 +7,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.Resources;
-import granary.api.UnitId;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.api.spi.CycleContext;
 import granary.api.spi.JobView;
 import granary.api.spi.NodeView;

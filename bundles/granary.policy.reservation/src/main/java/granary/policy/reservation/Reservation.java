@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import granary.api.Resources;
-import granary.api.UnitId;
-import granary.api.reservation.ReservationReport;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.policy.reservation.api.ReservationReport;
 import granary.api.spi.CycleContext;
 import granary.api.spi.EngineView;
 import granary.api.spi.JobView;

@@ -1,43 +1,36 @@
 package granary.policy.reservation;
 
-import java.util.Map;
-
-import granary.api.InvalidRequestException;
-import granary.api.Options;
-import granary.api.spi.Policy;
+import granary.api.spi.OptionSpec;
+import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
 
-/**
- * Makes reservation policies on a class path (see {@link PolicyProvider}). Options:
- * {@code thresholdMillis}, {@code mode} ({@code SPEC_FIRST} or {@code IDLE_FIRST}), {@code timeoutMillis}.
- */
-public class ReservationProvider implements PolicyProvider {
+/** The reservation policy, declared once (docs/policies.md, "reservation"). */
+public final class ReservationProvider implements PolicyProvider {
+
+    static final OptionSpec<Long> THRESHOLD_MILLIS = OptionSpec.number("thresholdMillis",
+            ReservationOptions.DEFAULT_THRESHOLD_MILLIS, 0, Long.MAX_VALUE,
+            "A job that has starved (waited without getting a new slot) this long (ms) may be elected target. "
+                    + "Default 60 s: six times the 10 s wait-for-resource mark; lower reserves for ordinary waits, "
+                    + "higher lets a starving job wait longer.");
+    static final OptionSpec<Mode> MODE = OptionSpec.choice("mode", Mode.class, Mode.SPEC_FIRST,
+            "SPEC_FIRST: nodes by capacity in the target's main resource (fewest nodes, stable). "
+                    + "IDLE_FIRST: by free amount (frees fastest, less stable).");
+    static final OptionSpec<Long> TIMEOUT_MILLIS = OptionSpec.number("timeoutMillis",
+            ReservationOptions.DEFAULT_TIMEOUT_MILLIS, 0, Long.MAX_VALUE,
+            "A reservation not fulfilled after this long (ms) is released and its target waits the threshold again "
+                    + "before it can be re-elected. 0 = never. Default 10 minutes.");
+
+    public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(ReservationPolicy.NAME, ReservationPolicy.class)
+            .description("Reservation against starvation: elect a starving job, lock a node group for it, one node per cycle.")
+            .option(THRESHOLD_MILLIS)
+            .option(MODE)
+            .option(TIMEOUT_MILLIS)
+            .factory(s -> new ReservationPolicy(new ReservationOptions(s.get(THRESHOLD_MILLIS), s.get(MODE),
+                    s.get(TIMEOUT_MILLIS))))
+            .build();
 
     @Override
-    public String name() {
-        return ReservationPolicy.NAME;
-    }
-
-    @Override
-    public Policy create(Map<String, String> options) {
-        String subject = "policy " + ReservationPolicy.NAME;
-        Options o = new Options(subject, options, options().keySet());
-        long threshold = o.number("thresholdMillis", ReservationOptions.DEFAULT_THRESHOLD_MILLIS);
-        long timeout = o.number("timeoutMillis", ReservationOptions.DEFAULT_TIMEOUT_MILLIS);
-        if (threshold < 0) {
-            throw new InvalidRequestException(subject, "thresholdMillis", "must be 0 or more, got " + threshold);
-        }
-        if (timeout < 0) {
-            throw new InvalidRequestException(subject, "timeoutMillis", "must be 0 (never) or more, got " + timeout);
-        }
-        return new ReservationPolicy(new ReservationOptions(threshold, o.choice("mode", Mode.class, Mode.SPEC_FIRST),
-                timeout));
-    }
-
-    @Override
-    public Map<String, String> options() {
-        return Map.of("thresholdMillis", "a job waiting this long may be elected (default 60000)",
-                "mode", "SPEC_FIRST (default: nodes by capacity) or IDLE_FIRST (by free amount)",
-                "timeoutMillis", "release a reservation not fulfilled after this long; 0 = never (default 600000)");
+    public PolicyDeclaration declaration() {
+        return DECLARATION;
     }
 }

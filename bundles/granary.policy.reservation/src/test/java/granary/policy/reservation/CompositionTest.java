@@ -12,13 +12,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import granary.api.JobSpec;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitSpec;
 import granary.api.event.Granted;
 import granary.api.event.PolicyActivated;
-import granary.api.quota.GroupQuota;
-import granary.api.quota.Quota;
-import granary.api.quota.QuotaTable;
+import granary.policy.quota.api.GroupQuota;
+import granary.policy.quota.api.Quota;
+import granary.policy.quota.api.QuotaTable;
 import granary.api.spi.EngineView;
 import granary.api.spi.JobView;
 import granary.policy.fifo.FifoPolicy;

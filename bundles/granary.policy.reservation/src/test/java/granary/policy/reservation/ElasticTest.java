@@ -10,8 +10,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import granary.api.Locality;
-import granary.api.UnitId;
+import granary.api.model.Locality;
+import granary.api.model.UnitId;
 import granary.api.event.ClockTick;
 import granary.api.event.GrantReleased;
 import granary.policy.fifo.FifoPolicy;

@@ -11,18 +11,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.Locality;
-import granary.api.NodeSpec;
-import granary.api.Receipt;
-import granary.api.Resources;
-import granary.api.UnitId;
+import granary.api.model.Locality;
+import granary.api.model.NodeSpec;
+import granary.api.event.Receipt;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.api.event.ClockTick;
 import granary.api.event.GrantReleased;
 import granary.api.event.Granted;
 import granary.api.event.JobCancelled;
 import granary.api.event.NodeAdded;
 import granary.api.event.PolicyUninstalled;
-import granary.api.reservation.ReservationReport;
+import granary.policy.reservation.api.ReservationReport;
 import granary.policy.fifo.FifoPolicy;
 import granary.policy.gang.GangPolicy;
 

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 
-import granary.api.JobSpec;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitSpec;
 import granary.api.event.Granted;
 import granary.api.spi.EngineView;
 import granary.api.spi.JobView;

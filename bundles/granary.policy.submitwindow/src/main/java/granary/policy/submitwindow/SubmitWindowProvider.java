@@ -1,28 +1,23 @@
 package granary.policy.submitwindow;
 
-import java.util.Map;
-import java.util.Set;
-
-import granary.api.Options;
-import granary.api.spi.Policy;
+import granary.api.spi.OptionSpec;
+import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
 
-/** Makes SubmitWindow policies on a class path (see {@link PolicyProvider}). Option: {@code windowMillis}. */
-public class SubmitWindowProvider implements PolicyProvider {
+/** The SubmitWindow policy, declared once (docs/policies.md, "submitwindow"). */
+public final class SubmitWindowProvider implements PolicyProvider {
+
+    static final OptionSpec<Long> WINDOW_MILLIS = OptionSpec.number("windowMillis", SubmitWindowPolicy.DEFAULT_WINDOW_MILLIS,
+            1, 24L * 3600 * 1000, "Width W of a submit window in milliseconds (the article uses 5 s).");
+
+    public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(SubmitWindowPolicy.NAME, SubmitWindowPolicy.class)
+            .description("Unit order: priority, submit window, smaller all-or-nothing request, submit time.")
+            .option(WINDOW_MILLIS)
+            .factory(s -> new SubmitWindowPolicy(s.get(WINDOW_MILLIS)))
+            .build();
 
     @Override
-    public String name() {
-        return SubmitWindowPolicy.NAME;
-    }
-
-    @Override
-    public Policy create(Map<String, String> options) {
-        Options o = new Options("policy " + SubmitWindowPolicy.NAME, options, Set.of("windowMillis"));
-        return new SubmitWindowPolicy(o.number("windowMillis", SubmitWindowPolicy.DEFAULT_WINDOW_MILLIS));
-    }
-
-    @Override
-    public Map<String, String> options() {
-        return Map.of("windowMillis", "width W of a submit window in ms (default 5000)");
+    public PolicyDeclaration declaration() {
+        return DECLARATION;
     }
 }

@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 import granary.codec.CodecException;
-import granary.codec.QueueTreeCodec;
-import granary.codec.QuotaTableCodec;
+import granary.policy.queues.api.QueueTreeCodec;
+import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.run.PolicySetSpec;
 import granary.sim.run.Replay;
 import granary.sim.run.SimSettings;

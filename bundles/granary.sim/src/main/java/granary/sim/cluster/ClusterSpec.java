@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-import granary.api.InvalidRequestException;
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.sim.trace.Gpu2023Reader;
 import granary.sim.trace.JsonWorkloadReader;
 

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.api.spi.NodeView;
 
 /**

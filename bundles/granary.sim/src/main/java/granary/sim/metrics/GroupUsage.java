@@ -1,6 +1,6 @@
 package granary.sim.metrics;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 
 /**
  * What one group holds over time, integrated exactly (usage changes only at grants, revocations

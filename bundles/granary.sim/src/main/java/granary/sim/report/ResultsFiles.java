@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-import granary.api.quota.BillingRow;
+import granary.policy.quota.api.BillingRow;
 import granary.sim.run.Replay;
 import granary.sim.run.RunResult;
 

@@ -8,10 +8,10 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.quota.BillingRow;
-import granary.api.quota.GroupQuotaRow;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.policy.quota.api.BillingRow;
+import granary.policy.quota.api.GroupQuotaRow;
 import granary.sim.metrics.Stats;
 import granary.sim.run.Replay;
 import granary.sim.run.RunResult;

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Function;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.sim.metrics.Stats;
 import granary.sim.run.Replay;
 import granary.sim.run.RunResult;

@@ -7,7 +7,8 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import granary.api.InvalidRequestException;
+import granary.api.model.InvalidRequestException;
+import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
 
 /**
@@ -16,7 +17,7 @@ import granary.api.spi.PolicyProvider;
  */
 public final class ClassPathPolicies implements PolicySource {
 
-    private final Map<String, PolicyProvider> providers = new TreeMap<>();
+    private final Map<String, PolicyDeclaration> providers = new TreeMap<>();
 
     public ClassPathPolicies() {
         this(ClassPathPolicies.class.getClassLoader());
@@ -24,7 +25,7 @@ public final class ClassPathPolicies implements PolicySource {
 
     public ClassPathPolicies(ClassLoader loader) {
         for (PolicyProvider p : ServiceLoader.load(PolicyProvider.class, loader)) {
-            providers.putIfAbsent(p.name(), p);
+            providers.putIfAbsent(p.declaration().name(), p.declaration());
         }
     }
 
@@ -35,17 +36,21 @@ public final class ClassPathPolicies implements PolicySource {
 
     /** Option name → description of a policy, for usage texts. */
     public Map<String, String> options(String name) {
-        PolicyProvider p = providers.get(name);
-        return p == null ? Map.of() : new TreeMap<>(p.options());
+        PolicyDeclaration p = providers.get(name);
+        Map<String, String> out = new TreeMap<>();
+        if (p != null) {
+            p.options().forEach(o -> out.put(o.name(), o.description() + " (default " + o.text(o.defaultValue()) + ")"));
+        }
+        return out;
     }
 
     @Override
     public Created create(String name, Map<String, String> options) {
-        PolicyProvider p = providers.get(name);
+        PolicyDeclaration p = providers.get(name);
         if (p == null) {
             throw new InvalidRequestException("policy " + name, "name", "'" + name + "' is not installed; policies: "
                     + String.join(", ", providers.keySet()));
         }
-        return new Created(p.create(options), p.getClass().getPackageName() + " (class path)", () -> { });
+        return new Created(p.create(options), p.type().getPackageName() + " (class path)", () -> { });
     }
 }

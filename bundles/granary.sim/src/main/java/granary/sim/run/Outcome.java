@@ -5,9 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.quota.BillingRow;
-import granary.api.quota.GroupQuotaRow;
-import granary.api.quota.QuotaReports;
+import granary.policy.quota.api.BillingRow;
+import granary.policy.quota.api.GroupQuotaRow;
+import granary.policy.quota.api.QuotaReports;
 import granary.api.spi.Policy;
 import granary.engine.Engine;
 import granary.sim.metrics.GroupUsage;

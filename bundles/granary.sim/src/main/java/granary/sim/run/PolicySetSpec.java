@@ -5,8 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.InvalidRequestException;
-import granary.api.Names;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.Names;
 
 /**
  * One policy set of a replay: policies composed with {@code ,}, each with options as

@@ -24,7 +24,7 @@ public interface PolicySource {
      * A new instance of the named policy.
      *
      * @param options option name → value as text; a source that cannot pass options refuses any
-     * @throws granary.api.InvalidRequestException for an unknown name (listing the known ones) or bad options
+     * @throws granary.api.model.InvalidRequestException for an unknown name (listing the known ones) or bad options
      */
     Created create(String name, Map<String, String> options);
 }

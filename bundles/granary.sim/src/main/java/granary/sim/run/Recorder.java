@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.Resources;
-import granary.api.queue.QueueReports;
-import granary.api.queue.QueueRow;
-import granary.api.quota.GroupQuotaRow;
-import granary.api.quota.QuotaReports;
+import granary.api.model.Resources;
+import granary.policy.queues.api.QueueReports;
+import granary.policy.queues.api.QueueRow;
+import granary.policy.quota.api.GroupQuotaRow;
+import granary.policy.quota.api.QuotaReports;
 import granary.api.spi.EngineView;
 import granary.sim.metrics.Fragmentation;
 import granary.sim.metrics.GroupUsage;

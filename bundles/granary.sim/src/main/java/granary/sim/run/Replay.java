@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.InvalidRequestException;
-import granary.api.NodeSpec;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.NodeSpec;
 import granary.api.spi.ExtensionPoint;
 import granary.sim.cluster.ClusterSpec;
 import granary.sim.trace.TraceContext;

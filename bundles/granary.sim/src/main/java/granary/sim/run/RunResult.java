@@ -3,8 +3,8 @@ package granary.sim.run;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.quota.BillingRow;
-import granary.api.quota.GroupQuotaRow;
+import granary.policy.quota.api.BillingRow;
+import granary.policy.quota.api.GroupQuotaRow;
 import granary.sim.metrics.Stats;
 import granary.sim.metrics.TimeSeries;
 

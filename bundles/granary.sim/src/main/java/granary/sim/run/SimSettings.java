@@ -1,7 +1,7 @@
 package granary.sim.run;
 
-import granary.api.queue.QueueTree;
-import granary.api.quota.QuotaTable;
+import granary.policy.queues.api.QueueTree;
+import granary.policy.quota.api.QuotaTable;
 
 /**
  * How a replay runs.

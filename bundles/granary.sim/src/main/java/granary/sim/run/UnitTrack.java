@@ -4,7 +4,7 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 
-import granary.api.UnitId;
+import granary.api.model.UnitId;
 import granary.sim.workload.SimUnit;
 
 /**

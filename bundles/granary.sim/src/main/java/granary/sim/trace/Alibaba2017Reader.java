@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.sim.workload.ReadReport;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;

@@ -11,8 +11,8 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.sim.workload.ReadReport;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;

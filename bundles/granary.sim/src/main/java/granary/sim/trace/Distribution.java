@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import granary.api.InvalidRequestException;
+import granary.api.model.InvalidRequestException;
 
 /**
  * A seeded random distribution of the synthetic workload, written as text:

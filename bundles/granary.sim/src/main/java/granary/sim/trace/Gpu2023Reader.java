@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitKind;
-import granary.api.UnitSpec;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 import granary.sim.workload.ReadReport;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;

@@ -4,8 +4,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
-import granary.api.InvalidRequestException;
-import granary.api.Names;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.Names;
 
 /**
  * Which group (quota group / queue) a replayed job goes to, option {@code group}:

@@ -13,7 +13,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 
 /** Typed reads of a {@link JsonTree} that record problems at the value's place instead of throwing. */
 final class JsonFields {

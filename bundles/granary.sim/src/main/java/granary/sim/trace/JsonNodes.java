@@ -10,9 +10,9 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 
-import granary.api.InvalidRequestException;
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 
 /**
  * Nodes in JSON (a cluster file, or the {@code nodes} of a workload file). Each entry is one node

@@ -15,10 +15,10 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 
-import granary.api.JobSpec;
-import granary.api.NodeSpec;
-import granary.api.Problem;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.NodeSpec;
+import granary.api.model.Problem;
+import granary.api.model.UnitSpec;
 import granary.codec.CodecException;
 import granary.codec.JobCodec;
 import granary.sim.workload.ReadReport;

@@ -7,9 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.sim.workload.ReadReport;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;

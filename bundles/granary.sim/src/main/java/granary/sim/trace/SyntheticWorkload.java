@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import granary.api.Resources;
-import granary.api.UnitSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitSpec;
 import granary.sim.workload.ReadReport;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;
@@ -107,8 +107,8 @@ public final class SyntheticWorkload {
             return out;
         }
         for (String name : g.split("[,/]")) {
-            if (!granary.api.Names.isValid(name.trim())) {
-                throw o.bad("groups", "'" + name.trim() + "' is not a valid group name: " + granary.api.Names.RULE);
+            if (!granary.api.model.Names.isValid(name.trim())) {
+                throw o.bad("groups", "'" + name.trim() + "' is not a valid group name: " + granary.api.model.Names.RULE);
             }
             out.add(name.trim());
         }

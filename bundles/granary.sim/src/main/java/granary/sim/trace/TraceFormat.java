@@ -6,9 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.InvalidRequestException;
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.sim.workload.Workload;
 
 /**

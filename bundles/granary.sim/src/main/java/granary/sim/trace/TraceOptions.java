@@ -3,8 +3,8 @@ package granary.sim.trace;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.InvalidRequestException;
-import granary.api.Options;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.Options;
 
 /**
  * The mapping options of one reader ({@code --trace-option key=value}), checked against the names

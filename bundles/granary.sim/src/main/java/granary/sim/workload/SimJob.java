@@ -2,8 +2,8 @@ package granary.sim.workload;
 
 import java.util.List;
 
-import granary.api.JobSpec;
-import granary.api.UnitSpec;
+import granary.api.model.JobSpec;
+import granary.api.model.UnitSpec;
 
 /**
  * A replayed job: its identity and group as the engine gets them, and its units with their arrival

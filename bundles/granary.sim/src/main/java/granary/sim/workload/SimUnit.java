@@ -2,7 +2,7 @@ package granary.sim.workload;
 
 import java.util.List;
 
-import granary.api.UnitSpec;
+import granary.api.model.UnitSpec;
 
 /**
  * One schedule unit of a replayed job: what its job master asks for ({@code spec}), when it asks

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import granary.api.NodeSpec;
+import granary.api.model.NodeSpec;
 
 /**
  * A replayable workload: jobs in arrival order (ties keep the order of the input), what the reader

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.InvalidRequestException;
+import granary.api.model.InvalidRequestException;
 import granary.sim.run.PolicySetSpec;
 import granary.sim.trace.TraceFormat;
 

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.InvalidRequestException;
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.sim.trace.TraceException;
 
 import org.junit.jupiter.api.Test;

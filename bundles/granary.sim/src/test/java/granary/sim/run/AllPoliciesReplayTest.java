@@ -14,11 +14,11 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
-import granary.api.queue.QueueTree;
-import granary.api.quota.QuotaTable;
+import granary.policy.queues.api.QueueTree;
+import granary.policy.quota.api.QuotaTable;
 import granary.api.spi.ExtensionPoint;
-import granary.codec.QueueTreeCodec;
-import granary.codec.QuotaTableCodec;
+import granary.policy.queues.api.QueueTreeCodec;
+import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.trace.TraceFormat;
 
 import org.junit.jupiter.api.Test;

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 import granary.api.spi.ExtensionPoint;
-import granary.codec.QueueTreeCodec;
-import granary.codec.QuotaTableCodec;
+import granary.policy.queues.api.QueueTreeCodec;
+import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.trace.TraceFormat;
 
 import org.junit.jupiter.api.Test;

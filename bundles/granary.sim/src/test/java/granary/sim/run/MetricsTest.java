@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.quota.BillingRow;
-import granary.codec.QuotaTableCodec;
+import granary.policy.quota.api.BillingRow;
+import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.metrics.Stats;
 import granary.sim.trace.TraceFormat;
 

@@ -17,8 +17,8 @@ import java.util.Map;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.sim.trace.Gpu2023Reader;
 import granary.sim.trace.TraceContext;
 import granary.sim.trace.TraceFormat;

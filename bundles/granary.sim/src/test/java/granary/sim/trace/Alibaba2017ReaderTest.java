@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;
 import granary.sim.workload.Workload;
@@ -175,7 +175,7 @@ class Alibaba2017ReaderTest {
     }
 
     private static String assertThrowsOption(Path f) {
-        return org.junit.jupiter.api.Assertions.assertThrows(granary.api.InvalidRequestException.class,
+        return org.junit.jupiter.api.Assertions.assertThrows(granary.api.model.InvalidRequestException.class,
                 () -> F.read(f, Map.of(), new TraceContext(0, false, 1))).getMessage();
     }
 }

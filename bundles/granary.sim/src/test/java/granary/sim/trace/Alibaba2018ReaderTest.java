@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.Resources;
+import granary.api.model.Resources;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;
 import granary.sim.workload.Workload;

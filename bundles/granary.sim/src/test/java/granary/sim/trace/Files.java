@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.zip.GZIPOutputStream;
 
-import granary.api.InvalidRequestException;
+import granary.api.model.InvalidRequestException;
 import granary.sim.workload.Workload;
 
 /** Small trace files for the reader tests, and reading them the way the simulator does. */

@@ -11,9 +11,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
-import granary.api.UnitKind;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitKind;
 import granary.sim.workload.SimUnit;
 import granary.sim.workload.Workload;
 

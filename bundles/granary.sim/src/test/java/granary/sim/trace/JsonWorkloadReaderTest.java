@@ -11,8 +11,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;
 import granary.sim.workload.Workload;

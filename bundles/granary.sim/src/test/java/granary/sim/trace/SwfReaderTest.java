@@ -12,8 +12,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import granary.api.NodeSpec;
-import granary.api.Resources;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.Workload;
 

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import granary.api.InvalidRequestException;
+import granary.api.model.InvalidRequestException;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.Workload;
 

@@ -1,0 +1,14 @@
+package granary.policy.quota.api;
+
+import java.util.List;
+
+/**
+ * What a quota policy reports: the slice in force, the workers of that slice (null without
+ * WorkerSpans), whether preemption is on, the emergent job (or null), and one row per group.
+ */
+public record QuotaReport(String slice, Long workers, boolean preemption, String emergent, List<GroupQuotaRow> groups) {
+
+    public QuotaReport {
+        groups = List.copyOf(groups);
+    }
+}
