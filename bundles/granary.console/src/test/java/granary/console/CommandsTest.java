@@ -39,7 +39,7 @@ class CommandsTest {
 
     @BeforeEach
     void start() {
-        loop = new EventLoop(new Engine(Clock.system(), EngineOptions.DEFAULTS.withInvariantChecks(true)), 1000, "test")
+        loop = new EventLoop(new Engine(Clock.system(), new EngineOptions(List.of("fifo"), List.of("fifo", "fair"), true)), 1000, "test")
                 .start();
         Commands.await(loop.submit(new PolicyInstalled(new FifoPolicy(), "granary.policy.fifo 0.1.0")));
         Commands.await(loop.submit(new PolicyInstalled(new FairPolicy(), "granary.policy.fair 0.1.0")));

@@ -25,7 +25,7 @@ import granary.policy.fifo.FifoPolicy;
  */
 final class LiveEngine implements AutoCloseable {
 
-    final Engine engine = new Engine(Clock.system(), EngineOptions.DEFAULTS.withInvariantChecks(true));
+    final Engine engine = new Engine(Clock.system(), new EngineOptions(List.of("fifo"), List.of("fifo", "fair"), true));
     final EventLoop loop = new EventLoop(engine, 1000, "test-engine").start();
 
     LiveEngine() {
