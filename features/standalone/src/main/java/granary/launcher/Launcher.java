@@ -70,7 +70,16 @@ public final class Launcher {
         }
         try {
             // the prompt (the shell bundle) comes when the commands, the policies and the demo are there
-            Readiness.await(container.context(), options.commandWait()).forEach(p -> err.println("Warning: not ready: " + p));
+            Readiness.State state = Readiness.await(container.context(), options.commandWait());
+            if (!state.failed().isEmpty()) {
+                // fail closed: a runtime whose configured parts were refused does not start half-way
+                // (docs/operations.md, "Fail closed")
+                state.failed().forEach(p -> err.println("Error: " + p));
+                err.println("Error: the runtime did not start: fix the configuration above and start again");
+                container.stop(STOP_TIMEOUT);
+                return EXIT_STARTUP;
+            }
+            state.waiting().forEach(p -> err.println("Warning: not ready: " + p));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

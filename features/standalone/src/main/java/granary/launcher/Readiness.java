@@ -14,7 +14,8 @@ import org.osgi.framework.ServiceReference;
 /**
  * When the runtime is ready for an operator: every Declarative Services component of the Granary
  * bundles is active (or has failed, which is final and reported), so the console's commands are
- * there, the policies are installed and the demo's cluster has joined. The launcher shows the prompt
+ * there and the demo's cluster has joined, and every hosted policy is installed (or its
+ * configuration was refused, which is final and reported). The launcher shows the prompt
  * only then (docs/operations.md, "Starting the runtime").
  *
  * <p>The launcher is outside the framework: it reads Felix SCR's {@code ServiceComponentRuntime}
@@ -27,28 +28,64 @@ final class Readiness {
     private static final int UNSATISFIED_CONFIGURATION = 1;
     private static final int UNSATISFIED_REFERENCE = 2;
     private static final int FAILED_ACTIVATION = 16;
+    // the engine's policy extender (granary.engine.osgi.HostedPolicy)
+    private static final String POLICY_PROVIDER = "granary.api.spi.PolicyProvider";
+    private static final String POLICY = "granary.api.spi.Policy";
+    private static final String POLICY_NAME = "granary.policy.name";
+    private static final String POLICY_PROBLEM = "granary.policy.problem";
 
     private Readiness() {
     }
 
     /**
-     * Waits until no Granary component is waiting for a reference or a configuration, or the
-     * deadline passes.
-     *
-     * @return what is still not ready (component: state), empty when ready; failed activations are
-     *         included, since they will not recover by waiting
+     * What is not ready. {@code waiting} may still come (a component waiting for a service, a policy
+     * whose configuration has not arrived); {@code failed} will not recover by waiting (a component
+     * that failed to activate, a policy whose configuration was refused).
      */
-    static List<String> await(BundleContext context, Duration timeout) throws InterruptedException {
+    record State(List<String> waiting, List<String> failed) {
+        boolean ready() {
+            return waiting.isEmpty() && failed.isEmpty();
+        }
+    }
+
+    /**
+     * Waits until no Granary component waits for a reference or a configuration and every hosted
+     * policy has a working instance or a refused configuration, or until the deadline passes.
+     */
+    static State await(BundleContext context, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             List<String> waiting = new ArrayList<>();
             List<String> failed = new ArrayList<>();
             components(context, waiting, failed);
+            policies(context, waiting, failed);
             if (waiting.isEmpty() || System.nanoTime() > deadline) {
-                waiting.addAll(failed);
-                return waiting;
+                return new State(List.copyOf(waiting), List.copyOf(failed));
             }
             Thread.sleep(20);   // outside the framework there is no event to wait on: poll, with a deadline
+        }
+    }
+
+    /**
+     * The policies the engine's extender hosts (a PolicyProvider service each, named by
+     * {@code granary.policy.name}): ready once their Policy service is registered (the engine installs
+     * it before it answers any later command), failed when their configuration was refused (the
+     * extender puts the problem on the provider's {@code granary.policy.problem} property).
+     */
+    private static void policies(BundleContext context, List<String> waiting, List<String> failed) {
+        try {
+            ServiceReference<?>[] hosted = context.getAllServiceReferences(POLICY_PROVIDER, "(" + POLICY_NAME + "=*)");
+            for (ServiceReference<?> p : hosted == null ? new ServiceReference<?>[0] : hosted) {
+                Object name = p.getProperty(POLICY_NAME);
+                Object problem = p.getProperty(POLICY_PROBLEM);
+                if (problem != null) {
+                    failed.add("policy " + name + ": " + problem);
+                } else if (context.getAllServiceReferences(POLICY, "(" + POLICY_NAME + "=" + name + ")") == null) {
+                    waiting.add("policy " + name + ": waits for its configuration");
+                }
+            }
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);   // the filters are constants
         }
     }
 
@@ -77,7 +114,8 @@ final class Readiness {
                     if (state == UNSATISFIED_CONFIGURATION || state == UNSATISFIED_REFERENCE) {
                         waiting.add(name + ": " + (state == UNSATISFIED_REFERENCE ? "waits for a service" : "waits for its configuration"));
                     } else if (state == FAILED_ACTIVATION) {
-                        failed.add(name + ": failed to activate: " + field(c, "failure"));
+                        failed.add(name + " (PID " + String.join(", ", (String[]) field(d, "configurationPid"))
+                                + "): failed to activate: " + firstLine((String) field(c, "failure")));
                     }
                 }
             }
@@ -86,6 +124,20 @@ final class Readiness {
         } finally {
             context.ungetService(ref);
         }
+    }
+
+    /**
+     * SCR keeps a failure as its whole stack trace: an operator gets the root cause's line (or the
+     * first line), without the exception's class name ({@code a.b.SomeException: the message} → {@code the message}).
+     */
+    static String firstLine(String failure) {
+        if (failure == null || failure.isBlank()) {
+            return "(no reason given)";
+        }
+        // the root cause says what is wrong; the lines before it say where SCR noticed
+        String line = failure.strip().lines().filter(l -> l.startsWith("Caused by: ")).reduce((a, b) -> b)
+                .map(l -> l.substring("Caused by: ".length())).orElse(failure.strip().lines().findFirst().orElse(""));
+        return line.replaceFirst("^(?:[a-zA-Z_$][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): ", "");
     }
 
     private static Object field(Object dto, String name) throws ReflectiveOperationException {

@@ -7,6 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -24,14 +30,33 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Every policy of the runtime's bundle set (this module's class path holds them all) has a
+ * Every policy of the runtime's bundle set (target/policy-bundles) has a
  * class-path provider found by ServiceLoader, which makes new, independent instances and checks
  * its options by name.
  */
 class PolicyProvidersTest {
 
+    /** The runtime's policy jars (target/policy-bundles, assembled from every policy module of the build). */
+    private static final ClassLoader POLICIES = policyJars();
+
+    private static ClassLoader policyJars() {
+        Path dir = It.target().resolve("policy-bundles");
+        try (var s = Files.list(dir)) {
+            URL[] jars = s.filter(p -> p.toString().endsWith(".jar")).sorted().map(p -> {
+                try {
+                    return p.toUri().toURL();
+                } catch (MalformedURLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }).toArray(URL[]::new);
+            return new URLClassLoader(jars, PolicyProvidersTest.class.getClassLoader());
+        } catch (IOException e) {
+            throw new IllegalStateException("no policy jars in " + dir.toAbsolutePath() + " (run the build from the root)", e);
+        }
+    }
+
     private static List<PolicyProvider> providers() {
-        return ServiceLoader.load(PolicyProvider.class).stream().map(ServiceLoader.Provider::get).toList();
+        return ServiceLoader.load(PolicyProvider.class, POLICIES).stream().map(ServiceLoader.Provider::get).toList();
     }
 
     private static PolicyProvider provider(String name) {

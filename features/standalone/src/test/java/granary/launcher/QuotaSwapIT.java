@@ -3,6 +3,8 @@ package granary.launcher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,10 +20,6 @@ import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.PolicyActivated;
-import granary.api.event.PolicyReconfigured;
-import granary.policy.quota.api.GroupQuota;
-import granary.policy.quota.api.Quota;
-import granary.policy.quota.api.QuotaTable;
 import granary.api.spi.EngineView;
 import granary.api.spi.UnitView;
 
@@ -39,16 +37,26 @@ import org.osgi.framework.Bundle;
 class QuotaSwapIT {
 
     private static ApiRuntime runtime;
+    private static Path table;
 
     @BeforeAll
     static void start() throws Exception {
-        runtime = ApiRuntime.start(Map.of());
+        // the quota table arrives the way an operator gives it: a file named in the policy's configuration
+        table = Files.createTempFile("granary-quota-", ".json");
+        Files.writeString(table, """
+                {"default": {"a": {"GroupId": 1, "MinQuota": 2, "MaxQuota": 6},
+                             "b": {"GroupId": 2, "MinQuota": 2, "MaxQuota": 6}}}
+                """);
+        runtime = ApiRuntime.start(Map.of("granary.policy.quota", Map.of("tableFile", table.toString())));
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws java.io.IOException {
         if (runtime != null) {
             runtime.close();
+        }
+        if (table != null) {
+            Files.deleteIfExists(table);
         }
     }
 
@@ -87,10 +95,6 @@ class QuotaSwapIT {
 
     @Test
     void quotaAndSubmitWindowTogetherAndSwapsLoseNothing() throws Exception {
-        Map<String, GroupQuota> groups = new LinkedHashMap<>();
-        groups.put("a", new GroupQuota("a", 1, Quota.workers(2), Quota.workers(6)));
-        groups.put("b", new GroupQuota("b", 2, Quota.workers(2), Quota.workers(6)));
-        submit(new PolicyReconfigured("quota", QuotaTable.of(Map.of("default", groups), null)));
         submit(new PolicyActivated("submitwindow"));
         Map<String, String> p = policies();
         assertEquals("submitwindow", p.get("unit-order"));

@@ -85,6 +85,23 @@ class RuntimeIT {
     }
 
     @Test
+    @Order(1)
+    void everyPolicyFolderOfTheRepositoryIsInTheRuntime() throws Exception {
+        // a new policy is its own bundles/granary.policy.<name> folder plus its module line: the
+        // runtime picks it up without naming it (docs/policies.md, "Writing a policy")
+        Path bundles = It.target().toAbsolutePath().getParent().getParent().getParent().resolve("bundles");
+        List<String> folders;
+        try (var s = Files.list(bundles)) {
+            folders = s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("granary.policy."))
+                    .filter(n -> Files.isRegularFile(bundles.resolve(n).resolve("pom.xml"))).sorted().toList();
+        }
+        assertTrue(folders.size() >= 8, "policy folders under " + bundles + ": " + folders);
+        List<String> installed = container.bundles().stream().map(Bundle::getSymbolicName).toList();
+        assertEquals(List.of(), folders.stream().filter(f -> !installed.contains(f)).toList(),
+                "policy folders whose bundle is not in the runtime");
+    }
+
+    @Test
     @Order(2)
     void theSchedulerServiceComesFromTheEngine() {
         ServiceReference<?> ref = Container.service(container.context(), "granary.api.event.Scheduler");

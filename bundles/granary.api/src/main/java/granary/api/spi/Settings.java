@@ -23,6 +23,23 @@ public final class Settings {
         return option.javaType().cast(values.get(option.name()));
     }
 
+    /**
+     * Reads what an option names (a file, typically) with {@code reader}; a problem the reader
+     * reports is re-worded to name the option too, so that an operator sees which setting pointed at
+     * the bad input: {@code policy quota: tableFile: quota.json:3:9: $.default.g.GroupId: ...}.
+     */
+    public <T, R> R read(OptionSpec<T> option, java.util.function.Function<T, R> reader) {
+        try {
+            return reader.apply(get(option));
+        } catch (granary.api.model.InvalidRequestException e) {
+            // the policy's own problems (e.g. about another option) stay as they are
+            throw new granary.api.model.InvalidRequestException(e.problems().stream()
+                    .map(p -> subject.equals(p.subject()) ? p
+                            : granary.api.model.Problem.of(subject, option.name(), p.toString()))
+                    .toList());
+        }
+    }
+
     /** Names the policy in errors, e.g. {@code policy quota}. */
     public String subject() {
         return subject;

@@ -39,6 +39,8 @@ final class HostedPolicy implements ManagedService {
 
     /** Service property naming the policy on its services. */
     static final String NAME_PROPERTY = "granary.policy.name";
+    /** Service property on the provider service while the policy's configuration is refused. */
+    static final String PROBLEM_PROPERTY = "granary.policy.problem";
 
     private final BundleContext context;
     private final PolicyProvider provider;
@@ -82,16 +84,41 @@ final class HostedPolicy implements ManagedService {
             settings = declaration.settings(options(properties));
             declaration.create(settings);   // finds a missing or invalid file now, not in the engine
         } catch (InvalidRequestException e) {
-            health.failed(new PolicyFailed(declaration.name(), refusal(e)));
+            refused(refusal(e));
             return;
         } catch (RuntimeException e) {
-            health.failed(new PolicyFailed(declaration.name(), "configuration " + declaration.pid() + " refused: " + e));
+            refused("configuration " + declaration.pid() + " refused: " + e);
             return;
         }
         ServiceRegistration<Policy> old = policyRegistration;
         policyRegistration = context.registerService(Policy.class, new PolicyFactory(declaration, settings),
                 serviceProperties());
         unregister(old);
+        providerProperties(null);
+    }
+
+    /**
+     * A refused configuration: the engine hears of it, and the provider service carries it as
+     * {@code granary.policy.problem} so that the launcher (outside the framework) sees it at start.
+     */
+    private void refused(String problem) {
+        health.failed(new PolicyFailed(declaration.name(), problem));
+        providerProperties(problem);
+    }
+
+    private void providerProperties(String problem) {
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put(NAME_PROPERTY, declaration.name());
+        if (problem != null) {
+            props.put(PROBLEM_PROPERTY, problem);
+        }
+        try {
+            if (providerRegistration != null) {
+                providerRegistration.setProperties(props);
+            }
+        } catch (IllegalStateException closed) {
+            // the policy bundle is stopping
+        }
     }
 
     /**

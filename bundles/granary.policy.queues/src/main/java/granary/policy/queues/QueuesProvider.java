@@ -19,7 +19,7 @@ public final class QueuesProvider implements PolicyProvider {
             .description("Hierarchical queues addressed by full path: resolution, maximum capacity and running-job "
                     + "limits, hierarchical group order.")
             .option(FILE)
-            .factory(s -> new QueuesPolicy(QueueFile.read(s.get(FILE))))
+            .factory(s -> new QueuesPolicy(s.read(FILE, QueueFile::read)))
             .build();
 
     @Override

@@ -52,8 +52,10 @@ class QueueFileTest {
         CodecException e = assertThrows(CodecException.class, () -> QueueFile.read(f.toString()));
         assertTrue(e.getMessage().contains(f + ": $.queues.a.capacty: unknown field"), e.getMessage());
         assertTrue(e.getMessage().contains("$.queues.b.capacity: must be between 0% and 100%, got 120.0%"), e.getMessage());
-        CodecException activation = assertThrows(CodecException.class, () -> create(f.toString()));
-        assertEquals(e.getMessage(), activation.getMessage());
+        // activation names the option that pointed at the file, then every problem of the file
+        InvalidRequestException activation = assertThrows(InvalidRequestException.class, () -> create(f.toString()));
+        assertEquals(e.problems().size(), activation.problems().size());
+        e.problems().forEach(p -> assertTrue(activation.getMessage().contains("policy queues: file: " + p), activation.getMessage()));
     }
 
     @Test
@@ -68,6 +70,7 @@ class QueueFileTest {
     void aMissingFileFailsNamingIt() {
         String missing = dir.resolve("nope.json").toString();
         InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> create(missing));
-        assertTrue(e.getMessage().startsWith("queue file " + missing + ": file: cannot be read: "), e.getMessage());
+        assertTrue(e.getMessage().startsWith("policy queues: file: queue file " + missing + ": file: cannot be read: "),
+                e.getMessage());
     }
 }

@@ -57,7 +57,8 @@ public final class QuotaProvider implements PolicyProvider {
     private static QuotaPolicy create(Settings s) {
         QuotaOptions options = new QuotaOptions(ZoneId.of(s.get(ZONE)), s.get(PREEMPTION), s.get(HOLD_FOR_EMERGENT),
                 s.get(BILLING_DAYS).intValue());
-        return new QuotaPolicy(options, table(s.subject(), s.get(TABLE_FILE), s.get(WORKER_SPANS)));
+        s.read(WORKER_SPANS, QuotaTableCodec::workerSpans);   // a bad WorkerSpans is named as such, not as the file's
+        return new QuotaPolicy(options, s.read(TABLE_FILE, file -> table(s.subject(), file, s.get(WORKER_SPANS))));
     }
 
     private static void zoneExists(String zone) {
