@@ -8,8 +8,9 @@
 #       benchmarks/run.sh PolicySwapBench.fifoToFair -prof jfr:dir=/tmp/jfr   (then benchmarks/jfr-top.py)
 #   java -jar benchmarks/target/benchmarks.jar -h     every JMH option; -l lists the benchmarks
 #
-# A benchmark that fails (its steady-state checks throw) is reported by JMH and left out of the
-# tables; the others still run. SKIP_BUILD=1 reuses the jar as it is. Results: benchmarks/target/jmh/{output,result}-<time>.{txt,json}.
+# A benchmark that fails (its steady-state checks throw) stops the run with a non-zero exit code
+# (JMH's -foe); the suite smoke-runs every benchmark once (BenchmarksSmokeTest).
+# SKIP_BUILD=1 reuses the jar as it is. Results: benchmarks/target/jmh/{output,result}-<time>.{txt,json}.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -26,7 +27,8 @@ jmh() {   # jmh NAME ARGS...: one JMH run, its table to the log and the screen
   local name=$1
   shift
   echo "== java -jar $jar $*" | tee -a "$log"
-  java -jar "$jar" -rf json -rff "$out/result-$stamp-$name.json" "$@" 2>&1 | tee -a "$log"
+  # -foe: a benchmark that fails (its checks throw) fails the run, not an empty row in a table
+  java -jar "$jar" -foe true -rf json -rff "$out/result-$stamp-$name.json" "$@" 2>&1 | tee -a "$log"
 }
 
 if [ $# -gt 0 ]; then

@@ -70,11 +70,11 @@ public class ActivePlacementBench {
         }
 
         Receipt place() {
-            return Scenarios.expect(engine, submit, SLOTS);   // one Granted per node: 100 different nodes
+            return Scenarios.expect(engine, submit, SLOTS);   // 100 slots, one on each of 100 different nodes
         }
 
         Receipt release() {
-            return Scenarios.expect(engine, cancel, SLOTS);   // the engine reports each returned slot as Revoked("cancelled")
+            return Scenarios.expect(engine, cancel, SLOTS);   // every returned slot is reported as Revoked("cancelled")
         }
 
         @TearDown(Level.Trial)

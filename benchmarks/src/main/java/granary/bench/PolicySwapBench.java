@@ -40,6 +40,15 @@ public class PolicySwapBench {
 
     public static final int NODES = 5000;
 
+    /**
+     * The scenario's cluster for {@code waiting} units: {@link #NODES} at 10^6 (the measured case),
+     * fewer for a smaller queue, so that the cluster is still full and every unit still waits (the
+     * suite's smoke run uses 1,000 units).
+     */
+    public static int nodesFor(int waiting) {
+        return Math.min(NODES, Math.max(1, waiting / 200));
+    }
+
     @Param({"1000000"})
     public int waiting;
 
@@ -48,7 +57,7 @@ public class PolicySwapBench {
 
     @Setup(Level.Trial)
     public void setUp() {
-        engine = Scenarios.swap(NODES, waiting, 11);
+        engine = Scenarios.swap(nodesFor(waiting), waiting, 11);
         current = "fifo";
     }
 

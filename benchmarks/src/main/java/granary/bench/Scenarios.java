@@ -88,12 +88,15 @@ public final class Scenarios {
         System.gc();
     }
 
-    /** Handles an event and fails unless it produced exactly {@code grants} output events. */
-    public static Receipt expect(Engine e, InputEvent ev, int grants) {
+    /** Handles an event and fails unless it granted or revoked exactly {@code slots} slots in all. */
+    public static Receipt expect(Engine e, InputEvent ev, int slots) {
         Receipt r = e.handle(ev);
-        if (r.outputs().size() != grants) {
-            throw new IllegalStateException(ev + " produced " + r.outputs().size() + " outputs, expected " + grants
-                    + ", first: " + r.outputs().subList(0, Math.min(3, r.outputs().size())));
+        // a Granted or Revoked event carries every slot of one unit on one node: count slots, not events
+        long moved = r.outputs().stream().mapToLong(o -> o instanceof granary.api.event.Granted g ? g.slots()
+                : o instanceof granary.api.event.Revoked v ? v.slots() : 0).sum();
+        if (moved != slots) {
+            throw new IllegalStateException(ev + " granted or revoked " + moved + " slots, expected " + slots
+                    + ", first outputs: " + r.outputs().subList(0, Math.min(3, r.outputs().size())));
         }
         return r;
     }
@@ -206,7 +209,7 @@ public final class Scenarios {
             int k = rnd.nextBoolean() ? 16 : rnd.nextInt(16);
             if (k > 0) {
                 UnitSpec u = UnitSpec.builder("u").slot(SMALL).desired(k).prefer(Locality.machine(node(i), k)).build();
-                expect(e, new JobSubmitted(job("f" + i, u)), 1);
+                expect(e, new JobSubmitted(job("f" + i, u)), k);
             }
         }
         e.checkInvariants();

@@ -61,7 +61,7 @@ public class SwapBreakdownBench {
 
     @Setup(Level.Trial)
     public void setUp() {
-        Engine engine = Scenarios.swap(PolicySwapBench.NODES, waiting, 11);
+        Engine engine = Scenarios.swap(PolicySwapBench.nodesFor(waiting), waiting, 11);
         Workload w = engine.workload();
         fifo = w.order();   // the engine's own comparators for the two orders
         Scenarios.expect(engine, new PolicyActivated("fair"), 0);
