@@ -102,7 +102,20 @@ public final class Container {
     /** Starts the bundles held back by {@link #startHolding}; a failure is added to {@link #problems()}. */
     public void startHeld() {
         List<String> more = new ArrayList<>();
-        startAll(bundles, held, more);
+        // JLine finds its terminal providers (exec, jni, ...) through the thread's context class
+        // loader; Gogo's JLine shell builds its terminal in the thread that starts it, this one.
+        // Without JLine's own loader there it falls back to a dumb terminal: no editing, no history.
+        Thread t = Thread.currentThread();
+        ClassLoader before = t.getContextClassLoader();
+        ClassLoader jline = bundles.stream().filter(b -> "org.jline".equals(b.getSymbolicName()))
+                .map(b -> b.adapt(org.osgi.framework.wiring.BundleWiring.class)).filter(java.util.Objects::nonNull)
+                .map(org.osgi.framework.wiring.BundleWiring::getClassLoader).findFirst().orElse(before);
+        t.setContextClassLoader(jline);
+        try {
+            startAll(bundles, held, more);
+        } finally {
+            t.setContextClassLoader(before);
+        }
         problems.addAll(more);
     }
 

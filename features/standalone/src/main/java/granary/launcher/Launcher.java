@@ -83,7 +83,11 @@ public final class Launcher {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        container.startHeld();
+        if (interactive) {
+            // piped, the launcher reads standard input itself: Gogo's JLine shell stays resolved but
+            // not started (it would build a terminal from the pipe and run its profile for nobody)
+            container.startHeld();
+        }
         container.problems().forEach(p -> err.println("Warning: " + p));
         Thread hook = new Thread(() -> {
             container.stop(STOP_TIMEOUT);   // Ctrl-C: stop the bundles cleanly, then drop the storage

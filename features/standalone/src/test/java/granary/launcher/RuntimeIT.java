@@ -79,7 +79,7 @@ class RuntimeIT {
         for (String bsn : List.of("granary.api", "granary.engine", "granary.policy.fifo", "granary.policy.fair",
                 "granary.codec", "granary.console", "granary.demo", "org.apache.felix.scr",
                 "org.apache.felix.configadmin", "org.apache.felix.metatype", "org.apache.felix.gogo.runtime",
-                "org.apache.felix.gogo.shell", "org.apache.felix.gogo.command", "com.google.gson")) {
+                "org.apache.felix.gogo.jline", "org.jline", "org.apache.felix.gogo.command", "com.google.gson")) {
             assertTrue(installed.contains(bsn), bsn + " is part of the bundle set: " + installed);
         }
     }

@@ -49,7 +49,7 @@ class StockFelixIT {
                 expected.add(symbolicName(jar));
             }
         }
-        assertTrue(expected.containsAll(List.of("org.apache.felix.gogo.shell", "granary.engine", "granary.policy.fifo")),
+        assertTrue(expected.containsAll(List.of("org.apache.felix.gogo.jline", "org.jline", "granary.engine", "granary.policy.fifo")),
                 expected::toString);
 
         String java = ProcessHandle.current().info().command().orElseThrow();

@@ -1,0 +1,110 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The interactive console on a real pseudo-terminal (util-linux {@code script}): Gogo's JLine shell
+ * gives Tab completion of commands, history (Ctrl-P, the up arrow's binding), and Ctrl-C cancels the line being typed
+ * without stopping the runtime; Ctrl-D ends it. Skipped where {@code script} is missing.
+ */
+class InteractiveConsoleIT {
+
+    private static final Path SCRIPT = Path.of("/usr/bin/script");
+    private Process process;
+    private final ByteArrayOutputStream screen = new ByteArrayOutputStream();
+
+    @AfterEach
+    void kill() {
+        if (process != null) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void completionHistoryAndCtrlC() throws Exception {
+        assumeTrue(Files.isExecutable(SCRIPT), "no " + SCRIPT);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // a pseudo-terminal of 0 x 0 would leave JLine no room for the prompt: give it a size
+        String command = "stty cols 120 rows 40; exec " + java + " -jar " + It.runnableJar().toAbsolutePath()
+                + " --demo=false --interactive";
+        process = new ProcessBuilder(SCRIPT.toString(), "-qfec", command, "/dev/null").redirectErrorStream(true).start();
+        Thread reader = new Thread(() -> copy(process.getInputStream()), "pty-reader");
+        reader.setDaemon(true);
+        reader.start();
+        OutputStream keys = process.getOutputStream();
+
+        await("the prompt", s -> s.contains("g! "));
+        type(keys, "granary:sta\t");                       // Tab completes the command name
+        type(keys, "\r");
+        await("the status", s -> count(s, "nodes=0") == 1);
+        type(keys, "granary:nonsense");
+        type(keys, "\u0003");                              // Ctrl-C drops the line, the runtime stays
+        Thread.sleep(700);
+        type(keys, "\u0010\r");                           // Ctrl-P (history up, as the up arrow): the last command again
+        await("the status again", s -> count(s, "nodes=0") == 2);
+        assertTrue(process.isAlive(), "Ctrl-C did not stop the runtime");
+        assertTrue(!text().contains("Command not found: granary:nonsense"), "the cancelled line did not run:\n" + text());
+        type(keys, "\u0004");                              // Ctrl-D on an empty line: the runtime stops
+        assertTrue(process.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the runtime did not stop:\n" + text());
+        assertEquals(0, process.exitValue(), text());
+    }
+
+    private static void type(OutputStream keys, String s) throws IOException, InterruptedException {
+        keys.write(s.getBytes(StandardCharsets.UTF_8));
+        keys.flush();
+        Thread.sleep(300);   // a person's pace: the line reader reads each key sequence on its own
+    }
+
+    private void await(String what, Predicate<String> seen) throws InterruptedException {
+        long deadline = System.nanoTime() + It.TIMEOUT.toNanos();
+        while (!seen.test(text())) {
+            if (System.nanoTime() > deadline || !process.isAlive()) {
+                throw new AssertionError("no " + what + " on the terminal:\n" + text());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private String text() {
+        synchronized (screen) {
+            return screen.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    private static int count(String s, String part) {
+        int n = 0;
+        for (int i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private void copy(InputStream in) {
+        byte[] buf = new byte[4096];
+        try {
+            for (int n; (n = in.read(buf)) > 0; ) {
+                synchronized (screen) {
+                    screen.write(buf, 0, n);
+                }
+            }
+        } catch (IOException ended) {
+            // the process ended
+        }
+    }
+}
