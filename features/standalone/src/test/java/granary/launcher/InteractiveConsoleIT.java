@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The interactive console on a real pseudo-terminal (util-linux {@code script}): Gogo's JLine shell
- * gives Tab completion of commands, history (Ctrl-P, the up arrow's binding), and Ctrl-C cancels the line being typed
+ * gives Tab completion of commands and of policy names, history (Ctrl-P, the up arrow's binding), and Ctrl-C cancels the line being typed
  * without stopping the runtime; Ctrl-D ends it. Skipped where {@code script} is missing.
  */
 class InteractiveConsoleIT {
@@ -60,6 +60,9 @@ class InteractiveConsoleIT {
         await("the status again", s -> count(s, "nodes=0") == 2);
         assertTrue(process.isAlive(), "Ctrl-C did not stop the runtime");
         assertTrue(!text().contains("Command not found: granary:nonsense"), "the cancelled line did not run:\n" + text());
+        type(keys, "granary:policy fa\t");                 // Tab completes a policy's name
+        type(keys, "\r");
+        await("the swap to fair", s -> s.contains("unit-order: fifo -> fair"));
         type(keys, "\u0004");                              // Ctrl-D on an empty line: the runtime stops
         assertTrue(process.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the runtime did not stop:\n" + text());
         assertEquals(0, process.exitValue(), text());
