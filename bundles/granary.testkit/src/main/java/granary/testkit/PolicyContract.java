@@ -82,16 +82,18 @@ public abstract class PolicyContract {
 
     /**
      * The jobs, submitted in this order one second apart: by default 16 jobs of one unit of 1 to 4
-     * one-core slots at priority 0 to 2, in the {@link #groups()} round-robin, and every fourth job a
-     * gang of two all-or-nothing units of 1 to 2 slots. More than the cluster holds, so work waits.
+     * one-core slots at priority 0 to 2, in the {@link #groups()} round-robin; for a policy that places
+     * gangs, every fourth job is a gang of two all-or-nothing units of 1 to 2 slots instead. More than
+     * the cluster holds, so work waits.
      */
     protected List<JobSpec> workload(Random random) {
         List<JobSpec> jobs = new ArrayList<>();
         List<String> groups = groups();
+        boolean gangs = declaration().points().contains(ExtensionPoint.GANG_PLACEMENT);
         for (int i = 0; i < 16; i++) {
             String group = groups.get(i % groups.size());
             int priority = random.nextInt(3);
-            if (i % 4 == 3) {
+            if (gangs && i % 4 == 3) {
                 jobs.add(Jobs.job("j" + i).group(group).gang()
                         .units(Jobs.unit("a", 100, 100, 1 + random.nextInt(2)).priority(priority).allOrNothing(true).build(),
                                 Jobs.unit("b", 100, 100, 1 + random.nextInt(2)).priority(priority).allOrNothing(true).build())
