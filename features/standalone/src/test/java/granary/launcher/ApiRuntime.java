@@ -73,6 +73,11 @@ final class ApiRuntime implements AutoCloseable {
         }
     }
 
+    /** Every bundle the runtime installed. */
+    List<Bundle> bundles() {
+        return container.bundles();
+    }
+
     Bundle bundle(String bsn) {
         return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
     }
