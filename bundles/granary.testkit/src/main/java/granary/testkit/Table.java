@@ -105,6 +105,11 @@ public final class Table {
             return v.isEmpty() ? otherwise : v;
         }
 
+        /** Whether the table has this column (optional columns). */
+        public boolean has(String column) {
+            return cells.containsKey(column);
+        }
+
         public boolean isEmpty(String column) {
             return text(column).isEmpty();
         }
