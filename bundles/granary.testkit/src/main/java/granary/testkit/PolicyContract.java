@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 
 import granary.api.event.OutputEvent;
@@ -20,7 +21,7 @@ import granary.api.model.UnitSpec;
 import granary.api.spi.ExtensionPoint;
 import granary.api.spi.Policy;
 import granary.api.spi.PolicyDeclaration;
-import granary.api.spi.UnitView;
+import granary.api.spi.PolicyInfo;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -143,22 +144,25 @@ public abstract class PolicyContract {
         assertTrue(e.grantedSlots() > 0, () -> "the workload must get some grants: " + e.work());
     }
 
+    private Optional<PolicyInfo> info(TestEngine e) {
+        return e.view().policies().stream().filter(p -> p.name().equals(name())).findFirst();
+    }
+
+    /** Selected, active, and in effect at each of its exclusive points. */
     private void assertInEffect(TestEngine e, String policy) {
         for (String point : exclusivePoints()) {
             assertEquals(policy, e.inEffect(point), point + " in " + e.status().policies());
         }
+        assertTrue(info(e).map(p -> p.selected() && p.active()).orElse(false), () -> "active: " + e.view().policies());
     }
 
+    /** Not active, and in effect at none of its exclusive points; the fallback orders the units. */
     private void assertNotInEffect(TestEngine e) {
         for (String point : exclusivePoints()) {
             assertNotEquals(name(), e.inEffect(point), point + " in " + e.status().policies());
         }
-        assertTrue(e.view().policies().stream().noneMatch(p -> p.name().equals(name()) && isInEffect(e, p.name())),
-                () -> "still in effect: " + e.view().policies());
-    }
-
-    private boolean isInEffect(TestEngine e, String policy) {
-        return e.status().policies().containsValue(policy);
+        assertEquals(ArrivalOrder.NAME, e.inEffect(ExtensionPoint.UNIT_ORDER.id()), "the fallback stands in");
+        assertTrue(info(e).map(p -> !p.active()).orElse(true), () -> "still active: " + e.view().policies());
     }
 
     /** Same units; each keeps the slots it held, where it held them; granted + waiting = desired; nothing revoked. */
@@ -269,11 +273,6 @@ public abstract class PolicyContract {
             }
             fail("run 2 has " + second.size() + " outputs, run 1 " + first.size());
         }
-    }
-
-    /** For subclasses' own checks: a unit of the engine by "job/unit". */
-    protected static UnitView unit(TestEngine e, String id) {
-        return e.unit(id);
     }
 
     /** For subclasses' workloads: one unit "u" of one-core slots. */
