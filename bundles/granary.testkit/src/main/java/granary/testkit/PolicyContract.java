@@ -133,7 +133,7 @@ public abstract class PolicyContract {
         return e;
     }
 
-    /** Submits the seeded workload a second apart (a tick each), then finishes the first units that hold slots. */
+    /** Submits the seeded workload a second apart, a tick after each; checks that some work runs and some waits. */
     private void load(TestEngine e) {
         for (JobSpec j : workload(new Random(seed()))) {
             e.clock.advance(Clocks.SECOND);
