@@ -151,6 +151,19 @@ public class TestEngine {
         return handle(new GrantReleased(UnitId.parse(unit), node, slots));
     }
 
+    /** A unit gives back {@code slots} of its slots, node by node in name order. */
+    public void releaseSlots(String unit, int slots) {
+        UnitView u = view().unit(UnitId.parse(unit));
+        for (Map.Entry<String, Integer> e : new TreeMap<>(u.allocations()).entrySet()) {
+            if (slots == 0) {
+                break;
+            }
+            int k = Math.min(slots, e.getValue());
+            handle(new GrantReleased(u.id(), e.getKey(), k));
+            slots -= k;
+        }
+    }
+
     /** A unit gives back every slot it holds, node by node in name order: its work is done. */
     public void finish(String unit) {
         UnitView u = view().unit(UnitId.parse(unit));
@@ -236,6 +249,12 @@ public class TestEngine {
     /** The policy in effect at an extension point (e.g. {@code unit-order}), or {@code waiting}. */
     public String inEffect(String point) {
         return status().policies().get(point);
+    }
+
+    /** Slots a group holds (0 for a group the engine does not know). */
+    public long usedSlots(String group) {
+        GroupView g = engine.view().group(group);
+        return g == null ? 0 : g.usedSlots();
     }
 
     /** Slots held per group, sorted by group. */

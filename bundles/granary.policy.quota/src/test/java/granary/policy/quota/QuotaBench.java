@@ -2,7 +2,6 @@ package granary.policy.quota;
 
 import java.io.StringReader;
 import java.util.List;
-import java.util.Map;
 
 import granary.api.event.Receipt;
 import granary.api.model.UnitKind;
@@ -20,9 +19,6 @@ import granary.testkit.TestEngine;
  * Every job here has one unit "u", so units are named by their job: {@code granted("j")} is j/u's.
  */
 final class QuotaBench extends TestEngine {
-
-    static final long MIDNIGHT = Clocks.MIDNIGHT;
-    static final long HOUR = Clocks.HOUR;
 
     final QuotaPolicy quota;
 
@@ -55,7 +51,7 @@ final class QuotaBench extends TestEngine {
 
     /** Moves time to {@code hours} after midnight and ticks. */
     Receipt at(double hours) {
-        clock.set(MIDNIGHT + (long) (hours * HOUR));
+        clock.set(Clocks.MIDNIGHT + (long) (hours * Clocks.HOUR));
         return tick();
     }
 
@@ -71,21 +67,8 @@ final class QuotaBench extends TestEngine {
         return super.granted(job + "/u");
     }
 
-    long used(String group) {
-        var g = view().group(group);
-        return g == null ? 0 : g.usedSlots();
-    }
-
     /** Releases {@code slots} of a job's slots, node by node. */
     void release(String job, int slots) {
-        UnitView u = unit(job);
-        for (Map.Entry<String, Integer> e : Map.copyOf(u.allocations()).entrySet()) {
-            if (slots == 0) {
-                break;
-            }
-            int k = Math.min(slots, e.getValue());
-            release(u.id().toString(), e.getKey(), k);
-            slots -= k;
-        }
+        releaseSlots(job + "/u", slots);
     }
 }
