@@ -281,7 +281,7 @@ public class TestEngine {
         return log.stream().filter(Revoked.class::isInstance).map(Revoked.class::cast).toList();
     }
 
-    /** Net slots per "unit@node" from the output log alone (what job masters and agents saw). */
+    /** Net slots per "unit@node" from the output log alone: grants minus revocations (releases are inputs, not in it). */
     public Map<String, Integer> netFromLog() {
         Map<String, Integer> m = new TreeMap<>();
         for (OutputEvent e : log) {

@@ -47,6 +47,19 @@ class TestEngineTest {
     }
 
     @Test
+    void countsGrantsPerJobOverItsUnitsAndReleasesSlotsNodeByNode() {
+        TestEngine e = TestEngine.of(new ArrivalOrder()).nodes(Clusters.slotNodes(2, 2));
+        e.submit("a", Jobs.slots(3));
+        e.request("a", Jobs.unit("extra", 100, 100, 1).build());
+        assertEquals(4, e.grantedToJob("a"));
+        assertEquals(Map.of("n0", 2, "n1", 1), e.placement("a/u"));
+        e.releaseSlots("a/u", 2);   // n0 first
+        assertEquals(Map.of("n1", 1), e.placement("a/u"));
+        assertEquals(2, e.grantedToJob("a"));
+        assertEquals(Map.of("a/extra@n1", 1, "a/u@n0", 2, "a/u@n1", 1), e.netFromLog());   // releases are inputs, not in the log
+    }
+
+    @Test
     void buildsNodesWithRoomsLabelsAndCapacity() {
         NodeSpec n = Clusters.node("g0").room("r2").slots(8).label("gpu", "a100").build();
         assertEquals("r2", n.room());
