@@ -1,6 +1,6 @@
 package granary.demo;
 
-import static granary.demo.LiveEngine.await;
+import static granary.testkit.LiveEngine.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,6 +15,8 @@ import granary.api.model.UnitSpec;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
+import granary.policy.fifo.FifoPolicy;
+import granary.testkit.LiveEngine;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,7 +26,7 @@ class DemoTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    private final LiveEngine live = new LiveEngine();
+    private final LiveEngine live = new LiveEngine(List.of("fifo"), List.of("fifo", "fair"), new FifoPolicy());
     private Demo demo;
 
     @AfterEach

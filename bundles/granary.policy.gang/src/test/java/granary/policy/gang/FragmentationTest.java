@@ -1,13 +1,14 @@
 package granary.policy.gang;
 
-import static granary.policy.gang.Bench.aon;
-import static granary.policy.gang.Bench.unit;
+import static granary.testkit.Jobs.aon;
+import static granary.testkit.Jobs.unit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 
 import granary.api.model.Locality;
+import granary.testkit.Jobs;
 
 import org.junit.jupiter.api.Test;
 
@@ -65,7 +66,7 @@ class FragmentationTest {
     @Test
     void bigSlotsFirstThenSmallOnesFillTheGaps() {
         Bench b = new Bench().node("n0", "r1", 400, 4000).node("n1", "r1", 400, 4000).node("n2", "r1", 400, 4000);
-        b.submit(Bench.gangJob("g", unit("small", 100, 100, 2).build(), unit("big", 300, 100, 2).build()));
+        b.submit(Jobs.gang("g", unit("small", 100, 100, 2).build(), unit("big", 300, 100, 2).build()));
         Map<String, Integer> big = b.placement("g/big");
         Map<String, Integer> small = b.placement("g/small");
         assertEquals(2, big.size(), "one 300 per node: " + big);

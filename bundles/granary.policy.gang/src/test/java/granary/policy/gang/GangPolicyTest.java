@@ -1,8 +1,8 @@
 package granary.policy.gang;
 
-import static granary.policy.gang.Bench.aon;
-import static granary.policy.gang.Bench.gangJob;
-import static granary.policy.gang.Bench.unit;
+import static granary.testkit.Jobs.aon;
+import static granary.testkit.Jobs.gang;
+import static granary.testkit.Jobs.unit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,7 +58,7 @@ class GangPolicyTest {
     void aGangJobOfSeveralUnitsIsGrantedWholeOrNotAtAll() {
         Bench b = new Bench().node("n0", "r1", 400, 4000).node("n1", "r1", 400, 4000);
         b.submit("fill", unit("u", 100, 100, 2).prefer(Locality.machine("n0", 2)).build());
-        Receipt r = b.submit(gangJob("g", unit("ps", 200, 500, 2).build(), unit("worker", 100, 100, 3).build()));
+        Receipt r = b.submit(gang("g", unit("ps", 200, 500, 2).build(), unit("worker", 100, 100, 3).build()));
         assertEquals(0, grantedIn(r, "g"), "700 cpu wanted, 600 free: neither unit gets anything");
         assertEquals(0, b.granted("g/ps") + b.granted("g/worker"));
         Receipt release = b.release("fill/u", "n0", 1);

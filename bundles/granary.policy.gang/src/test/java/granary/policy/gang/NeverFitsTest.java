@@ -1,8 +1,8 @@
 package granary.policy.gang;
 
-import static granary.policy.gang.Bench.aon;
-import static granary.policy.gang.Bench.gangJob;
-import static granary.policy.gang.Bench.unit;
+import static granary.testkit.Jobs.aon;
+import static granary.testkit.Jobs.gang;
+import static granary.testkit.Jobs.unit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,7 +42,7 @@ class NeverFitsTest {
     void aGangJobIsJudgedByAllItsUnitsTogether() {
         Bench b = cluster();
         InvalidRequestException e = assertThrows(InvalidRequestException.class, () -> b.submit(
-                gangJob("g", unit("ps", 100, 3000, 2).build(), unit("w", 100, 3000, 3).build())));
+                gang("g", unit("ps", 100, 3000, 2).build(), unit("w", 100, 3000, 3).build())));
         assertTrue(e.getMessage().contains("asks all-or-nothing for cpu=500,mem=15000 at once (2 x ps, 3 x w)"),
                 e.getMessage());
         assertTrue(e.getMessage().endsWith("mem 15000 > 12000"), e.getMessage());

@@ -1,6 +1,6 @@
 package granary.policy.queues;
 
-import static granary.policy.queues.Bench.slots;
+import static granary.testkit.Jobs.slots;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;

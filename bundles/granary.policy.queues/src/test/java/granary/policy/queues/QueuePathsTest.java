@@ -1,6 +1,6 @@
 package granary.policy.queues;
 
-import static granary.policy.queues.Bench.slots;
+import static granary.testkit.Jobs.slots;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -70,7 +70,7 @@ class QueuePathsTest {
         Bench b = bench(TREE);
         b.submit("j1", "nosuch", slots(1));
         b.submit("j2", "root.a.p9", slots(1));
-        b.submit("j3", null, slots(1));   // a job naming no group names "default", a leaf here
+        b.submit("j3", (String) null, slots(1));   // a job naming no group names "default", a leaf here
         assertEquals("root.default", b.group("j1"));
         assertEquals("root.default", b.group("j2"));
         assertEquals("root.default", b.group("j3"));

@@ -1,6 +1,6 @@
 package granary.policy.queues;
 
-import static granary.policy.queues.Bench.slots;
+import static granary.testkit.Jobs.slots;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -13,6 +13,7 @@ import granary.api.model.UnitId;
 import granary.api.model.UnitSpec;
 import granary.api.event.JobMoved;
 import granary.api.event.UnitDesireChanged;
+import granary.testkit.Jobs;
 
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +39,7 @@ class SubmitFilterTest {
     void aGangLargerThanItsQueueMaximumIsRefusedWithTheNumbers() {
         Bench b = bench();
         InvalidRequestException e = assertThrows(InvalidRequestException.class,
-                () -> b.submitGang("g", "root.a.p0", Bench.unit("m", 100, 100, 6), Bench.unit("r", 100, 100, 6)));
+                () -> b.submitGang("g", "root.a.p0", Jobs.unit("m", 100, 100, 6).build(), Jobs.unit("r", 100, 100, 6).build()));
         Problem p = e.problems().get(0);
         assertEquals("queue root.a.p0", p.subject());
         assertEquals("all-or-nothing job g asks for cpu=1200,mem=1200 in total, more than the queue's maximum "
@@ -47,7 +48,7 @@ class SubmitFilterTest {
         assertEquals(1200L, p.value());
         assertNull(b.view().job("g"));
 
-        b.submitGang("g2", "root.a.p0", Bench.unit("m", 100, 100, 5), Bench.unit("r", 100, 100, 5));
+        b.submitGang("g2", "root.a.p0", Jobs.unit("m", 100, 100, 5).build(), Jobs.unit("r", 100, 100, 5).build());
         assertNotNull(b.view().job("g2"));   // exactly the maximum: accepted (it waits for a gang placement)
     }
 

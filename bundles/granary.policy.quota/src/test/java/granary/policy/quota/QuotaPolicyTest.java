@@ -116,7 +116,7 @@ class QuotaPolicyTest {
         b.submit("old", "a", 30);
         b.at(3);
         b.submit("new", "a", 40);
-        assertEquals(100, b.used("a"));                             // a borrowed the whole cluster
+        assertEquals(100, b.usedSlots("a"));                             // a borrowed the whole cluster
         b.at(4);
         var r = b.submit("claim", "b", 30);
         assertEquals(30, b.granted("claim"));                       // b (0 < min 40) took capacity back
@@ -129,7 +129,7 @@ class QuotaPolicyTest {
         b.submit("more", "b", 15);
         // b is still below its min (30 < 40): it preempts until its top job fits (spec §6), never below a's min
         assertEquals(15, b.granted("more"));
-        assertEquals(55, b.used("a"));
+        assertEquals(55, b.usedSlots("a"));
         b.submit("beyond", "b", 5);
         assertEquals(0, b.granted("beyond"));                         // b is above its min now: no more preemption
         assertEquals(30, b.granted("svc"));
@@ -148,7 +148,7 @@ class QuotaPolicyTest {
                 UnitSpec.builder("x").slot(100, 100).desired(8).build(), UnitSpec.builder("y").slot(100, 100).desired(8).build()))));
         assertEquals(16, b.engine.view().job("g").units().stream().mapToInt(u -> u.granted()).sum());
         b.submit("rest", "a", 84);
-        assertEquals(100, b.used("a"));
+        assertEquals(100, b.usedSlots("a"));
         b.at(1);
         b.submit("claim", "b", 5);                                 // fewer than the gang holds
         var g = b.engine.view().job("g");

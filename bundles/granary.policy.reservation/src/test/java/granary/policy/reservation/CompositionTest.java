@@ -79,7 +79,7 @@ class CompositionTest {
         int[] round = {-1};
         s.runUntil(60_000, arrivals, () -> {
             if (round[0] < 0 && s.granted("big/w") == 8) {
-                round[0] = s.rounds;
+                round[0] = s.rounds();
             }
             return s.granted("big/w") == 8;
         });

@@ -66,7 +66,7 @@ class StarvationTest {
         String[] targetWhenPlaced = {"?"};
         long placedAt = with.runUntil(HORIZON, arrivals, () -> {
             if (placedRound[0] < 0 && with.granted("big/w") == 8) {
-                placedRound[0] = with.rounds;
+                placedRound[0] = with.rounds();
                 targetWhenPlaced[0] = with.report().target();
             }
             return with.granted("big/w") == 8;
@@ -91,7 +91,7 @@ class StarvationTest {
         int[] placedRound = {-1};
         with.runUntil(HORIZON, arrivals, () -> {
             if (placedRound[0] < 0 && with.granted("high/u") == 1) {
-                placedRound[0] = with.rounds;
+                placedRound[0] = with.rounds();
             }
             return with.granted("high/u") == 1;
         });

@@ -12,6 +12,7 @@ import granary.policy.quota.api.BillingRow;
 import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.metrics.Stats;
 import granary.sim.trace.TraceFormat;
+import granary.testkit.TestFiles;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +44,7 @@ class MetricsTest {
     Path dir;
 
     private RunResult run(String sets, SimSettings settings) throws IOException {
-        Path w = Sims.write(dir, "w.json", WORKLOAD);
+        Path w = TestFiles.write(dir, "w.json", WORKLOAD);
         return Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), sets, settings.withSampleMs(10_000), 1)).runs().get(0);
     }
 
@@ -97,7 +98,7 @@ class MetricsTest {
      */
     @Test
     void revocationsAndLostWork() throws IOException {
-        Path w = Sims.write(dir, "p.json", """
+        Path w = TestFiles.write(dir, "p.json", """
                 {"nodes": [{"name": "n1", "capacity": {"cpu": 400, "mem": 4096}}],
                  "jobs": [
                   {"id": "x", "group": "g1", "units": [{"name": "u", "slot": {"cpu": 100, "mem": 1}, "desired": 4, "duration": 100}]},

@@ -1,8 +1,5 @@
 package granary.sim.run;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -31,11 +28,6 @@ final class Sims {
         return Replay.run(r, POLICIES, Progress.NONE);
     }
 
-    static Path write(Path dir, String name, String text) throws IOException {
-        Path p = dir.resolve(name);
-        Files.writeString(p, text, StandardCharsets.UTF_8);
-        return p;
-    }
 
     /** results.json without the wall-clock figures: what must be the same for the same inputs. */
     static String deterministicJson(Replay.Report report) {

@@ -2,7 +2,7 @@ package granary.sim.trace;
 
 import static granary.sim.trace.Files.error;
 import static granary.sim.trace.Files.read;
-import static granary.sim.trace.Files.write;
+import static granary.testkit.TestFiles.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,6 +15,7 @@ import granary.api.model.Resources;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;
 import granary.sim.workload.Workload;
+import granary.testkit.TestFiles;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,7 +153,7 @@ class Alibaba2017ReaderTest {
 
     @Test
     void gzipIsReadTransparentlyAndLimitStopsEarly() throws IOException {
-        Workload gz = read(F, Files.gzip(dir, "batch_task.csv.gz", ROWS));
+        Workload gz = read(F, TestFiles.gzip(dir, "batch_task.csv.gz", ROWS));
         assertEquals(read(F, write(dir, "batch_task.csv", ROWS)).jobs().size(), gz.jobs().size());
         assertEquals(2, read(F, write(dir, "l.csv", ROWS), "limit=2").report().rows());
     }

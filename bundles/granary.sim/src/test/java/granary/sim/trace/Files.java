@@ -2,38 +2,20 @@ package granary.sim.trace;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.zip.GZIPOutputStream;
 
 import granary.api.model.InvalidRequestException;
 import granary.sim.workload.Workload;
 
-/** Small trace files for the reader tests, and reading them the way the simulator does. */
+/** Reading the reader tests' small trace files (written with granary.testkit.TestFiles) the way the simulator does. */
 final class Files {
 
     /** A 64-core / 256 GiB node: normalized memory 1.0 = 262144 MiB. */
     static final TraceContext CTX = new TraceContext(262_144, false, 1);
 
     private Files() {
-    }
-
-    static Path write(Path dir, String name, String text) throws IOException {
-        Path p = dir.resolve(name);
-        java.nio.file.Files.writeString(p, text, StandardCharsets.UTF_8);
-        return p;
-    }
-
-    static Path gzip(Path dir, String name, String text) throws IOException {
-        Path p = dir.resolve(name);
-        try (OutputStream out = new GZIPOutputStream(java.nio.file.Files.newOutputStream(p))) {
-            out.write(text.getBytes(StandardCharsets.UTF_8));
-        }
-        return p;
     }
 
     static Map<String, String> options(String... kv) {

@@ -2,7 +2,7 @@ package granary.sim.trace;
 
 import static granary.sim.trace.Files.error;
 import static granary.sim.trace.Files.read;
-import static granary.sim.trace.Files.write;
+import static granary.testkit.TestFiles.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +16,7 @@ import granary.api.model.Resources;
 import granary.api.model.UnitKind;
 import granary.sim.workload.SimUnit;
 import granary.sim.workload.Workload;
+import granary.testkit.TestFiles;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,7 +70,7 @@ class Gpu2023ReaderTest {
     @Test
     void theNodeListBesideThePodListIsTheDefaultCluster() throws IOException {
         Path pods = write(dir, "openb_pod_list_default.csv", PODS);
-        Files.gzip(dir, Gpu2023Reader.NODE_LIST + ".gz", NODES);
+        TestFiles.gzip(dir, Gpu2023Reader.NODE_LIST + ".gz", NODES);
         List<NodeSpec> nodes = F.defaultCluster(pods, Map.of());
         assertEquals(2, nodes.size());
         assertEquals(new NodeSpec("n0", "r0", Resources.of(9600, 393216, Map.of("gpu", 8000L)), Map.of("model", "G2")), nodes.get(0));

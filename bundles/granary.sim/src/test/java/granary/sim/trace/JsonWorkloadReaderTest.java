@@ -2,7 +2,7 @@ package granary.sim.trace;
 
 import static granary.sim.trace.Files.error;
 import static granary.sim.trace.Files.read;
-import static granary.sim.trace.Files.write;
+import static granary.testkit.TestFiles.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -2,7 +2,7 @@ package granary.sim.trace;
 
 import static granary.sim.trace.Files.error;
 import static granary.sim.trace.Files.read;
-import static granary.sim.trace.Files.write;
+import static granary.testkit.TestFiles.write;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +16,7 @@ import granary.api.model.NodeSpec;
 import granary.api.model.Resources;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.Workload;
+import granary.testkit.TestFiles;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,7 +77,7 @@ class SwfReaderTest {
 
     @Test
     void theHeaderGivesTheDefaultClusterAndGzipIsRead() throws IOException {
-        Path gz = Files.gzip(dir, "log.swf.gz", LOG);
+        Path gz = TestFiles.gzip(dir, "log.swf.gz", LOG);
         List<NodeSpec> nodes = F.defaultCluster(gz, Map.of());
         assertEquals(4, nodes.size());
         assertEquals(Resources.of(400, 0), nodes.get(0).capacity());
