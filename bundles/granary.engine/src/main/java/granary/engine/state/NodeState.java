@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -10,7 +10,7 @@ import granary.api.model.UnitId;
 import granary.api.spi.NodeView;
 
 /** The engine's record of one node. Mutated only by {@link Allocator} and the node event handlers. */
-final class NodeState implements NodeView {
+public final class NodeState implements NodeView {
 
     private final NodeSpec spec;
     private Resources capacity;
@@ -86,16 +86,16 @@ final class NodeState implements NodeView {
     }
 
     /** Units with slots here, in the order they were first granted. */
-    Map<UnitState, Integer> units() {
+    public Map<UnitState, Integer> units() {
         return slots;
     }
 
-    long[] freeVector() {
+    public long[] freeVector() {
         return freeVector;
     }
 
     /** True if the node may be given new work (not blacklisted). */
-    boolean takesWork() {
+    public boolean takesWork() {
         return !blacklisted;
     }
 

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.cycle;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -9,6 +9,13 @@ import java.util.Set;
 import granary.api.model.UnitId;
 import granary.api.spi.EngineView;
 import granary.api.spi.NodeFilter;
+import granary.engine.policy.PolicySet;
+import granary.engine.state.Allocator;
+import granary.engine.state.Dims;
+import granary.engine.state.GroupState;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
+import granary.engine.state.Workload;
 
 /**
  * Passive scheduling (spec §4, "OnResourceFree"): fills a node whose free resources grew. Group
@@ -18,7 +25,7 @@ import granary.api.spi.NodeFilter;
  * O(log N), and gets as many slots there as limits allow — one at a time under an order that reads
  * grants (FAIR), which re-positions the unit after each. Repeats until nothing fits.
  */
-final class PassiveFiller {
+public final class PassiveFiller {
 
     private final Workload workload;
     private final PolicySet policies;
@@ -26,7 +33,7 @@ final class PassiveFiller {
     private final Allocator allocator;
     private final EngineView view;
 
-    PassiveFiller(Workload workload, PolicySet policies, Eligibility eligibility, Allocator allocator, EngineView view) {
+    public PassiveFiller(Workload workload, PolicySet policies, Eligibility eligibility, Allocator allocator, EngineView view) {
         this.workload = workload;
         this.policies = policies;
         this.eligibility = eligibility;
@@ -34,7 +41,7 @@ final class PassiveFiller {
         this.view = view;
     }
 
-    void fill(NodeState n) {
+    public void fill(NodeState n) {
         long[] min = workload.minWaitingShape();
         if (min == null || !Dims.fits(min, n.freeVector())) {
             return;   // no waiting slot is small enough for what this node has free
@@ -71,7 +78,7 @@ final class PassiveFiller {
     /** The unit of the first group, in group order, that gets the node next, or null. */
     private UnitState pick(NodeState n, List<GroupState> groups) {
         for (GroupState g : groups) {
-            UnitState u = g.queue.first(n.freeVector(), c -> eligibility.mayUse(c, n) && eligibility.admit(c, 1) > 0);
+            UnitState u = g.queue().first(n.freeVector(), c -> eligibility.mayUse(c, n) && eligibility.admit(c, 1) > 0);
             if (u != null) {
                 return u;
             }
@@ -86,7 +93,7 @@ final class PassiveFiller {
      */
     private void reposition(List<GroupState> groups, GroupState g) {
         groups.remove(g);
-        if (g.queue.isEmpty() || !eligibility.groupAdmitted(g)) {
+        if (g.queue().isEmpty() || !eligibility.groupAdmitted(g)) {
             return;
         }
         int lo = 0;
@@ -111,7 +118,7 @@ final class PassiveFiller {
     private List<GroupState> groupsInOrder() {
         List<GroupState> gs = new ArrayList<>();
         for (GroupState g : workload.groups()) {
-            if (!g.queue.isEmpty() && eligibility.groupAdmitted(g)) {
+            if (!g.queue().isEmpty() && eligibility.groupAdmitted(g)) {
                 gs.add(g);
             }
         }
@@ -141,7 +148,7 @@ final class PassiveFiller {
         List<UnitState> candidates = new ArrayList<>();
         for (UnitId id : reserved) {
             UnitState u = workload.unit(id);
-            if (u != null && u.queuedIn != null && !u.allOrNothing() && eligibility.room(u, n) > 0
+            if (u != null && u.queued() && !u.allOrNothing() && eligibility.room(u, n) > 0
                     && eligibility.admit(u, 1) > 0) {
                 candidates.add(u);
             }

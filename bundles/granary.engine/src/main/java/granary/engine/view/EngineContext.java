@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.view;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 import granary.api.spi.EngineStatus;
 import granary.api.model.Locality;
@@ -20,49 +21,97 @@ import granary.api.spi.Policy;
 import granary.api.spi.NodeView;
 import granary.api.spi.PlacementContext;
 import granary.api.spi.UnitView;
+import granary.engine.cycle.Eligibility;
+import granary.engine.policy.PolicySet;
+import granary.engine.state.Allocator;
+import granary.engine.state.Workload;
+import granary.engine.state.Cluster;
+import granary.engine.state.GroupState;
+import granary.engine.state.JobState;
+import granary.engine.state.NodeIndex;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
 
-/** The engine state as policies, the console and the simulator see it, and what actions may do. */
-final class EngineContext implements CycleContext, PlacementContext {
+/**
+ * The engine state as policies, the console and the simulator see it, and what cycle actions may do.
+ * It reads the state directly and asks the engine for the two things it cannot do itself through
+ * {@link Requests}, so the engine and its view do not call each other back and forth.
+ *
+ * <p>Built in two steps because the policy set and the eligibility rules are themselves handed this
+ * view: construct it over the state, then {@link #bind} the policy set, the rules and the requests
+ * once, before any policy is installed.
+ */
+public final class EngineContext implements CycleContext, PlacementContext {
 
-    private final Engine engine;
+    /** What a cycle action may ask of the engine beyond the state (see {@link CycleContext}). */
+    public interface Requests {
+        /** Schedules one unit now; returns slots granted. */
+        int schedule(UnitId unit);
 
-    EngineContext(Engine engine) {
-        this.engine = engine;
+        /** Looks at every node and every waiting gang again in the next allocation. */
+        void reconsider();
+    }
+
+    private final LongSupplier clock;
+    private final Cluster cluster;
+    private final Workload workload;
+    private final Allocator allocator;
+    private PolicySet policies;
+    private Eligibility eligibility;
+    private Requests requests;
+
+    public EngineContext(LongSupplier clock, Cluster cluster, Workload workload, Allocator allocator) {
+        this.clock = clock;
+        this.cluster = cluster;
+        this.workload = workload;
+        this.allocator = allocator;
+    }
+
+    /** Completes the view; called once, by the engine's constructor. */
+    public void bind(PolicySet policySet, Eligibility rules, Requests engineRequests) {
+        this.policies = policySet;
+        this.eligibility = rules;
+        this.requests = engineRequests;
+    }
+
+    /** The workload behind this view: for the benchmark seam ({@code granary.engine.probe}), not for policies. */
+    public Workload workload() {
+        return workload;
     }
 
     @Override
     public long now() {
-        return engine.now();
+        return clock.getAsLong();
     }
 
     @Override
     public Cluster cluster() {
-        return engine.cluster();
+        return cluster;
     }
 
     @Override
     public Collection<GroupState> groups() {
-        return engine.groups();
+        return workload.groups();
     }
 
     @Override
     public GroupState group(String name) {
-        return engine.workload().group(name);
+        return workload.group(name);
     }
 
     @Override
     public Collection<JobState> jobs() {
-        return engine.workload().jobs();
+        return workload.jobs();
     }
 
     @Override
     public JobState job(String id) {
-        return engine.workload().job(id);
+        return workload.job(id);
     }
 
     @Override
     public UnitState unit(UnitId id) {
-        return engine.workload().unit(id);
+        return workload.unit(id);
     }
 
     @Override
@@ -71,7 +120,7 @@ final class EngineContext implements CycleContext, PlacementContext {
         if (g == null) {
             return Collections.emptyList();
         }
-        return () -> merge(g.queue.iterator(), g.gangs.iterator(), engine.workload().order());
+        return () -> merge(g.queue().iterator(), g.gangs().iterator(), workload.order());
     }
 
     /** Merges two iterators that are each in {@code order}. */
@@ -105,47 +154,49 @@ final class EngineContext implements CycleContext, PlacementContext {
 
     @Override
     public EngineStatus status() {
-        return engine.status();
+        return new EngineStatus(clock.getAsLong(), cluster.size(), cluster.capacity(), cluster.free(),
+                workload.jobs().size(), workload.waitingUnits(), workload.waitingSlots(), workload.grantedSlots(),
+                allocator.decisions(), policies.status());
     }
 
     @Override
     public List<PolicyInfo> policies() {
-        return engine.policyInfos();
+        return policies.infos();
     }
 
     @Override
     public Policy policy(String name) {
-        return engine.installedPolicy(name);
+        return policies.installed(name);
     }
 
     @Override
     public String resolveGroup(String group) {
-        return engine.resolveGroup(group);
+        return policies.groupResolver().resolve(group, this);
     }
 
     // ---- CycleContext ----
 
     @Override
     public int schedule(UnitId unit) {
-        return engine.scheduleNow(unit);
+        return requests.schedule(unit);
     }
 
     @Override
     public void revoke(UnitId unit, String node, int slots, String reason) {
         UnitState u = unit(unit);
-        NodeState n = cluster().node(node);
+        NodeState n = cluster.node(node);
         if (u == null || n == null) {
             throw new IllegalStateException("revoke: unknown " + (u == null ? "unit " + unit : "node " + node));
         }
         if (u.kind() == UnitKind.ONLINE) {
             throw new IllegalStateException("revoke: " + unit + " is online; online grants are never revoked by the master");
         }
-        engine.allocator().take(u, n, slots, false, reason);
+        allocator.take(u, n, slots, false, reason);
     }
 
     @Override
     public void reconsider() {
-        engine.reconsider();
+        requests.reconsider();
     }
 
     // ---- PlacementContext ----
@@ -161,7 +212,6 @@ final class EngineContext implements CycleContext, PlacementContext {
     @Override
     public Collection<NodeState> candidates(UnitView unit) {
         UnitState u = (UnitState) unit;
-        Cluster cluster = cluster();
         List<Locality> prefs = u.spec().locality();
         if (prefs.isEmpty() || prefs.stream().anyMatch(l -> l.level() == Locality.Level.CLUSTER)) {
             List<NodeState> out = new ArrayList<>();
@@ -172,7 +222,7 @@ final class EngineContext implements CycleContext, PlacementContext {
         for (Locality l : prefs) {
             if (l.level() == Locality.Level.MACHINE) {
                 NodeState n = cluster.node(l.target());
-                if (n != null && engine.eligibility().room(u, n) > 0) {
+                if (n != null && eligibility.room(u, n) > 0) {
                     out.add(n);
                 }
             } else {
@@ -190,7 +240,7 @@ final class EngineContext implements CycleContext, PlacementContext {
         long[] slot = u.slotVector();
         for (int pos = index.find(0, slot); pos >= 0; pos = index.find(pos + 1, slot)) {
             NodeState n = index.at(pos);
-            if (engine.eligibility().room(u, n) > 0) {
+            if (eligibility.room(u, n) > 0) {
                 out.add(n);
             }
         }
@@ -198,17 +248,17 @@ final class EngineContext implements CycleContext, PlacementContext {
 
     @Override
     public boolean mayUse(UnitView unit, NodeView node) {
-        return engine.eligibility().mayUse((UnitState) unit, (NodeState) node);
+        return eligibility.mayUse((UnitState) unit, (NodeState) node);
     }
 
     @Override
     public int room(UnitView unit, NodeView node) {
-        return engine.eligibility().room((UnitState) unit, (NodeState) node);
+        return eligibility.room((UnitState) unit, (NodeState) node);
     }
 
     @Override
     public int admissible(UnitView unit) {
         UnitState u = (UnitState) unit;
-        return engine.eligibility().admit(u, u.remaining());
+        return eligibility.admit(u, u.remaining());
     }
 }

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.cycle;
 
 import java.util.Map;
 
@@ -8,24 +8,28 @@ import granary.api.spi.NodeFilter;
 import granary.api.spi.Reason;
 import granary.api.spi.ReasonCode;
 import granary.api.spi.Verdict;
+import granary.engine.policy.PolicySet;
+import granary.engine.state.GroupState;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
 
 /**
  * May a unit use a node now, and how many more slots may it have — the limits of spec §3.2: the
  * global and the unit's blacklist, node labels, locality, max slots per node, every node filter,
  * and admission (quota) from every admission policy.
  */
-final class Eligibility {
+public final class Eligibility {
 
     private final PolicySet policies;
     private final EngineView view;
 
-    Eligibility(PolicySet policies, EngineView view) {
+    public Eligibility(PolicySet policies, EngineView view) {
         this.policies = policies;
         this.view = view;
     }
 
     /** True if {@code u} may have at least one more slot on {@code n}, resources aside. */
-    boolean mayUse(UnitState u, NodeState n) {
+    public boolean mayUse(UnitState u, NodeState n) {
         if (!n.takesWork() || !u.localityAllows(n) || u.request().blacklist().contains(n.name())) {
             return false;
         }
@@ -59,7 +63,7 @@ final class Eligibility {
     }
 
     /** How many more slots of {@code u} fit on {@code n} now (0 if it may not use it). */
-    int room(UnitState u, NodeState n) {
+    public int room(UnitState u, NodeState n) {
         if (!mayUse(u, n)) {
             return 0;
         }
@@ -115,7 +119,7 @@ final class Eligibility {
      * At most how many of {@code wanted} more slots admission allows {@code u} now. When it allows
      * fewer, the unit's wait reason says why.
      */
-    int admit(UnitState u, int wanted) {
+    public int admit(UnitState u, int wanted) {
         int allowed = wanted;
         GroupState g = null;
         for (Admission a : policies.admissions()) {

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -10,7 +10,7 @@ import java.util.Set;
  * scheduling), units that were requested or want more (active scheduling), and which gangs deserve
  * a try — every waiting one when resources were freed, else only the new ones. Kept in insertion order so that cycles are deterministic.
  */
-final class Agenda {
+public final class Agenda {
 
     private final Set<NodeState> freed = new LinkedHashSet<>();
     private final Set<UnitState> fresh = new LinkedHashSet<>();
@@ -18,12 +18,12 @@ final class Agenda {
     private boolean gangs;
     private boolean sweep;
 
-    void freed(NodeState n) {
+    public void freed(NodeState n) {
         freed.add(n);
         gangs = true;
     }
 
-    void fresh(UnitState u) {
+    public void fresh(UnitState u) {
         if (u.allOrNothing()) {
             freshGangs.add(u);
         } else {
@@ -32,35 +32,35 @@ final class Agenda {
     }
 
     /** Every node deserves another look (a limit or a filter changed). */
-    void sweep() {
+    public void sweep() {
         sweep = true;
         gangs = true;
     }
 
-    boolean takeSweep() {
+    public boolean takeSweep() {
         boolean s = sweep;
         sweep = false;
         return s;
     }
 
-    void forget(NodeState n) {
+    public void forget(NodeState n) {
         freed.remove(n);
     }
 
-    List<NodeState> takeFreed() {
+    public List<NodeState> takeFreed() {
         List<NodeState> l = new ArrayList<>(freed);
         freed.clear();
         return l;
     }
 
-    List<UnitState> takeFresh() {
+    public List<UnitState> takeFresh() {
         List<UnitState> l = new ArrayList<>(fresh);
         fresh.clear();
         return l;
     }
 
     /** True if every waiting gang deserves another try (resources were freed, a limit changed). */
-    boolean takeGangs() {
+    public boolean takeGangs() {
         boolean g = gangs;
         gangs = false;
         if (g) {
@@ -70,13 +70,13 @@ final class Agenda {
     }
 
     /** Gangs that were requested or want more since the last cycle (tried alone when nothing was freed). */
-    List<UnitState> takeFreshGangs() {
+    public List<UnitState> takeFreshGangs() {
         List<UnitState> l = new ArrayList<>(freshGangs);
         freshGangs.clear();
         return l;
     }
 
-    boolean hasFreed() {
+    public boolean hasFreed() {
         return !freed.isEmpty() || sweep;
     }
 }

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,8 +7,13 @@ import granary.api.model.JobSpec;
 import granary.api.model.UnitSpec;
 import granary.api.spi.JobView;
 
-/** The engine's record of one job. */
-final class JobState implements JobView {
+/** The engine's record of one job: it owns the job's units. */
+public final class JobState implements JobView {
+
+    /** The job record of an engine unit (every {@link UnitState} is made with its {@code JobState}). */
+    public static JobState of(UnitState u) {
+        return (JobState) u.job();
+    }
 
     private final JobSpec submitted;
     private String group;
@@ -68,7 +73,7 @@ final class JobState implements JobView {
         return units;
     }
 
-    UnitState unit(String name) {
+    public UnitState unit(String name) {
         for (UnitState u : units) {
             if (u.spec().name().equals(name)) {
                 return u;
@@ -88,7 +93,7 @@ final class JobState implements JobView {
     }
 
     /** True when no unit wants or holds anything: the job is finished. */
-    boolean finished() {
+    public boolean finished() {
         for (UnitState u : units) {
             if (u.live() && u.desired() > 0) {
                 return false;

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.Collection;
 import java.util.Collections;
@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import granary.api.model.NodeSpec;
 import granary.api.model.Resources;
 import granary.api.spi.ClusterView;
 
@@ -15,7 +16,7 @@ import granary.api.spi.ClusterView;
  * The nodes, their rooms and the fit-search indexes: one {@link NodeIndex} over the whole cluster
  * and one per room, each with its own round-robin cursor.
  */
-final class Cluster implements ClusterView {
+public final class Cluster implements ClusterView {
 
     private final Dims dims;
     private final Map<String, NodeState> nodes = new LinkedHashMap<>();
@@ -25,7 +26,7 @@ final class Cluster implements ClusterView {
     private Resources granted = Resources.ZERO;
     private Resources largest = Resources.ZERO;
 
-    Cluster(Dims dims) {
+    public Cluster(Dims dims) {
         this.dims = dims;
         this.all = new NodeIndex(dims.size());
     }
@@ -70,13 +71,20 @@ final class Cluster implements ClusterView {
         return largest;
     }
 
-    NodeIndex index() {
+    public NodeIndex index() {
         return all;
     }
 
     /** The index of a room, or null if no node stands in it. */
-    NodeIndex room(String room) {
+    public NodeIndex room(String room) {
         return rooms.get(room);
+    }
+
+    /** Adds a node (its resources registered in the dimensions already); returns its record. */
+    public NodeState add(NodeSpec spec) {
+        NodeState n = new NodeState(spec, dims);
+        add(n);
+        return n;
     }
 
     void add(NodeState n) {
@@ -87,7 +95,7 @@ final class Cluster implements ClusterView {
         largest = largest.max(n.capacity());
     }
 
-    void remove(NodeState n) {
+    public void remove(NodeState n) {
         nodes.remove(n.name());
         all.remove(n.clusterPos);
         NodeIndex r = rooms.get(n.room());
@@ -100,7 +108,10 @@ final class Cluster implements ClusterView {
         recomputeLargest();
     }
 
-    void capacityChanged(NodeState n, Resources before) {
+    /** Sets a node's capacity (its resources registered in the dimensions already). */
+    public void capacity(NodeState n, Resources c) {
+        Resources before = n.capacity();
+        n.capacity(c, dims);
         capacity = capacity.minus(before).plus(n.capacity());
         recomputeLargest();
         refresh(n);
@@ -108,6 +119,12 @@ final class Cluster implements ClusterView {
 
     void granted(Resources delta) {
         granted = granted.plus(delta);
+    }
+
+    /** Puts a node on or takes it off the global blacklist. */
+    public void blacklist(NodeState n, boolean b) {
+        n.blacklisted(b);
+        refresh(n);
     }
 
     /** Re-indexes a node after its free resources or blacklist state changed. */
@@ -118,7 +135,7 @@ final class Cluster implements ClusterView {
     }
 
     /** Rebuilds every vector and index after a new resource dimension appeared. */
-    void rebuildVectors() {
+    public void rebuildVectors() {
         for (NodeState n : nodes.values()) {
             n.refreshVector(dims);
         }

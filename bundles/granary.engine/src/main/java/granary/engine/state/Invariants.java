@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -10,12 +10,12 @@ import granary.api.model.Resources;
  * nodes, units, groups and the cluster agree; granted + remaining = desired; a unit waits in a queue
  * exactly while it is live and wants slots.
  */
-final class Invariants {
+public final class Invariants {
 
     private Invariants() {
     }
 
-    static void check(Cluster cluster, Workload workload) {
+    public static void check(Cluster cluster, Workload workload) {
         Resources clusterGranted = Resources.ZERO;
         for (NodeState n : cluster.nodes()) {
             Resources sum = Resources.ZERO;

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.Comparator;
 import java.util.HashMap;
@@ -11,7 +11,7 @@ import granary.api.spi.GroupView;
  * A group queue: the units of one group that wait, split into the per-slot {@link #queue} served
  * node by node, and the {@link #gangs} queue of all-or-nothing units served whole.
  */
-final class GroupState implements GroupView {
+public final class GroupState implements GroupView {
 
     private final String name;
     final FitQueue queue;
@@ -27,6 +27,16 @@ final class GroupState implements GroupView {
         this.name = name;
         this.queue = new FitQueue(order);
         this.gangs = new FitQueue(order);
+    }
+
+    /** The units that wait for slots one by one, served node by node. */
+    public FitQueue queue() {
+        return queue;
+    }
+
+    /** The all-or-nothing units, served whole. */
+    public FitQueue gangs() {
+        return gangs;
     }
 
     @Override

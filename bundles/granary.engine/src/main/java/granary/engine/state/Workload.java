@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.Collection;
 import java.util.Collections;
@@ -17,7 +17,7 @@ import granary.api.spi.UnitOrder;
  * Jobs, units and group queues, and the rule that keeps a unit queued exactly while it is live and
  * wants slots: all-or-nothing units in their group's gang queue, the others in its slot queue.
  */
-final class Workload {
+public final class Workload {
 
     private static final Comparator<UnitState> BY_SEQUENCE = Comparator.comparingLong(UnitState::sequence);
 
@@ -33,19 +33,19 @@ final class Workload {
     private long waitingSlots;
     private long grantedSlots;
 
-    Workload(Dims dims) {
+    public Workload(Dims dims) {
         this.dims = dims;
     }
 
-    JobState job(String id) {
+    public JobState job(String id) {
         return jobs.get(id);
     }
 
-    Collection<JobState> jobs() {
+    public Collection<JobState> jobs() {
         return Collections.unmodifiableCollection(jobs.values());
     }
 
-    UnitState unit(UnitId id) {
+    public UnitState unit(UnitId id) {
         return units.get(id);
     }
 
@@ -53,22 +53,22 @@ final class Workload {
         return Collections.unmodifiableCollection(units.values());
     }
 
-    GroupState group(String name) {
+    public GroupState group(String name) {
         return groups.get(name);
     }
 
-    Collection<GroupState> groups() {
+    public Collection<GroupState> groups() {
         return Collections.unmodifiableCollection(groups.values());
     }
 
-    JobState addJob(JobSpec spec, long now) {
+    public JobState addJob(JobSpec spec, long now) {
         JobState j = new JobState(spec, now);
         jobs.put(spec.id(), j);
         groups.computeIfAbsent(j.group(), g -> new GroupState(g, order)).jobs++;
         return j;
     }
 
-    UnitState addUnit(JobState job, UnitSpec spec, long now) {
+    public UnitState addUnit(JobState job, UnitSpec spec, long now) {
         UnitState u = new UnitState(job, spec, nextSequence++, now, dims);
         job.units().add(u);
         units.put(u.id(), u);
@@ -77,7 +77,7 @@ final class Workload {
     }
 
     /** Forgets a finished or cancelled job; its units must hold nothing. */
-    void removeJob(JobState j) {
+    public void removeJob(JobState j) {
         for (UnitState u : j.units()) {
             u.end();
             afterChange(u, 0);
@@ -94,7 +94,7 @@ final class Workload {
      * Moves a job to another group: its usage, running count and waiting slots go with it, and its
      * waiting units are queued in the new group.
      */
-    void move(JobState j, String to, long now) {
+    public void move(JobState j, String to, long now) {
         GroupState from = groups.get(j.group());
         GroupState dest = groups.computeIfAbsent(to, g -> new GroupState(g, order));
         for (UnitState u : j.units()) {
@@ -150,6 +150,20 @@ final class Workload {
         u.touchWaiting(now);
     }
 
+    /** Sets how many slots a unit wants (the caller has checked it is no fewer than it holds). */
+    public void desire(UnitState u, int desired, long now) {
+        beforeChange(u, true);
+        u.desired(desired);
+        afterChange(u, now);
+    }
+
+    /** Ends a unit (cancelled): it leaves its queue; its grants are the caller's to take back. */
+    public void end(UnitState u, long now) {
+        beforeChange(u, true);
+        u.end();
+        afterChange(u, now);
+    }
+
     private void dequeue(UnitState u) {
         u.queuedIn.remove(u);
         u.queuedIn = null;
@@ -157,20 +171,20 @@ final class Workload {
     }
 
     /** True if a unit order is in effect; without one the queues hold units by arrival and nothing is scheduled. */
-    boolean ordered() {
+    public boolean ordered() {
         return unitOrder != null;
     }
 
-    UnitOrder unitOrder() {
+    public UnitOrder unitOrder() {
         return unitOrder;
     }
 
-    Comparator<UnitState> order() {
+    public Comparator<UnitState> order() {
         return order;
     }
 
     /** Takes another unit order into effect: every queue is re-sorted. */
-    void unitOrder(UnitOrder o) {
+    public void unitOrder(UnitOrder o) {
         if (o == unitOrder) {
             return;
         }
@@ -213,7 +227,7 @@ final class Workload {
     }
 
     /** The fault the unit order raised since the last call, or null. */
-    RuntimeException takeFault() {
+    public RuntimeException takeFault() {
         RuntimeException f = fault;
         fault = null;
         return f;
@@ -223,7 +237,7 @@ final class Workload {
      * The per-resource minimum slot of every unit waiting slot by slot (gangs aside), or null if none
      * waits: a node whose free resources do not fit it cannot help any queue.
      */
-    long[] minWaitingShape() {
+    public long[] minWaitingShape() {
         long[] min = null;
         for (GroupState g : groups.values()) {
             long[] m = g.queue.minShape();
@@ -244,20 +258,20 @@ final class Workload {
         grantedSlots += delta;
     }
 
-    int waitingUnits() {
+    public int waitingUnits() {
         return waitingUnits;
     }
 
-    long waitingSlots() {
+    public long waitingSlots() {
         return waitingSlots;
     }
 
-    long grantedSlots() {
+    public long grantedSlots() {
         return grantedSlots;
     }
 
     /** Recomputes slot vectors and queue minimums after a new resource dimension appeared. */
-    void rebuildVectors() {
+    public void rebuildVectors() {
         for (UnitState u : units.values()) {
             u.refreshVector(dims);
         }

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.policy;
 
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupResolver;

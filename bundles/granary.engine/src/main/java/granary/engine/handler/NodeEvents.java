@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.handler;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,9 +12,16 @@ import granary.api.event.NodeAdded;
 import granary.api.event.NodeBlacklisted;
 import granary.api.event.NodeCapacityChanged;
 import granary.api.event.NodeRemoved;
+import granary.engine.state.Agenda;
+import granary.engine.state.Allocator;
+import granary.engine.state.Cluster;
+import granary.engine.state.Dims;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
+import granary.engine.state.Workload;
 
 /** Handlers of the node events: each validates fully before it changes anything. */
-final class NodeEvents {
+public final class NodeEvents {
 
     private final Cluster cluster;
     private final Workload workload;
@@ -22,7 +29,7 @@ final class NodeEvents {
     private final Agenda agenda;
     private final Dims dims;
 
-    NodeEvents(Cluster cluster, Workload workload, Allocator allocator, Agenda agenda, Dims dims) {
+    public NodeEvents(Cluster cluster, Workload workload, Allocator allocator, Agenda agenda, Dims dims) {
         this.cluster = cluster;
         this.workload = workload;
         this.allocator = allocator;
@@ -30,18 +37,17 @@ final class NodeEvents {
         this.dims = dims;
     }
 
-    void added(NodeAdded e) {
+    public void added(NodeAdded e) {
         String name = e.node().name();
         if (cluster.node(name) != null) {
             throw new InvalidRequestException("node " + name, "name", "a node named '" + name + "' is already in the cluster");
         }
         registerDims(e.node().capacity());
-        NodeState n = new NodeState(e.node(), dims);
-        cluster.add(n);
+        NodeState n = cluster.add(e.node());
         agenda.freed(n);
     }
 
-    void removed(NodeRemoved e) {
+    public void removed(NodeRemoved e) {
         NodeState n = require(e.node());
         List<String> online = new ArrayList<>();
         n.units().forEach((u, k) -> {
@@ -60,7 +66,7 @@ final class NodeEvents {
         agenda.forget(n);
     }
 
-    void capacityChanged(NodeCapacityChanged e) {
+    public void capacityChanged(NodeCapacityChanged e) {
         NodeState n = require(e.node());
         Resources cap = e.capacity();
         if (cap == null || !cap.isNonNegative()) {
@@ -73,8 +79,7 @@ final class NodeEvents {
             allocator.take(g.getKey(), n, g.getValue(), false, "node capacity shrank to " + cap);
         }
         Resources before = n.capacity();
-        n.capacity(cap, dims);
-        cluster.capacityChanged(n, before);
+        cluster.capacity(n, cap);
         if (!cap.fitsIn(before)) {   // grew in some resource
             agenda.freed(n);
         }
@@ -109,10 +114,9 @@ final class NodeEvents {
         return revoke;
     }
 
-    void blacklisted(NodeBlacklisted e) {
+    public void blacklisted(NodeBlacklisted e) {
         NodeState n = require(e.node());
-        n.blacklisted(e.blacklisted());
-        cluster.refresh(n);
+        cluster.blacklist(n, e.blacklisted());
         if (!e.blacklisted()) {
             agenda.freed(n);
         }

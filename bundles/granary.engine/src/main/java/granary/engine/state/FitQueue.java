@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ import java.util.function.Predicate;
  * re-inserts it afterwards), or the heap would be out of order. Treap priorities come from a seeded
  * generator: the same inputs give the same tree.
  */
-final class FitQueue implements Iterable<UnitState> {
+public final class FitQueue implements Iterable<UnitState> {
 
     /**
      * The units of one slot shape, as a binary heap in unit order. Every unit knows its position
@@ -203,12 +203,12 @@ final class FitQueue implements Iterable<UnitState> {
         return size;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return size == 0;
     }
 
     /** The per-resource minimum slot shape of the queued units, or null when empty. */
-    long[] minShape() {
+    public long[] minShape() {
         return root == null ? null : root.min;
     }
 
@@ -245,7 +245,7 @@ final class FitQueue implements Iterable<UnitState> {
     }
 
     /** The first unit in order whose slot fits {@code free} and that {@code accept} takes, or null. */
-    UnitState first(long[] free, Predicate<UnitState> accept) {
+    public UnitState first(long[] free, Predicate<UnitState> accept) {
         UnitState[] best = new UnitState[1];
         search(root, free, accept, best);
         return best[0];

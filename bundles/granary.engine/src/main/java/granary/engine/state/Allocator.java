@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -13,7 +13,7 @@ import granary.api.event.Revoked;
  * its job and group, the cluster totals, the fit indexes and the queues together, and emits the
  * decision. It never grants beyond a node's free resources.
  */
-final class Allocator {
+public final class Allocator {
 
     private final Cluster cluster;
     private final Workload workload;
@@ -22,7 +22,7 @@ final class Allocator {
     private final Agenda agenda;
     private long decisions;
 
-    Allocator(Cluster cluster, Workload workload, Agenda agenda, LongSupplier clock, Consumer<OutputEvent> out) {
+    public Allocator(Cluster cluster, Workload workload, Agenda agenda, LongSupplier clock, Consumer<OutputEvent> out) {
         this.cluster = cluster;
         this.agenda = agenda;
         this.workload = workload;
@@ -31,7 +31,7 @@ final class Allocator {
     }
 
     /** Grants {@code k} slots of {@code u} on {@code n}; the caller has checked eligibility. */
-    void grant(UnitState u, NodeState n, int k) {
+    public void grant(UnitState u, NodeState n, int k) {
         if (k <= 0) {
             return;
         }
@@ -50,7 +50,7 @@ final class Allocator {
      * Takes {@code k} slots of {@code u} back from {@code n}. A release ({@code done}) also lowers
      * the unit's desire: the work is finished. A revocation keeps the desire: the slots wait again.
      */
-    void take(UnitState u, NodeState n, int k, boolean done, String reason) {
+    public void take(UnitState u, NodeState n, int k, boolean done, String reason) {
         if (k <= 0 || k > u.slotsOn(n)) {
             throw new IllegalStateException(u + " holds " + u.slotsOn(n) + " slots on " + n + ", cannot take " + k);
         }
@@ -68,7 +68,7 @@ final class Allocator {
     }
 
     private void move(UnitState u, NodeState n, int k, long seq) {
-        JobState job = u.job();
+        JobState job = JobState.of(u);
         GroupState g = workload.group(u.group());
         Resources delta = u.slot().times(Math.abs(k));
         if (k > 0) {
@@ -90,7 +90,7 @@ final class Allocator {
         cluster.refresh(n);
     }
 
-    long decisions() {
+    public long decisions() {
         return decisions;
     }
 }

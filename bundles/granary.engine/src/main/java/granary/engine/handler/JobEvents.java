@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.handler;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,12 +20,20 @@ import granary.api.event.UnitRequested;
 import granary.api.spi.EngineView;
 import granary.api.spi.SubmitFilter;
 import granary.api.spi.Verdict;
+import granary.engine.policy.PolicySet;
+import granary.engine.state.Agenda;
+import granary.engine.state.Allocator;
+import granary.engine.state.Cluster;
+import granary.engine.state.JobState;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
+import granary.engine.state.Workload;
 
 /**
  * Handlers of the job events. Each validates fully — including the submit filters of the active
  * policies — before it changes anything, so a refused event leaves the engine as it was.
  */
-final class JobEvents {
+public final class JobEvents {
 
     private final Cluster cluster;
     private final Workload workload;
@@ -35,7 +43,7 @@ final class JobEvents {
     private final EngineView view;
     private final Runnable reconsider;
 
-    JobEvents(Cluster cluster, Workload workload, Allocator allocator, Agenda agenda, PolicySet policies,
+    public JobEvents(Cluster cluster, Workload workload, Allocator allocator, Agenda agenda, PolicySet policies,
               EngineView view, Runnable reconsider) {
         this.reconsider = reconsider;
         this.cluster = cluster;
@@ -46,7 +54,7 @@ final class JobEvents {
         this.view = view;
     }
 
-    void submitted(JobSubmitted e) {
+    public void submitted(JobSubmitted e) {
         JobSpec spec = resolved(e.job());
         String subject = "job " + spec.id();
         if (workload.job(spec.id()) != null) {
@@ -67,7 +75,7 @@ final class JobEvents {
         }
     }
 
-    void unitRequested(UnitRequested e) {
+    public void unitRequested(UnitRequested e) {
         JobState job = requireJob(e.job());
         String subject = "job " + job.id();
         if (job.unit(e.unit().name()) != null) {
@@ -83,7 +91,7 @@ final class JobEvents {
         agenda.fresh(workload.addUnit(job, e.unit(), view.now()));
     }
 
-    void desireChanged(UnitDesireChanged e) {
+    public void desireChanged(UnitDesireChanged e) {
         UnitState u = requireUnit(e.unit());
         String subject = "unit " + u.id();
         if (e.desired() < u.granted()) {
@@ -93,26 +101,24 @@ final class JobEvents {
         if (e.desired() > u.desired() && policies.submitFilters().length > 0) {
             filter(withDesire(u, e.desired()));
         }
-        workload.beforeChange(u, true);
         boolean grows = e.desired() > u.desired();
-        u.desired(e.desired());
-        workload.afterChange(u, view.now());
+        workload.desire(u, e.desired(), view.now());
         if (grows || u.allOrNothing()) {
             agenda.fresh(u);   // a gang that now wants less (one unit of a gang job) may fit now too
         }
-        endIfFinished(u.job());
+        endIfFinished(JobState.of(u));
     }
 
-    void unitCancelled(UnitCancelled e) {
+    public void unitCancelled(UnitCancelled e) {
         UnitState u = requireUnit(e.unit());
         cancel(u);
         if (u.job().gang()) {
             agenda.fresh(u);   // the rest of a gang job wants less now and may fit
         }
-        endIfFinished(u.job());
+        endIfFinished(JobState.of(u));
     }
 
-    void jobCancelled(JobCancelled e) {
+    public void jobCancelled(JobCancelled e) {
         JobState job = requireJob(e.job());
         for (UnitState u : job.units()) {
             cancel(u);
@@ -120,7 +126,7 @@ final class JobEvents {
         endIfFinished(job);
     }
 
-    void moved(JobMoved e) {
+    public void moved(JobMoved e) {
         JobState job = requireJob(e.job());
         String to = policies.groupResolver().resolve(e.group(), view);
         if (to.equals(job.group())) {
@@ -138,7 +144,7 @@ final class JobEvents {
         return group.equals(spec.group()) ? spec : spec.withGroup(group);
     }
 
-    void released(GrantReleased e) {
+    public void released(GrantReleased e) {
         UnitState u = requireUnit(e.unit());
         NodeState n = cluster.node(e.node());
         String subject = "unit " + u.id();
@@ -151,16 +157,14 @@ final class JobEvents {
                     + ", cannot release " + e.slots(), held, e.slots()));
         }
         allocator.take(u, n, e.slots(), true, "released");
-        endIfFinished(u.job());
+        endIfFinished(JobState.of(u));
     }
 
     private void cancel(UnitState u) {
         if (!u.live()) {
             return;
         }
-        workload.beforeChange(u, true);
-        u.end();
-        workload.afterChange(u, view.now());
+        workload.end(u, view.now());
         for (Map.Entry<NodeState, Integer> g : new ArrayList<>(u.nodes().entrySet())) {
             allocator.take(u, g.getKey(), g.getValue(), false, "cancelled");
         }

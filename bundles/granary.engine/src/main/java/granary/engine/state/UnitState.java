@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,16 +16,23 @@ import granary.api.model.UnitId;
 import granary.api.model.UnitKind;
 import granary.api.model.UnitSpec;
 import granary.api.spi.Reason;
+import granary.api.spi.JobView;
 import granary.api.spi.UnitView;
 
 /**
  * The engine's record of one schedule unit. Invariant: {@code granted + remaining == desired}, kept
- * by computing remaining. Mutated only by {@link Allocator} and the job event handlers.
+ * by computing remaining. Mutated only by {@link Allocator} and {@link Workload}.
  */
-final class UnitState implements UnitView {
+public final class UnitState implements UnitView {
 
     private final UnitId id;
-    private final JobState job;
+    /**
+     * The job, seen through the api's read-only {@link JobView}: the unit reads its group and gang
+     * flag from it and never calls back into the engine's {@link JobState} (which owns the units).
+     */
+    private final JobView job;
+    /** The job's gang flag, fixed at submission: read on every queue operation. */
+    private final boolean gangJob;
     private UnitSpec spec;
     private final long sequence;
     private final long submitTime;
@@ -40,6 +47,11 @@ final class UnitState implements UnitView {
     private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
     /** Per node: {engine time of the oldest grant held, decision number of the latest}. */
     private final Map<NodeState, long[]> ages = new LinkedHashMap<>();
+    /** True while the unit waits in its group's queue or gang queue. */
+    public boolean queued() {
+        return queuedIn != null;
+    }
+
     /** Where the unit waits now: null, or its group's queue or gang queue. */
     FitQueue queuedIn;
     /** Position in its bucket's heap while queued (see FitQueue), else -1. */
@@ -53,7 +65,7 @@ final class UnitState implements UnitView {
     private final Set<String> rooms = new HashSet<>();
     private final boolean anywhere;
 
-    UnitState(JobState job, UnitSpec spec, long sequence, long now, Dims dims) {
+    public UnitState(JobView job, UnitSpec spec, long sequence, long now, Dims dims) {
         this.id = new UnitId(job.id(), spec.name());
         boolean any = spec.locality().isEmpty();
         for (Locality l : spec.locality()) {
@@ -65,6 +77,7 @@ final class UnitState implements UnitView {
         }
         this.anywhere = any;
         this.job = job;
+        this.gangJob = job.gang();
         this.spec = spec;
         this.sequence = sequence;
         this.submitTime = now;
@@ -79,7 +92,7 @@ final class UnitState implements UnitView {
     }
 
     @Override
-    public JobState job() {
+    public JobView job() {
         return job;
     }
 
@@ -92,7 +105,7 @@ final class UnitState implements UnitView {
      * The unit as requested, whatever its desired count now: what the decision path reads (slot,
      * limits, blacklist, labels) without rebuilding the spec after every desire change.
      */
-    UnitSpec request() {
+    public UnitSpec request() {
         return spec;
     }
 
@@ -128,7 +141,7 @@ final class UnitState implements UnitView {
 
     @Override
     public boolean allOrNothing() {
-        return spec.allOrNothing() || job.gang();
+        return spec.allOrNothing() || gangJob;
     }
 
     @Override
@@ -169,19 +182,19 @@ final class UnitState implements UnitView {
     }
 
     /** True if the unit's locality preferences allow the node (a CLUSTER preference allows all). */
-    boolean localityAllows(NodeState n) {
+    public boolean localityAllows(NodeState n) {
         return anywhere || machines.contains(n.name()) || rooms.contains(n.room());
     }
 
-    Map<NodeState, Integer> nodes() {
+    public Map<NodeState, Integer> nodes() {
         return slots;
     }
 
-    int slotsOn(NodeState n) {
+    public int slotsOn(NodeState n) {
         return slots.getOrDefault(n, 0);
     }
 
-    long[] slotVector() {
+    public long[] slotVector() {
         return slotVector;
     }
 
@@ -189,7 +202,7 @@ final class UnitState implements UnitView {
         slotVector = dims.vector(spec.slot());
     }
 
-    void waitReason(Reason r) {
+    public void waitReason(Reason r) {
         waitReason = r;
     }
 

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.Arrays;
 
@@ -14,7 +14,7 @@ import java.util.Arrays;
  *
  * <p>Positions are handed out densely and reused after removal. The round-robin cursor lives here.
  */
-final class NodeIndex {
+public final class NodeIndex {
 
     private static final long NONE = -1;
 
@@ -64,7 +64,7 @@ final class NodeIndex {
     }
 
     /** Nodes in the index now. */
-    int count() {
+    public int count() {
         return count;
     }
 
@@ -111,7 +111,7 @@ final class NodeIndex {
     }
 
     /** First position in {@code [from, used)} whose node fits {@code need}, or -1. */
-    int find(int from, long[] need) {
+    public int find(int from, long[] need) {
         if (from >= used || !fits(1, need)) {
             return -1;
         }
@@ -139,20 +139,20 @@ final class NodeIndex {
         return true;
     }
 
-    NodeState at(int pos) {
+    public NodeState at(int pos) {
         return nodes[pos];
     }
 
     /** Positions handed out so far; live nodes are below this. */
-    int limit() {
+    public int limit() {
         return used;
     }
 
-    int cursor() {
+    public int cursor() {
         return cursor;
     }
 
-    void cursor(int c) {
+    public void cursor(int c) {
         cursor = c >= used ? 0 : c;
     }
 }

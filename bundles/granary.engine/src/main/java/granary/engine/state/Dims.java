@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.state;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,7 +12,7 @@ import granary.api.model.Resources;
  * order it was first seen. The fit-search structures work on {@code long[]} vectors in this layout.
  * Append-only: when a new extended resource appears the engine rebuilds its vectors once.
  */
-final class Dims {
+public final class Dims {
 
     private final Map<String, Integer> index = new HashMap<>();
     private final List<String> names = new ArrayList<>(List.of("cpu", "mem"));
@@ -22,7 +22,7 @@ final class Dims {
     }
 
     /** Registers the extended resources of {@code r}; true if a new dimension was added. */
-    boolean register(Resources r) {
+    public boolean register(Resources r) {
         boolean added = false;
         for (int i = 0; i < r.extendedCount(); i++) {
             String n = r.extendedName(i);
@@ -50,7 +50,7 @@ final class Dims {
     }
 
     /** True if {@code need[d] <= have[d]} in every dimension. */
-    static boolean fits(long[] need, long[] have) {
+    public static boolean fits(long[] need, long[] have) {
         for (int d = 0; d < need.length; d++) {
             if (need[d] > have[d]) {
                 return false;

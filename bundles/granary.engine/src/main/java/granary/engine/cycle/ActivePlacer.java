@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.cycle;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -7,6 +7,11 @@ import java.util.List;
 import granary.api.model.Locality;
 import granary.api.spi.Reason;
 import granary.api.spi.ReasonCode;
+import granary.engine.state.Allocator;
+import granary.engine.state.Cluster;
+import granary.engine.state.NodeIndex;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
 
 /**
  * Active scheduling (spec §3): when a unit is requested or wants more, place it greedily at once.
@@ -15,7 +20,7 @@ import granary.api.spi.ReasonCode;
  * one slot per node per lap, starting where the last placement there stopped. Whatever cannot be
  * placed stays waiting in the group queue.
  */
-final class ActivePlacer {
+public final class ActivePlacer {
 
     private static final Comparator<Locality> LEVEL_ORDER = Comparator.comparing(Locality::level);
 
@@ -23,14 +28,14 @@ final class ActivePlacer {
     private final Eligibility eligibility;
     private final Allocator allocator;
 
-    ActivePlacer(Cluster cluster, Eligibility eligibility, Allocator allocator) {
+    public ActivePlacer(Cluster cluster, Eligibility eligibility, Allocator allocator) {
         this.cluster = cluster;
         this.eligibility = eligibility;
         this.allocator = allocator;
     }
 
     /** Places as much of {@code u}'s remaining desire as limits allow; returns slots granted. */
-    int place(UnitState u) {
+    public int place(UnitState u) {
         int budget = eligibility.admit(u, u.remaining());
         int placed = 0;
         for (Locality pref : preferences(u)) {

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.cycle;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +15,15 @@ import granary.api.spi.GangPlan;
 import granary.api.spi.PlacementContext;
 import granary.api.spi.Reason;
 import granary.api.spi.ReasonCode;
+import granary.engine.policy.PolicySet;
+import granary.engine.state.Allocator;
+import granary.engine.state.Cluster;
+import granary.engine.state.GroupState;
+import granary.engine.state.JobState;
+import granary.engine.state.NodeIndex;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
+import granary.engine.state.Workload;
 
 /**
  * All-or-nothing scheduling (spec §8): a gang — one all-or-nothing unit, or every waiting unit of a
@@ -22,7 +31,7 @@ import granary.api.spi.ReasonCode;
  * plan; the engine checks all of it against free resources, per-node limits, filters and admission
  * before granting any of it, then grants it whole. A plan that does not hold grants nothing.
  */
-final class GangScheduler {
+public final class GangScheduler {
 
     private final Cluster cluster;
     private final Workload workload;
@@ -31,7 +40,7 @@ final class GangScheduler {
     private final Allocator allocator;
     private final PlacementContext context;
 
-    GangScheduler(Cluster cluster, Workload workload, PolicySet policies, Eligibility eligibility,
+    public GangScheduler(Cluster cluster, Workload workload, PolicySet policies, Eligibility eligibility,
                   Allocator allocator, PlacementContext context) {
         this.cluster = cluster;
         this.workload = workload;
@@ -51,11 +60,11 @@ final class GangScheduler {
      * that pass these necessary conditions go to admission and the gang-placement policy, so a
      * release costs O(waiting gangs) comparisons, not a plan per gang.
      */
-    void run() {
+    public void run() {
         NodeIndex index = cluster.index();
         List<GroupState> groups = new ArrayList<>();
         for (GroupState g : workload.groups()) {
-            long[] smallest = g.gangs.minShape();
+            long[] smallest = g.gangs().minShape();
             if (smallest != null && index.find(0, smallest) >= 0) {
                 groups.add(g);
             }
@@ -74,13 +83,13 @@ final class GangScheduler {
             }
             // look first (the queue must not change while it is walked), then try the hopeful ones
             List<UnitState> hopeful = new ArrayList<>();
-            for (UnitState u : g.gangs) {
+            for (UnitState u : g.gangs()) {
                 if ((!u.job().gang() || triedJobs.add(u.job().id())) && mayFit(u, free)) {
                     hopeful.add(u);
                 }
             }
             for (UnitState u : hopeful) {
-                if (u.queuedIn != null && mayFit(u, free) && schedule(gangOf(u)) > 0) {
+                if (u.queued() && mayFit(u, free) && schedule(gangOf(u)) > 0) {
                     free = cluster.free();
                 }
             }
@@ -91,12 +100,12 @@ final class GangScheduler {
      * Tries only gangs that were just requested (nothing was freed: the others' chances did not
      * change), in arrival order — the all-or-nothing counterpart of active scheduling.
      */
-    void runFresh(List<UnitState> fresh) {
+    public void runFresh(List<UnitState> fresh) {
         Resources free = cluster.free();
         Set<String> triedJobs = new HashSet<>();
         for (UnitState f : fresh) {
-            UnitState u = f.job().gang() ? firstWaiting(f.job()) : f;   // any waiting unit leads a gang job
-            if (u != null && u.queuedIn != null && (!u.job().gang() || triedJobs.add(u.job().id()))
+            UnitState u = f.job().gang() ? firstWaiting(JobState.of(f)) : f;   // any waiting unit leads a gang job
+            if (u != null && u.queued() && (!u.job().gang() || triedJobs.add(u.job().id()))
                     && eligibility.groupAdmitted(workload.group(u.group())) && mayFit(u, free)
                     && schedule(gangOf(u)) > 0) {
                 free = cluster.free();
@@ -106,7 +115,7 @@ final class GangScheduler {
 
     private static UnitState firstWaiting(JobState job) {
         for (UnitState m : job.units()) {
-            if (m.queuedIn != null) {
+            if (m.queued()) {
                 return m;
             }
         }
@@ -122,12 +131,12 @@ final class GangScheduler {
         if (!u.job().gang()) {
             return mayFit(u, u.remaining(), free, u);
         }
-        for (UnitState m : u.job().units()) {
+        for (UnitState m : JobState.of(u).units()) {
             if (m.live() && m.remaining() > 0 && !mayFit(m, m.remaining(), free, u)) {
                 return false;
             }
         }
-        return totalFits(u.job().units(), free);
+        return totalFits(JobState.of(u).units(), free);
     }
 
     /** One unit of a gang: its slot fits some node, and its own part fits in what is free. */
@@ -178,7 +187,7 @@ final class GangScheduler {
     }
 
     /** Tries the gang {@code u} belongs to; returns slots granted (all of the gang's, or 0). */
-    int schedule(UnitState u) {
+    public int schedule(UnitState u) {
         return schedule(gangOf(u));
     }
 
@@ -215,7 +224,7 @@ final class GangScheduler {
             return List.of(u);
         }
         List<UnitState> gang = new ArrayList<>();
-        for (UnitState m : u.job().units()) {
+        for (UnitState m : JobState.of(u).units()) {
             if (m.live() && m.remaining() > 0) {
                 gang.add(m);
             }
@@ -268,7 +277,7 @@ final class GangScheduler {
         }
         List<UnitState> gang = null;
         Reason r = null;
-        for (UnitState m : u.job().gang() ? u.job().units() : List.of(u)) {
+        for (UnitState m : u.job().gang() ? JobState.of(u).units() : List.of(u)) {
             if (m.waitReason() == null && m.live() && m.remaining() > 0) {
                 gang = gang != null ? gang : gangOf(u);
                 r = r != null ? r : Reason.of(ReasonCode.NO_PLACEMENT, "gang " + gang, why.get());

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.engine.policy;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,10 +39,10 @@ import granary.api.spi.UnitOrder;
  * first installed policy of the fallback order that implements it; else none (the point waits).
  * Composable point: every selected, installed policy that implements it, by name.
  */
-final class PolicySet {
+public final class PolicySet {
 
     /** One installed implementation. */
-    record Installed(Policy policy, String origin, Set<ExtensionPoint> points) {
+    private record Installed(Policy policy, String origin, Set<ExtensionPoint> points) {
     }
 
     private final Map<String, Deque<Installed>> installed = new TreeMap<>();
@@ -64,7 +64,7 @@ final class PolicySet {
     private SubmitFilter[] submitFilters = new SubmitFilter[0];
     private CycleAction[] cycleActions = new CycleAction[0];
 
-    PolicySet(EngineView view) {
+    public PolicySet(EngineView view) {
         this.view = view;
         for (ExtensionPoint p : ExtensionPoint.values()) {
             effective.put(p, List.of());
@@ -72,7 +72,7 @@ final class PolicySet {
     }
 
     /** Sets the selection and fallback order from configuration; returns the changes. */
-    List<String> configure(List<String> policies, List<String> fallbackOrder) {
+    public List<String> configure(List<String> policies, List<String> fallbackOrder) {
         for (String n : policies) {
             requireName(n);
         }
@@ -85,20 +85,27 @@ final class PolicySet {
         return recompute();
     }
 
+    /** Installs the policies that ship with the engine (the hunger group order, flat groups). */
+    public List<String> installBuiltIns(String origin) {
+        List<String> changes = new ArrayList<>(installBuiltIn(new HungerOrder(), origin));
+        changes.addAll(installBuiltIn(new FlatGroups(), origin));
+        return changes;
+    }
+
     /** Installs a policy that ships with the engine: the last fallback of its exclusive points. */
-    List<String> installBuiltIn(Policy p, String origin) {
+    private List<String> installBuiltIn(Policy p, String origin) {
         builtIns.add(p.name());
         return install(p, origin);
     }
 
-    List<String> install(Policy p, String origin) {
+    public List<String> install(Policy p, String origin) {
         requireName(p.name());
         installed.computeIfAbsent(p.name(), k -> new ArrayDeque<>())
                 .push(new Installed(p, origin, ExtensionPoint.of(p)));
         return recompute();
     }
 
-    List<String> uninstall(Policy p) {
+    public List<String> uninstall(Policy p) {
         Deque<Installed> d = installed.get(p.name());
         if (d == null || !d.removeIf(i -> i.policy() == p)) {
             return List.of();
@@ -113,7 +120,7 @@ final class PolicySet {
      * The installed policy whose code raised {@code fault} (found on its stack trace by the policy
      * class's package), or null. Built-in policies are never blamed.
      */
-    Policy culprit(Throwable fault) {
+    public Policy culprit(Throwable fault) {
         for (StackTraceElement f : fault.getStackTrace()) {
             for (Deque<Installed> d : installed.values()) {
                 Policy p = d.peek().policy();
@@ -126,7 +133,7 @@ final class PolicySet {
     }
 
     /** Selects a policy, deselecting those it replaces at its exclusive points. */
-    List<String> activate(String name) {
+    public List<String> activate(String name) {
         Installed target = requireInstalled(name);
         selected.removeIf(other -> {
             Installed o = current(other);
@@ -138,14 +145,14 @@ final class PolicySet {
         return recompute();
     }
 
-    List<String> deactivate(String name) {
+    public List<String> deactivate(String name) {
         requireInstalled(name);
         selected.remove(name);
         return recompute();
     }
 
     /** The installed policy of that name, or null. */
-    Policy installed(String name) {
+    public Policy installed(String name) {
         Installed i = current(name);
         return i == null ? null : i.policy();
     }
@@ -269,20 +276,20 @@ final class PolicySet {
         return l.isEmpty() ? null : l.get(0);
     }
 
-    UnitOrder unitOrder() {
+    public UnitOrder unitOrder() {
         return unitOrder;
     }
 
-    GroupOrder groupOrder() {
+    public GroupOrder groupOrder() {
         return groupOrder;
     }
 
-    GroupResolver groupResolver() {
+    public GroupResolver groupResolver() {
         return groupResolver;
     }
 
     /** Hands settings to the installed policy {@code name}; returns its notes. */
-    List<String> reconfigure(String name, Object settings) {
+    public List<String> reconfigure(String name, Object settings) {
         Installed in = requireInstalled(name);
         if (!(in.policy() instanceof Reconfigurable r)) {
             throw new InvalidRequestException("policy " + name, "settings", "policy '" + name
@@ -291,28 +298,28 @@ final class PolicySet {
         return r.reconfigure(settings, view);
     }
 
-    GangPlacement gangPlacement() {
+    public GangPlacement gangPlacement() {
         return gangPlacement;
     }
 
-    Admission[] admissions() {
+    public Admission[] admissions() {
         return admissions;
     }
 
-    NodeFilter[] nodeFilters() {
+    public NodeFilter[] nodeFilters() {
         return nodeFilters;
     }
 
-    SubmitFilter[] submitFilters() {
+    public SubmitFilter[] submitFilters() {
         return submitFilters;
     }
 
-    CycleAction[] cycleActions() {
+    public CycleAction[] cycleActions() {
         return cycleActions;
     }
 
     /** Per point id: the policies in effect, {@code waiting} for a required point with none, {@code none} otherwise. */
-    Map<String, String> status() {
+    public Map<String, String> status() {
         Map<String, String> m = new TreeMap<>();
         for (ExtensionPoint p : ExtensionPoint.values()) {
             List<Policy> l = effective.get(p);
@@ -321,7 +328,7 @@ final class PolicySet {
         return m;
     }
 
-    List<PolicyInfo> infos() {
+    public List<PolicyInfo> infos() {
         List<PolicyInfo> out = new ArrayList<>();
         for (Map.Entry<String, Deque<Installed>> e : installed.entrySet()) {
             Installed in = e.getValue().peek();
@@ -333,7 +340,7 @@ final class PolicySet {
     }
 
     /** Names of selected policies, in selection order. */
-    Set<String> selection() {
+    public Set<String> selection() {
         return new LinkedHashSet<>(selected);
     }
 }
