@@ -135,7 +135,7 @@ class ArchitectureTest {
         return List.of();
     }
 
-    // ---- a minimal class-file constant-pool reader (JVMS §4.4) ----
+    // ---- a minimal class-file constant-pool reader (the class-file format, Java Virtual Machine Specification chapter 4.4) ----
 
     private static final Pattern TYPE_IN_DESCRIPTOR = Pattern.compile("L([\\w/$]+)[;<]");
 

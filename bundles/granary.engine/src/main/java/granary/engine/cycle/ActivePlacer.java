@@ -14,11 +14,11 @@ import granary.engine.state.NodeState;
 import granary.engine.state.UnitState;
 
 /**
- * Active scheduling (spec §3): when a unit is requested or wants more, place it greedily at once.
- * Its locality preferences are walked MACHINE, then ROOM, then CLUSTER; a MACHINE preference tries
- * its node directly, ROOM and CLUSTER go round-robin over the fitting nodes of the room or cluster,
- * one slot per node per lap, starting where the last placement there stopped. Whatever cannot be
- * placed stays waiting in the group queue.
+ * Active scheduling (docs/scheduling.md, "Active scheduling"): when a unit is requested or wants more,
+ * place it greedily at once. Its locality preferences are walked MACHINE, then ROOM, then CLUSTER; a
+ * MACHINE preference tries its node directly, ROOM and CLUSTER go round-robin over the fitting nodes
+ * of the room or cluster, one slot per node per lap, starting where the last placement there stopped.
+ * Whatever cannot be placed stays waiting in the group queue.
  */
 public final class ActivePlacer {
 

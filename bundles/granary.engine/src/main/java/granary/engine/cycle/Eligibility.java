@@ -14,9 +14,9 @@ import granary.engine.state.NodeState;
 import granary.engine.state.UnitState;
 
 /**
- * May a unit use a node now, and how many more slots may it have — the limits of spec §3.2: the
- * global and the unit's blacklist, node labels, locality, max slots per node, every node filter,
- * and admission (quota) from every admission policy.
+ * May a unit use a node now, and how many more slots may it have: the global and the unit's
+ * blacklist, node labels, locality, max slots per node, every node filter, and admission (quota)
+ * from every admission policy (docs/scheduling.md, "Active scheduling", step 2).
  */
 public final class Eligibility {
 

@@ -26,10 +26,11 @@ import granary.engine.state.UnitState;
 import granary.engine.state.Workload;
 
 /**
- * All-or-nothing scheduling (spec §8): a gang — one all-or-nothing unit, or every waiting unit of a
- * gang job — gets all its remaining slots in one step or none. The gang-placement policy proposes a
- * plan; the engine checks all of it against free resources, per-node limits, filters and admission
- * before granting any of it, then grants it whole. A plan that does not hold grants nothing.
+ * All-or-nothing scheduling (docs/scheduling.md, "Gangs"): a gang — one all-or-nothing unit, or every
+ * waiting unit of a gang job — gets all its remaining slots in one step or none. The gang-placement
+ * policy proposes a plan; the engine checks all of it against free resources, per-node limits, filters
+ * and admission before granting any of it, then grants it whole. A plan that does not hold grants
+ * nothing.
  */
 public final class GangScheduler {
 

@@ -18,9 +18,9 @@ import granary.engine.state.UnitState;
 import granary.engine.state.Workload;
 
 /**
- * Passive scheduling (spec §4, "OnResourceFree"): fills a node whose free resources grew. Group
- * queues are served in group order (built-in: hunger, lowest used share first), sorted once per node
- * and kept in order by re-positioning the one group each grant changes; in a queue the
+ * Passive scheduling (docs/scheduling.md, "Passive scheduling"): fills a node whose free resources
+ * grew. Group queues are served in group order (built-in: hunger, lowest used share first), sorted
+ * once per node and kept in order by re-positioning the one group each grant changes; in a queue the
  * first unit in unit order that fits the node and may use it is found by {@link FitQueue#first} in
  * O(log N), and gets as many slots there as limits allow — one at a time under an order that reads
  * grants (FAIR), which re-positions the unit after each. Repeats until nothing fits.

@@ -5,9 +5,9 @@ import granary.api.spi.GroupOrder;
 import granary.api.spi.GroupView;
 
 /**
- * The engine's built-in group order (spec §4.1): the hungriest group first, hunger being the used
- * share of the group — its dominant share of the cluster's capacity when no quota policy says
- * otherwise. Ties go by name.
+ * The engine's built-in group order (docs/scheduling.md, "Passive scheduling"): the hungriest group
+ * first, hunger being the used share of the group — its dominant share of the cluster's capacity when
+ * no quota policy says otherwise. Ties go by name.
  */
 final class HungerOrder implements GroupOrder {
 

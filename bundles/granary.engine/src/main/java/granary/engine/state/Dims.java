@@ -36,7 +36,7 @@ public final class Dims {
     }
 
     /** {@code r} as a vector in this layout; extended resources not registered are ignored. */
-    long[] vector(Resources r) {
+    public long[] vector(Resources r) {
         long[] v = new long[names.size()];
         v[0] = r.cpu();
         v[1] = r.memMb();

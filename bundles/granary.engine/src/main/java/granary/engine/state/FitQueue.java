@@ -15,9 +15,10 @@ import java.util.function.Predicate;
 
 /**
  * A group's waiting queue: units kept in the policy's unit order, with a search for the first unit
- * whose slot fits a node's free resources that does not scan the queue (spec §4.3).
+ * whose slot fits a node's free resources that does not scan the queue (docs/scheduling.md, "The fit
+ * search").
  *
- * <p>Structure — the two structures of the article, combined:
+ * <p>Structure — two structures combined:
  * <ol>
  *   <li><b>Shape buckets.</b> Units are grouped by slot shape (their exact resource vector); inside
  *       a bucket they are kept in unit order as a binary heap. All units of a bucket fit a free
@@ -39,6 +40,10 @@ import java.util.function.Predicate;
  * not change while it is queued (the engine removes it before changing what the order reads and
  * re-inserts it afterwards), or the heap would be out of order. Treap priorities come from a seeded
  * generator: the same inputs give the same tree.
+ *
+ * <p>Inside the engine only {@link Workload} adds and removes units: it keeps each unit's queue link and
+ * the waiting counters in step. The public operations serve the structure on its own: its tests and
+ * the benchmark seam ({@code granary.engine.probe}).
  */
 public final class FitQueue implements Iterable<UnitState> {
 
@@ -195,11 +200,11 @@ public final class FitQueue implements Iterable<UnitState> {
     private int size;
     private long seed = 0x9E3779B97F4A7C15L;
 
-    FitQueue(Comparator<UnitState> order) {
+    public FitQueue(Comparator<UnitState> order) {
         this.order = order;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
@@ -212,7 +217,7 @@ public final class FitQueue implements Iterable<UnitState> {
         return root == null ? null : root.min;
     }
 
-    void add(UnitState u) {
+    public void add(UnitState u) {
         Bucket b = buckets.computeIfAbsent(new Shape(u.slotVector()), s -> new Bucket(this, s.v()));
         UnitState head = b.n == 0 ? null : b.head();
         b.push(u, order);
@@ -226,7 +231,7 @@ public final class FitQueue implements Iterable<UnitState> {
     }
 
     /** Removes {@code u} in O(log n) by its bucket and heap position; true if it was queued here. */
-    boolean remove(UnitState u) {
+    public boolean remove(UnitState u) {
         Bucket b = u.bucket;
         if (b == null || b.owner != this || u.heapPos < 0 || u.heapPos >= b.n || b.heap[u.heapPos] != u) {
             return false;
@@ -283,7 +288,7 @@ public final class FitQueue implements Iterable<UnitState> {
     }
 
     /** Re-orders every queued unit under another order: O(N) comparisons in place, the index O(S log S). */
-    void reorder(Comparator<UnitState> newOrder) {
+    public void reorder(Comparator<UnitState> newOrder) {
         this.order = newOrder;
         for (Bucket b : buckets.values()) {
             b.heapify(newOrder);

@@ -22,7 +22,7 @@ public final class JobState implements JobView {
     int grantedSlots;
     private final long requestedSlots;
 
-    JobState(JobSpec spec, long now) {
+    public JobState(JobSpec spec, long now) {
         this.submitted = spec;
         this.group = spec.group();
         this.submitTime = now;

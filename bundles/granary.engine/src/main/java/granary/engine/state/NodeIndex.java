@@ -4,7 +4,8 @@ import java.util.Arrays;
 
 /**
  * Finds, in O(log N), the next node at or after a position whose free resources fit a slot — the
- * round-robin search of active scheduling (spec §3) over a room or the whole cluster.
+ * round-robin search of active scheduling (docs/scheduling.md, "Active scheduling") over a room or the
+ * whole cluster.
  *
  * <p>Structure: a segment tree over node positions. Every tree entry keeps, per resource dimension,
  * the largest free amount among the nodes below it. A search descends from the root, skipping every

@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.bench;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,20 +22,24 @@ import org.openjdk.jmh.annotations.Warmup;
 import granary.api.model.JobSpec;
 import granary.api.model.Resources;
 import granary.api.model.UnitSpec;
-import granary.bench.Scenarios;
 import granary.bench.Scenarios.Layout;
+import granary.engine.state.Dims;
+import granary.engine.state.FitQueue;
+import granary.engine.state.JobState;
+import granary.engine.state.UnitState;
 import granary.policy.fifo.FifoPolicy;
 
 /**
- * The passive-pick search alone (spec §4.3): {@link FitQueue#first} against a naive linear scan of
- * the same units in the same order, for a node whose free space is one small slot (1 core, 4 GB).
- * {@code queued} units, 0.1% of them (at least one) fit; the others are too big
+ * The passive-pick search alone (docs/scheduling.md, "The fit search"): {@link FitQueue#first} against
+ * a naive linear scan of the same units in the same order, for a node whose free space is one small
+ * slot (1 core, 4 GB). {@code queued} units, 0.1% of them (at least one) fit; the others are too big
  * ({@link Scenarios.Layout}: TAIL = the fitting units last, too-big units big in both dimensions;
  * MIXED = the same, too-big units alternately cpu-heavy and memory-heavy; SPREAD = the fitting units
- * at random places). The queue is ordered as the engine orders it under FIFO; nothing changes
- * between ops. Both searches accept the first unit that fits.
+ * at random places). The queue is ordered as the engine orders it under FIFO; nothing changes between
+ * ops. Both searches accept the first unit that fits.
  *
- * <p>This class lives in package {@code granary.engine} to reach the package-private queue.
+ * <p>The queue and its units are the engine's own ({@code granary.engine.state}), used through the
+ * engine's benchmark seam (see {@code granary.engine.probe}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -97,7 +101,7 @@ public class FitQueueBench {
         return queue.first(free, ANY);
     }
 
-    /** What the spec rules out: walk the queue in order until a unit fits. */
+    /** What the fit search exists to avoid: walk the queue in order until a unit fits. */
     @Benchmark
     public UnitState linear() {
         long[] f = free;

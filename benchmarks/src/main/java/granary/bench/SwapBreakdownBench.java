@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.bench;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -20,13 +20,16 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
 import granary.api.event.PolicyActivated;
-import granary.bench.PolicySwapBench;
-import granary.bench.Scenarios;
+import granary.engine.Engine;
+import granary.engine.probe.EngineProbe;
+import granary.engine.state.FitQueue;
+import granary.engine.state.UnitState;
+import granary.engine.state.Workload;
 
 /**
  * Where the swap pause of {@link PolicySwapBench} goes: the parts of {@code FitQueue.reorder} on the
- * very queue of that scenario (the engine's group queue, reached from package {@code granary.engine}),
- * each timed alone, single-shot.
+ * very queue of that scenario (the engine's group queue, reached through the engine's benchmark seam
+ * {@code granary.engine.probe}), each timed alone, single-shot.
  *
  * <ul>
  *   <li>{@link #collect}: iterate the queue in order into a list (the first step of the treap's reorder);</li>
@@ -62,12 +65,12 @@ public class SwapBreakdownBench {
     @Setup(Level.Trial)
     public void setUp() {
         Engine engine = Scenarios.swap(PolicySwapBench.NODES, waiting, 11);
-        Workload w = engine.workload();
+        Workload w = EngineProbe.workload(engine);
         fifo = w.order();   // the engine's own comparators for the two orders
         Scenarios.expect(engine, new PolicyActivated("fair"), 0);
         fair = w.order();
         Scenarios.expect(engine, new PolicyActivated("fifo"), 0);
-        queue = w.group(Scenarios.GROUP).queue;
+        queue = w.group(Scenarios.GROUP).queue();
         queue.reorder(fifo);
         fifoSorted = collect();
         fairSorted = new ArrayList<>(fifoSorted);

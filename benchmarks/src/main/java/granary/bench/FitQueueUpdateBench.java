@@ -1,4 +1,4 @@
-package granary.engine;
+package granary.bench;
 
 import java.util.concurrent.TimeUnit;
 
@@ -17,7 +17,10 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import granary.api.model.JobSpec;
 import granary.api.model.UnitSpec;
-import granary.bench.Scenarios;
+import granary.engine.state.Dims;
+import granary.engine.state.FitQueue;
+import granary.engine.state.JobState;
+import granary.engine.state.UnitState;
 
 /**
  * What one queue update costs: {@code FitQueue.remove} + {@code FitQueue.add} of the first fitting
