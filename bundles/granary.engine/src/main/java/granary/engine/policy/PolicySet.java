@@ -340,7 +340,7 @@ public final class PolicySet {
     }
 
     /** Names of selected policies, in selection order. */
-    public Set<String> selection() {
+    Set<String> selection() {
         return new LinkedHashSet<>(selected);
     }
 }
