@@ -7,11 +7,20 @@
 #       benchmarks/run.sh FitQueueBench.tree -prof gc
 #       benchmarks/run.sh PolicySwapBench.fifoToFair -prof jfr:dir=/tmp/jfr   (then benchmarks/jfr-top.py)
 #   java -jar benchmarks/target/benchmarks.jar -h     every JMH option; -l lists the benchmarks
+#   benchmarks/run.sh --help           this text
+#
+# The benchmarks (package granary.bench) reach the engine's internals only through its benchmark
+# seam: granary.engine.probe and the public types of granary.engine.state (docs/architecture.md,
+# "The engine").
 #
 # A benchmark that fails (its steady-state checks throw) stops the run with a non-zero exit code
 # (JMH's -foe); the suite smoke-runs every benchmark once (BenchmarksSmokeTest).
 # SKIP_BUILD=1 reuses the jar as it is. Results: benchmarks/target/jmh/{output,result}-<time>.{txt,json}.
 set -euo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then

@@ -23,7 +23,7 @@ import granary.api.event.JobSubmitted;
 import granary.engine.Engine;
 
 /**
- * Active placement (spec §3) through the whole engine: a unit of {@link #SLOTS} slots of one core,
+ * Active placement (docs/scheduling.md, "Active scheduling") through the whole engine: a unit of {@link #SLOTS} slots of one core,
  * CLUSTER locality, placed round-robin (one slot per fitting node per lap, from the cluster's
  * cursor) on {@code nodes} nodes of which half are full and the others hold 0..15 of 16 slots
  * ({@link Scenarios#partlyFilled}).

@@ -24,7 +24,7 @@ import granary.api.event.UnitDesireChanged;
 import granary.engine.Engine;
 
 /**
- * Passive pick through the whole engine (spec §4): a full cluster of 1,000 nodes (16 small slots
+ * Passive pick through the whole engine (docs/scheduling.md, "Passive scheduling"): a full cluster of 1,000 nodes (16 small slots
  * each), {@code waiting} units in the group queue, 0.1% of them (at least one) small enough for one
  * freed slot, the others too big ({@link Scenarios.Layout}).
  *
@@ -40,7 +40,7 @@ import granary.engine.Engine;
  * </ol>
  * The state after the op equals the state before it, so the queue size, W's position and the
  * cluster never drift. The op also contains the fixed costs of two events (validation, a receipt,
- * re-queueing W three times in O(log N)); compare with {@code granary.engine.FitQueueBench} for the
+ * re-queueing W three times in O(log N)); compare with {@link FitQueueBench} for the
  * search alone.
  */
 @State(Scope.Benchmark)

@@ -1,7 +1,6 @@
 package granary.engine;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import granary.api.model.Clock;
-import granary.api.spi.EngineStatus;
 import granary.api.model.InvalidRequestException;
-import granary.api.spi.PolicyInfo;
 import granary.api.event.Receipt;
 import granary.api.model.UnitId;
 import granary.api.event.ClockTick;
@@ -37,6 +34,23 @@ import granary.api.event.UnitRequested;
 import granary.api.spi.CycleAction;
 import granary.api.spi.EngineView;
 import granary.api.spi.Policy;
+import granary.engine.cycle.ActivePlacer;
+import granary.engine.cycle.Eligibility;
+import granary.engine.cycle.GangScheduler;
+import granary.engine.cycle.PassiveFiller;
+import granary.engine.handler.JobEvents;
+import granary.engine.handler.NodeEvents;
+import granary.engine.policy.PolicySet;
+import granary.engine.state.Agenda;
+import granary.engine.state.Allocator;
+import granary.engine.state.Cluster;
+import granary.engine.state.Dims;
+import granary.engine.state.Invariants;
+import granary.engine.state.NodeIndex;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
+import granary.engine.state.Workload;
+import granary.engine.view.EngineContext;
 
 /**
  * The scheduling engine: a deterministic state machine over {@link InputEvent}s. Plain Java, no
@@ -80,16 +94,16 @@ public final class Engine {
     public Engine(Clock clock, EngineOptions options) {
         this.clock = clock;
         this.options = options;
-        this.context = new EngineContext(this);
-        this.policies = new PolicySet(context);
         this.allocator = new Allocator(cluster, workload, agenda, clock::millis, this::emit);
+        this.context = new EngineContext(clock::millis, cluster, workload, allocator);
+        this.policies = new PolicySet(context);
         this.eligibility = new Eligibility(policies, context);
         this.active = new ActivePlacer(cluster, eligibility, allocator);
         this.passive = new PassiveFiller(workload, policies, eligibility, allocator, context);
         this.gangs = new GangScheduler(cluster, workload, policies, eligibility, allocator, context);
+        context.bind(policies, eligibility, new Requests());
         registerHandlers();
-        policies.installBuiltIn(new HungerOrder(), BUILT_IN);
-        policies.installBuiltIn(new FlatGroups(), BUILT_IN);
+        policies.installBuiltIns(BUILT_IN);
         policies.configure(options.policies(), options.fallback());
     }
 
@@ -205,7 +219,7 @@ public final class Engine {
     }
 
     /** Looks at every node and every waiting gang again in the next allocation. */
-    void reconsider() {
+    private void reconsider() {
         agenda.sweep();
     }
 
@@ -292,11 +306,29 @@ public final class Engine {
         }
     }
 
-    // ---- used by EngineContext ----
-
-    long now() {
-        return clock.millis();
+    /** Schedules one unit now (a cycle action's request); returns slots granted. */
+    private int scheduleNow(UnitId id) {
+        UnitState u = workload.unit(id);
+        if (u == null || !u.live() || u.remaining() == 0 || !workload.ordered()) {
+            return 0;
+        }
+        return u.allOrNothing() ? gangs.schedule(u) : active.place(u);
     }
+
+    /** What cycle actions ask of the engine through its view; a nested class keeps it off the public API. */
+    private final class Requests implements EngineContext.Requests {
+        @Override
+        public int schedule(UnitId unit) {
+            return scheduleNow(unit);
+        }
+
+        @Override
+        public void reconsider() {
+            Engine.this.reconsider();
+        }
+    }
+
+    // ---- for the engine's own tests (same package) ----
 
     Cluster cluster() {
         return cluster;
@@ -308,40 +340,5 @@ public final class Engine {
 
     Eligibility eligibility() {
         return eligibility;
-    }
-
-    Allocator allocator() {
-        return allocator;
-    }
-
-    /** Schedules one unit now (a cycle action's request); returns slots granted. */
-    int scheduleNow(UnitId id) {
-        UnitState u = workload.unit(id);
-        if (u == null || !u.live() || u.remaining() == 0 || !workload.ordered()) {
-            return 0;
-        }
-        return u.allOrNothing() ? gangs.schedule(u) : active.place(u);
-    }
-
-    EngineStatus status() {
-        return new EngineStatus(clock.millis(), cluster.size(), cluster.capacity(), cluster.free(),
-                workload.jobs().size(), workload.waitingUnits(), workload.waitingSlots(), workload.grantedSlots(),
-                allocator.decisions(), policies.status());
-    }
-
-    Policy installedPolicy(String name) {
-        return policies.installed(name);
-    }
-
-    String resolveGroup(String group) {
-        return policies.groupResolver().resolve(group, context);
-    }
-
-    List<PolicyInfo> policyInfos() {
-        return policies.infos();
-    }
-
-    Collection<GroupState> groups() {
-        return workload.groups();
     }
 }

@@ -1,7 +1,10 @@
 /**
  * The scheduling engine: {@link granary.engine.Engine} (a deterministic, single-threaded state
  * machine over input events, usable on a plain class path) and {@link granary.engine.EventLoop}
- * (its live-runtime wrapper). Everything else in the package is internal.
+ * (its live-runtime wrapper), with {@link granary.engine.EngineOptions}. The only exported package of
+ * the bundle; the engine's parts are in private sub-packages: {@code state}, {@code handler},
+ * {@code cycle}, {@code policy}, {@code view}, and the benchmark seam {@code probe}
+ * (docs/architecture.md, "The engine").
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("1.0.0")

@@ -19,7 +19,9 @@ import granary.api.spi.Verdict;
 
 import org.junit.jupiter.api.Test;
 
-/** Active scheduling, spec §3: locality order, round-robin, limits. */
+/**
+ * Active scheduling (docs/scheduling.md, "Active scheduling"): locality order, round-robin, limits.
+ */
 class ActiveSchedulingTest {
 
     @Test

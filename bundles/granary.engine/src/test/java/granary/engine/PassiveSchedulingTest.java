@@ -20,7 +20,10 @@ import granary.api.spi.Verdict;
 
 import org.junit.jupiter.api.Test;
 
-/** Passive scheduling, spec §4: fill freed resources from the waiting queues. */
+/**
+ * Passive scheduling (docs/scheduling.md, "Passive scheduling"): fill freed resources from the waiting
+ * queues.
+ */
 class PassiveSchedulingTest {
 
     @Test

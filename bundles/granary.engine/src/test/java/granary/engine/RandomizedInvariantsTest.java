@@ -36,6 +36,9 @@ import granary.api.spi.EngineView;
 import granary.api.spi.JobView;
 import granary.api.spi.NodeView;
 import granary.api.spi.UnitView;
+import granary.engine.state.JobState;
+import granary.engine.state.NodeState;
+import granary.engine.state.UnitState;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -185,18 +188,20 @@ class RandomizedInvariantsTest {
             return;
         }
         GangTest.FirstFit planner = new GangTest.FirstFit();
-        for (UnitState u : engine.workload().units()) {
-            if (u.queuedIn != null && u.allOrNothing()) {
+        List<UnitState> units = new ArrayList<>();
+        engine.workload().jobs().forEach(j -> units.addAll(j.units()));
+        for (UnitState u : units) {
+            if (u.queued() && u.allOrNothing()) {
                 List<UnitState> gang = new ArrayList<>();
-                for (UnitState m : u.job().gang() ? u.job().units() : List.of(u)) {
-                    if (m.queuedIn != null) {
+                for (UnitState m : u.job().gang() ? JobState.of(u).units() : List.of(u)) {
+                    if (m.queued()) {
                         gang.add(m);
                     }
                 }
                 assertEquals(null, planner.plan(gang, (granary.api.spi.PlacementContext) engine.view()),
                         "step " + step + ": gang " + gang + " waits but fits now");
             }
-            if (u.queuedIn == null || u.allOrNothing()) {
+            if (!u.queued() || u.allOrNothing()) {
                 continue;
             }
             for (NodeState n : engine.cluster().nodes()) {

@@ -1,0 +1,258 @@
+package granary.engine.state;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import granary.api.model.Allocation;
+import granary.api.model.Locality;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
+import granary.api.spi.Reason;
+import granary.api.spi.JobView;
+import granary.api.spi.UnitView;
+
+/**
+ * The engine's record of one schedule unit. Invariant: {@code granted + remaining == desired}, kept
+ * by computing remaining. Mutated only by {@link Allocator} and {@link Workload}.
+ */
+public final class UnitState implements UnitView {
+
+    private final UnitId id;
+    /**
+     * The job, seen through the api's read-only {@link JobView}: the unit reads its group and gang
+     * flag from it and never calls back into the engine's {@link JobState} (which owns the units).
+     */
+    private final JobView job;
+    /** The job's gang flag, fixed at submission: read on every queue operation. */
+    private final boolean gangJob;
+    private UnitSpec spec;
+    private final long sequence;
+    private final long submitTime;
+    /** The spec's priority, kept here: unit orders read it on every comparison (one object less to reach). */
+    private final int priority;
+    private long[] slotVector;
+    private int desired;
+    private int granted;
+    private long waitingSince = -1;
+    private Reason waitReason;
+    private boolean live = true;
+    private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
+    /** Per node: {engine time of the oldest grant held, decision number of the latest}. */
+    private final Map<NodeState, long[]> ages = new LinkedHashMap<>();
+    /** True while the unit waits in its group's queue or gang queue. */
+    public boolean queued() {
+        return queuedIn != null;
+    }
+
+    /** Where the unit waits now: null, or its group's queue or gang queue. */
+    FitQueue queuedIn;
+    /** Position in its bucket's heap while queued (see FitQueue), else -1. */
+    int heapPos = -1;
+    /** The shape bucket it sits in while queued, else null. */
+    FitQueue.Bucket bucket;
+    /** Remaining slots last counted in the waiting totals. */
+    int accountedWaiting;
+
+    private final Set<String> machines = new HashSet<>();
+    private final Set<String> rooms = new HashSet<>();
+    private final boolean anywhere;
+
+    public UnitState(JobView job, UnitSpec spec, long sequence, long now, Dims dims) {
+        this.id = new UnitId(job.id(), spec.name());
+        boolean any = spec.locality().isEmpty();
+        for (Locality l : spec.locality()) {
+            switch (l.level()) {
+                case MACHINE -> machines.add(l.target());
+                case ROOM -> rooms.add(l.target());
+                case CLUSTER -> any = true;
+            }
+        }
+        this.anywhere = any;
+        this.job = job;
+        this.gangJob = job.gang();
+        this.spec = spec;
+        this.sequence = sequence;
+        this.submitTime = now;
+        this.priority = spec.priority();
+        this.desired = spec.desired();
+        refreshVector(dims);
+    }
+
+    @Override
+    public UnitId id() {
+        return id;
+    }
+
+    @Override
+    public JobView job() {
+        return job;
+    }
+
+    @Override
+    public UnitSpec spec() {
+        return spec.desired() == desired ? spec : (spec = spec.withDesired(desired));
+    }
+
+    /**
+     * The unit as requested, whatever its desired count now: what the decision path reads (slot,
+     * limits, blacklist, labels) without rebuilding the spec after every desire change.
+     */
+    public UnitSpec request() {
+        return spec;
+    }
+
+    @Override
+    public String group() {
+        return job.group();
+    }
+
+    @Override
+    public int priority() {
+        return priority;
+    }
+
+    @Override
+    public Resources slot() {
+        return spec.slot();
+    }
+
+    @Override
+    public int desired() {
+        return desired;
+    }
+
+    @Override
+    public int granted() {
+        return granted;
+    }
+
+    @Override
+    public int remaining() {
+        return desired - granted;
+    }
+
+    @Override
+    public boolean allOrNothing() {
+        return spec.allOrNothing() || gangJob;
+    }
+
+    @Override
+    public UnitKind kind() {
+        return spec.kind();
+    }
+
+    @Override
+    public long submitTime() {
+        return submitTime;
+    }
+
+    @Override
+    public long waitingSince() {
+        return waitingSince;
+    }
+
+    @Override
+    public long sequence() {
+        return sequence;
+    }
+
+    @Override
+    public Map<String, Integer> allocations() {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        slots.forEach((n, k) -> m.put(n.name(), k));
+        return Collections.unmodifiableMap(m);
+    }
+
+    @Override
+    public Reason waitReason() {
+        return waitReason;
+    }
+
+    @Override
+    public boolean live() {
+        return live;
+    }
+
+    /** True if the unit's locality preferences allow the node (a CLUSTER preference allows all). */
+    public boolean localityAllows(NodeState n) {
+        return anywhere || machines.contains(n.name()) || rooms.contains(n.room());
+    }
+
+    public Map<NodeState, Integer> nodes() {
+        return slots;
+    }
+
+    public int slotsOn(NodeState n) {
+        return slots.getOrDefault(n, 0);
+    }
+
+    public long[] slotVector() {
+        return slotVector;
+    }
+
+    void refreshVector(Dims dims) {
+        slotVector = dims.vector(spec.slot());
+    }
+
+    public void waitReason(Reason r) {
+        waitReason = r;
+    }
+
+    void desired(int d) {
+        desired = d;
+    }
+
+    void end() {
+        live = false;
+    }
+
+    void add(NodeState n, int k, long now, long seq) {
+        slots.merge(n, k, Integer::sum);
+        ages.computeIfAbsent(n, x -> new long[] {now, seq})[1] = seq;
+        granted += k;
+    }
+
+    void take(NodeState n, int k) {
+        int left = slots.get(n) - k;
+        if (left == 0) {
+            slots.remove(n);
+            ages.remove(n);
+        } else {
+            slots.put(n, left);
+        }
+        granted -= k;
+    }
+
+    @Override
+    public List<Allocation> grants() {
+        List<Allocation> out = new ArrayList<>(slots.size());
+        slots.forEach((n, k) -> out.add(new Allocation(id, n.name(), k, ages.get(n)[0], ages.get(n)[1])));
+        out.sort(Comparator.comparingLong(Allocation::since).thenComparingLong(Allocation::seq));
+        return out;
+    }
+
+    /** Updates the waiting clock after a change: starts when slots wait, stops when none do. */
+    void touchWaiting(long now) {
+        if (remaining() > 0 && live) {
+            if (waitingSince < 0) {
+                waitingSince = now;
+            }
+        } else {
+            waitingSince = -1;
+            waitReason = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return id.toString();
+    }
+}
