@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
+import granary.api.model.Text;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Names;
 import granary.api.model.Problem;
@@ -151,12 +152,12 @@ public final class QuotaTable {
     private static void checkWorkerSpans(Map<TimeSlice, Map<String, GroupQuota>> slices, WorkerSpans spans,
                                          Boolean workers, List<Problem> problems) {
         if (workers != null && !workers) {
-            problems.add(Problem.of("WorkerSpans " + spans, "form", "counts workers, but the quota table is in resources"));
+            problems.add(Problem.of("WorkerSpans " + Text.escape(spans.toString()), "form", "counts workers, but the quota table is in resources"));
             return;
         }
         for (TimeSlice s : spans.entries().keySet()) {
             if (!slices.containsKey(s)) {
-                problems.add(Problem.of("WorkerSpans " + spans, "slice " + s, "is not a slice of the quota table (slices: "
+                problems.add(Problem.of("WorkerSpans " + Text.escape(spans.toString()), "slice " + s, "is not a slice of the quota table (slices: "
                         + slices.keySet() + ")"));
             }
         }
