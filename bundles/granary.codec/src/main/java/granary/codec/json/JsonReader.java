@@ -307,7 +307,7 @@ public final class JsonReader {
                 pos -= 1;
                 char u = hex4(path);
                 if (Character.isHighSurrogate(u)) {
-                    if (!text.startsWith("\\u", pos + 1) || !Character.isLowSurrogate((char) hex4At(pos + 2))) {
+                    if (!text.startsWith("\\u", pos + 1) || !Character.isLowSurrogate((char) hex4At(pos + 3))) {
                         pos -= 5;
                         throw error(path, String.format("\\u%04x is half of a surrogate pair, and the other half"
                                 + " (\\udc00 to \\udfff) does not follow", (int) u));
