@@ -91,7 +91,7 @@ public final class QuotaTable {
                 String subject = "slice " + s.getKey() + ", group " + g.getKey();
                 GroupQuota q = g.getValue();
                 if (!Names.isValid(g.getKey())) {
-                    problems.add(Problem.of(subject, "name", "'" + g.getKey() + "' is not a valid group name: " + Names.RULE));
+                    problems.add(Problem.of(subject, "name", "'" + Text.escape(g.getKey()) + "' is not a valid group name: " + Names.RULE));
                 }
                 if (q.groupId() < 0) {
                     problems.add(Problem.of(subject, "GroupId", "must not be negative, got " + q.groupId(), 0, q.groupId()));
