@@ -59,14 +59,15 @@ public final class JsonObject implements JsonValue {
         return new Builder();
     }
 
+    /** Equal members in the same order, and the same position (like every {@link JsonValue}). */
     @Override
     public boolean equals(Object o) {
-        return o instanceof JsonObject j && j.byKey.equals(byKey);
+        return o instanceof JsonObject j && j.members.equals(members) && j.position.equals(position);
     }
 
     @Override
     public int hashCode() {
-        return byKey.hashCode();
+        return members.hashCode() * 31 + position.hashCode();
     }
 
     @Override

@@ -5,7 +5,8 @@ import granary.api.model.Text;
 /**
  * A JSON value as read by {@link JsonReader}, with the place where it starts. Objects keep their
  * members in document order with each member's place; numbers keep their text, so that nothing is
- * rounded before a field decides what kind of number it needs.
+ * rounded before a field decides what kind of number it needs. Values are equal when their content
+ * and their positions are; to compare content alone, compare what {@link JsonWriter} writes.
  */
 public sealed interface JsonValue permits JsonObject, JsonArray, JsonString, JsonNumber, JsonBoolean, JsonNull {
 

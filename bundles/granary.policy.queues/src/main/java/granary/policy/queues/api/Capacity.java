@@ -2,9 +2,9 @@ package granary.policy.queues.api;
 
 import java.util.Locale;
 
-import granary.api.model.Text;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Resources;
+import granary.api.model.Text;
 
 /**
  * A queue's capacity: an absolute resource vector, or a fraction of its parent's (so that it follows

@@ -8,11 +8,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
-import granary.api.model.Text;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Names;
 import granary.api.model.Problem;
 import granary.api.model.Resources;
+import granary.api.model.Text;
 
 /**
  * The queue tree of spec §10 under {@code root}. A queue's identity is its full path

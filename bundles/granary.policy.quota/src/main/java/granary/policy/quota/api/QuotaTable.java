@@ -10,10 +10,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
-import granary.api.model.Text;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Names;
 import granary.api.model.Problem;
+import granary.api.model.Text;
 
 /**
  * The time-sliced quota table of spec §5: per time slice, per group, {@code GroupId},

@@ -1,7 +1,7 @@
 package granary.policy.quota.api;
 
-import granary.api.model.Text;
 import granary.api.model.InvalidRequestException;
+import granary.api.model.Text;
 
 /**
  * A time slice of the quota table: {@code default}, or hours {@code from-to} of the day —
