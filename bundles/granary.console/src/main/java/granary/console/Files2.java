@@ -2,12 +2,14 @@ package granary.console;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.nio.charset.StandardCharsets;
+import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 import granary.codec.CodecException;
+import granary.codec.json.JsonLimits;
+import granary.codec.json.JsonReader;
 
 /** Reads a file with a codec; a missing or unreadable file, or a bad document, is an error naming it. */
 final class Files2 {
@@ -21,15 +23,21 @@ final class Files2 {
 
     static <T> T read(String file, Codec<T> codec) {
         Path path = Path.of(file);
-        try (Reader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            return codec.read(in, path.toString());
+        try {
+            if (Files.size(path) > JsonLimits.DEFAULT.maxBytes()) {
+                throw new IllegalArgumentException(path + ": is larger than the limit of "
+                        + JsonLimits.DEFAULT.maxBytes() + " bytes");
+            }
+            // checked as bytes, so that a file that is not UTF-8 is reported with the byte's offset
+            String text = JsonReader.utf8(Files.readAllBytes(path), path.toString());
+            return codec.read(new StringReader(text), path.toString());
         } catch (CodecException e) {
             // every problem on its own line, so that an operator sees all of them at once
             throw new IllegalArgumentException(e.describe(), e);
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException("no such file " + path.toAbsolutePath());
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + path.toAbsolutePath() + ": " + e.getMessage());
+            throw new IllegalArgumentException("cannot read " + path.toAbsolutePath() + " (" + e.getClass().getSimpleName() + ")");
         }
     }
 }

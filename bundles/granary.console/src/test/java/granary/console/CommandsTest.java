@@ -120,7 +120,7 @@ class CommandsTest {
         Path f = dir.resolve("bad.json");
         Files.writeString(f, "{\"id\":\"a\",\"units\":[{\"name\":\"u\",\"slot\":{\"cpu\":-1},\"desird\":1}]}");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.submit(f.toString()));
-        assertTrue(e.getMessage().contains("bad.json: $.units[0].slot.cpu: must not be negative"), e.getMessage());
+        assertTrue(e.getMessage().contains("bad.json:1:46: $.units[0].slot.cpu: must not be negative"), e.getMessage());
         assertTrue(e.getMessage().contains("$.units[0].desird: unknown field"), e.getMessage());
         IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
                 () -> commands.submit(dir.resolve("nope.json").toString()));

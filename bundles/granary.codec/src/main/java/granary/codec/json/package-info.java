@@ -3,5 +3,5 @@
  * problem. Used by every Granary file format (jobs, and the formats policies own).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package granary.codec.json;

@@ -1,8 +1,5 @@
 package granary.policy.queues;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -28,10 +25,10 @@ final class QueueFile {
             return null;
         }
         Path path = Path.of(file.trim());
-        try (Reader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            return QueueTreeCodec.read(in, path.toString());
-        } catch (IOException e) {
-            throw new InvalidRequestException("queue file " + path, "file", "cannot be read: " + e);
+        if (!Files.isRegularFile(path)) {
+            throw new InvalidRequestException("queue file " + path, "file", "cannot be read: no such file (looked for "
+                    + path.toAbsolutePath() + ")");
         }
+        return QueueTreeCodec.read(path);
     }
 }

@@ -50,7 +50,7 @@ class QueueFileTest {
     void aBadFileFailsActivationWithTheFilesProblems() throws IOException {
         Path f = write("bad.json", "{\"queues\": {\"a\": {\"capacty\": \"10%\"}, \"b\": {\"capacity\": \"120%\"}}}");
         CodecException e = assertThrows(CodecException.class, () -> QueueFile.read(f.toString()));
-        assertTrue(e.getMessage().contains(f + ": $.queues.a.capacty: unknown field"), e.getMessage());
+        assertTrue(e.getMessage().contains(f + ":1:30: $.queues.a.capacty: unknown field"), e.getMessage());
         assertTrue(e.getMessage().contains("$.queues.b.capacity: must be between 0% and 100%, got 120.0%"), e.getMessage());
         // activation names the option that pointed at the file, then every problem of the file
         InvalidRequestException activation = assertThrows(InvalidRequestException.class, () -> create(f.toString()));

@@ -1,10 +1,6 @@
 package granary.policy.quota;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.DateTimeException;
 import java.time.ZoneId;
@@ -79,13 +75,9 @@ public final class QuotaProvider implements PolicyProvider {
             return null;
         }
         Path path = Path.of(file.trim());
-        try (Reader in = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
-            return QuotaTableCodec.read(in, path.toString(), QuotaTableCodec.workerSpans(workerSpans));
-        } catch (NoSuchFileException e) {
+        if (!Files.isRegularFile(path)) {
             throw new InvalidRequestException(subject, TABLE_FILE.name(), "no such file " + path.toAbsolutePath());
-        } catch (IOException e) {
-            throw new InvalidRequestException(subject, TABLE_FILE.name(), "cannot read " + path.toAbsolutePath()
-                    + ": " + e.getMessage());
         }
+        return QuotaTableCodec.read(path, QuotaTableCodec.workerSpans(workerSpans));
     }
 }

@@ -1,10 +1,6 @@
 package granary.sim.cli;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -130,7 +126,7 @@ public final class Arguments {
             throw new UsageException("--workers-spans needs --quota (the table the spans belong to)");
         }
         if (quota != null) {
-            s = s.withQuota(read(quota, (in, src) -> QuotaTableCodec.read(in, src, spans == null ? null : QuotaTableCodec.workerSpans(spans))));
+            s = s.withQuota(read(quota, file -> QuotaTableCodec.read(file, spans == null ? null : QuotaTableCodec.workerSpans(spans))));
         }
         String queues = one(v, "queues", null);
         if (queues != null) {
@@ -140,19 +136,19 @@ public final class Arguments {
     }
 
     private interface Codec<T> {
-        T read(Reader in, String source);
+        T read(Path file);
     }
 
+    /** Reads a file with a codec; its problems name the file as given on the command line. */
     private static <T> T read(String file, Codec<T> codec) {
         Path p = Path.of(file);
-        try (Reader in = Files.newBufferedReader(p, StandardCharsets.UTF_8)) {
-            return codec.read(in, p.toString());
+        if (!Files.isRegularFile(p)) {
+            throw new UsageException("no such file " + p.toAbsolutePath());
+        }
+        try {
+            return codec.read(p);
         } catch (CodecException e) {
             throw new UsageException(e.describe());
-        } catch (NoSuchFileException e) {
-            throw new UsageException("no such file " + p.toAbsolutePath());
-        } catch (IOException e) {
-            throw new UsageException("cannot read " + p.toAbsolutePath() + ": " + e.getMessage());
         }
     }
 

@@ -1,6 +1,7 @@
 package granary.sim.trace;
 
-import java.io.StringReader;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -10,17 +11,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import com.google.gson.Gson;
-import com.google.gson.JsonArray;
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
-
 import granary.api.model.JobSpec;
 import granary.api.model.NodeSpec;
-import granary.api.model.Problem;
+import granary.api.model.Text;
 import granary.api.model.UnitSpec;
-import granary.codec.CodecException;
 import granary.codec.JobCodec;
+import granary.codec.json.Json;
+import granary.codec.json.JsonArray;
+import granary.codec.json.JsonNumber;
+import granary.codec.json.JsonObject;
+import granary.codec.json.JsonPath;
+import granary.codec.json.JsonValue;
 import granary.sim.workload.ReadReport;
 import granary.sim.workload.SimJob;
 import granary.sim.workload.SimUnit;
@@ -63,112 +64,97 @@ public final class JsonWorkloadReader {
     public static Workload read(Path path, TraceOptions o, TraceContext ctx) {
         String group = o.text("group", "");
         GroupRule rule = group.isEmpty() ? null : GroupRule.parse("json", group, Map.of());
-        JsonTree tree = parse(path);
-        JsonFields f = new JsonFields(tree);
-        String file = path.getFileName() == null ? path.toString() : path.getFileName().toString();
+        JsonValue root = JsonInput.read(path);
+        Json f = new Json(JsonInput.name(path));
         ReadReport report = new ReadReport(path.toString());
-        JsonElement root = tree.root();
-        JsonElement jobsElement = root;
+        JsonValue jobsValue = root;
         List<NodeSpec> nodes = null;
-        if (root.isJsonObject()) {
-            f.onlyKnown(root.getAsJsonObject(), "$", TOP);
-            jobsElement = root.getAsJsonObject().get("jobs");
-            if (root.getAsJsonObject().has("nodes")) {
-                nodes = JsonNodes.read(f, root.getAsJsonObject().get("nodes"), "$.nodes");
+        String base = "$";
+        if (root instanceof JsonObject top) {
+            f.onlyKnown(top, "$", TOP);
+            jobsValue = f.field(top, "jobs", "$", true);
+            base = "$.jobs";
+            if (top.has("nodes")) {
+                nodes = JsonNodes.read(f, top.get("nodes"), "$.nodes");
             }
         }
-        JsonArray jobs = f.array(jobsElement, root.isJsonObject() ? "$.jobs" : "$");
+        JsonArray jobs = jobsValue == null ? null : f.array(jobsValue, base);
         List<SimJob> out = new ArrayList<>();
         Set<String> ids = new HashSet<>();
-        String base = root.isJsonObject() ? "$.jobs" : "$";
         for (int i = 0; jobs != null && i < jobs.size() && f.count() < RowLoop.MAX_PROBLEMS; i++) {
             report.row();
-            SimJob j = job(f, tree, file, jobs.get(i), base + "[" + i + "]");
+            String p = JsonPath.item(base, i);
+            SimJob j = job(f, jobs.get(i), p);
             if (j != null && !ids.add(j.id())) {
-                f.problem(base + "[" + i + "].id", "job id '" + j.id() + "' appears twice in the file");
+                f.problem(((JsonObject) jobs.get(i)).get("id"), p + ".id", "job id '" + Text.escape(j.id()) + "' appears twice in the file");
             } else if (j != null) {
                 out.add(rule == null ? j : new SimJob(j.id(), rule.group(j.id(), c -> null), j.user(),
                         j.productionLevel(), j.gang(), j.units(), j.origin()));
             }
         }
-        f.throwIfProblems();
+        JsonInput.throwIfProblems(f);
         return new Workload(out, report, nodes);
     }
 
-    static JsonTree parse(Path path) {
-        StringBuilder sb = new StringBuilder();
-        String name;
-        try (TextSource in = TextSource.open(path)) {
-            name = in.name();
-            for (String line = in.next(); line != null; line = in.next()) {
-                sb.append(line).append('\n');
-            }
-        }
-        return JsonTree.parse(name, sb.toString());
-    }
-
-    private static SimJob job(JsonFields f, JsonTree tree, String file, JsonElement e, String path) {
+    /** One job: its times read here, the rest by the job file codec (which accepts the time fields). */
+    private static SimJob job(Json f, JsonValue e, String path) {
         JsonObject o = f.object(e, path);
         if (o == null) {
             return null;
         }
-        long submit = f.seconds(o, "submit", path, 0L);
-        JsonObject stripped = o.deepCopy();
-        JOB_TIME_FIELDS.forEach(stripped::remove);
+        long submit = seconds(f, o, "submit", path, 0L);
         List<long[]> times = new ArrayList<>();      // per unit: submit, duration
         List<List<String>> after = new ArrayList<>();
-        JsonElement unitsElement = o.get("units");
-        if (unitsElement != null && unitsElement.isJsonArray()) {
-            JsonArray units = unitsElement.getAsJsonArray();
-            JsonArray strippedUnits = stripped.getAsJsonArray("units");
+        List<JsonObject> unitObjects = new ArrayList<>();
+        if (o.get("units") instanceof JsonArray units) {
             for (int k = 0; k < units.size(); k++) {
-                String up = path + ".units[" + k + "]";
-                JsonObject u = units.get(k).isJsonObject() ? units.get(k).getAsJsonObject() : new JsonObject();
-                long unitSubmit = f.seconds(u, "submit", up, submit);
+                String up = JsonPath.item(path + ".units", k);
+                JsonObject u = units.get(k) instanceof JsonObject x ? x : JsonObject.builder().build();
+                unitObjects.add(u);
+                long unitSubmit = seconds(f, u, "submit", up, submit);
                 if (unitSubmit < submit) {
-                    f.problem(up + ".submit", "is before the job's submit " + submit / 1000.0 + " s");
+                    f.problem(u.get("submit"), up + ".submit", "is before the job's submit " + submit / 1000.0 + " s");
                 }
-                times.add(new long[] {unitSubmit, f.seconds(u, "duration", up, null)});
+                times.add(new long[] {unitSubmit, seconds(f, u, "duration", up, null)});
                 after.add(f.strings(u, "after", up));
-                if (strippedUnits.get(k).isJsonObject()) {
-                    UNIT_TIME_FIELDS.forEach(strippedUnits.get(k).getAsJsonObject()::remove);
-                }
             }
         }
-        JobSpec spec = spec(f, tree, file, stripped, path);
+        JobSpec spec = JobCodec.job(f, o, path, JOB_TIME_FIELDS, UNIT_TIME_FIELDS);
         if (spec == null || times.size() != spec.units().size()) {
             return null;
         }
-        return simJob(f, spec, submit, times, after, path);
+        return simJob(f, spec, submit, times, after, unitObjects, path);
     }
 
-    /** Reads the job part with the job file codec; its problems are moved to this file's paths and places. */
-    private static JobSpec spec(JsonFields f, JsonTree tree, String file, JsonObject job, String path) {
-        try {
-            List<JobSpec> specs = JobCodec.read(new StringReader(new Gson().toJson(job)), file);
-            return specs.get(0);
-        } catch (CodecException ex) {
-            for (Problem p : ex.problems()) {
-                String field = p.field() != null && p.field().startsWith("$") ? path + p.field().substring(1) : path;
-                f.add(tree.problem(field, withTimeFields(field, p.message())));
+    /** Seconds (a number, decimals allowed) as milliseconds; {@code dflt} null means required. */
+    private static long seconds(Json f, JsonObject o, String key, String path, Long dflt) {
+        JsonValue e = f.field(o, key, path, false);
+        if (e == null) {
+            if (dflt == null) {
+                f.problem(o, path + "." + key, "is missing (seconds)");
+                return 0;
             }
-            return null;
+            return dflt;
+        }
+        if (!(e instanceof JsonNumber n)) {
+            f.problem(e, path + "." + key, "expected a number of seconds, got " + Json.kind(e));
+            return 0;
+        }
+        BigDecimal s = n.decimal();
+        if (s.signum() < 0) {
+            f.problem(e, path + "." + key, "must not be negative, got " + Text.escape(s.toPlainString()));
+            return 0;
+        }
+        try {
+            return s.movePointRight(3).setScale(0, RoundingMode.HALF_UP).longValueExact();
+        } catch (ArithmeticException ex) {
+            f.problem(e, path + "." + key, "is too large, got " + Text.escape(n.text()));
+            return 0;
         }
     }
 
-    /** The job codec lists the job file's fields as known; this format knows its time fields too. */
-    private static String withTimeFields(String field, String message) {
-        String marker = "unknown field; known fields: ";
-        if (!message.startsWith(marker)) {
-            return message;
-        }
-        java.util.TreeSet<String> known = new java.util.TreeSet<>(List.of(message.substring(marker.length()).split(", ")));
-        known.addAll(field.matches(".*\\.units\\[\\d+\\]\\.[^.\\[]+$") ? UNIT_TIME_FIELDS : JOB_TIME_FIELDS);
-        return marker + String.join(", ", known);
-    }
-
-    private static SimJob simJob(JsonFields f, JobSpec spec, long submit, List<long[]> times, List<List<String>> after,
-                                 String path) {
+    private static SimJob simJob(Json f, JobSpec spec, long submit, List<long[]> times, List<List<String>> after,
+                                 List<JsonObject> unitObjects, String path) {
         Map<String, Integer> index = new HashMap<>();
         for (int k = 0; k < spec.units().size(); k++) {
             index.put(spec.units().get(k).name(), k);
@@ -176,15 +162,15 @@ public final class JsonWorkloadReader {
         List<SimUnit> units = new ArrayList<>();
         for (int k = 0; k < spec.units().size(); k++) {
             UnitSpec u = spec.units().get(k);
-            String up = path + ".units[" + k + "]";
+            String up = JsonPath.item(path + ".units", k);
             for (String dep : after.get(k)) {
                 if (!index.containsKey(dep) || dep.equals(u.name())) {
-                    f.problem(up + ".after", "'" + dep + "' is not another unit of job " + spec.id() + "; units: "
-                            + new LinkedHashMap<>(index).keySet());
+                    f.problem(unitObjects.get(k).get("after"), up + ".after", "'" + Text.escape(dep) + "' is not another unit of job "
+                            + spec.id() + "; units: " + new LinkedHashMap<>(index).keySet());
                 }
             }
             if (spec.gang() && (!after.get(k).isEmpty() || times.get(k)[0] != submit)) {
-                f.problem(up, "a gang job's units arrive with the job: no 'after', and no 'submit' of their own");
+                f.problem(unitObjects.get(k), up, "a gang job's units arrive with the job: no 'after', and no 'submit' of their own");
             }
             units.add(new SimUnit(u, times.get(k)[0], times.get(k)[1], after.get(k)));
         }
@@ -198,17 +184,16 @@ public final class JsonWorkloadReader {
      * A cluster file: {@code {"nodes": [...]}} or just the array (see {@link JsonNodes} for an entry).
      */
     public static List<NodeSpec> clusterFile(Path path) {
-        JsonTree tree = parse(path);
-        JsonFields f = new JsonFields(tree);
-        JsonElement root = tree.root();
+        JsonValue root = JsonInput.read(path);
+        Json f = new Json(JsonInput.name(path));
         String p = "$";
-        if (root.isJsonObject()) {
-            f.onlyKnown(root.getAsJsonObject(), "$", Set.of("nodes"));
-            root = root.getAsJsonObject().get("nodes");
+        if (root instanceof JsonObject top) {
+            f.onlyKnown(top, "$", Set.of("nodes"));
+            root = f.field(top, "nodes", "$", true);
             p = "$.nodes";
         }
-        List<NodeSpec> nodes = JsonNodes.read(f, root, p);
-        f.throwIfProblems();
+        List<NodeSpec> nodes = root == null ? List.of() : JsonNodes.read(f, root, p);
+        JsonInput.throwIfProblems(f);
         return nodes;
     }
 }

@@ -93,13 +93,13 @@ class JsonWorkloadReaderTest {
 
     @Test
     void syntaxErrorsAndKeysGivenTwiceHaveTheirPlace() throws IOException {
-        assertEquals("bad.json:2:10: not valid JSON: expected a value (an object, array, string, number, true, false or null)",
+        assertEquals("bad.json:2:10: $.jobs[0].id: not valid JSON: expected a value (an object, array, string, number, true, false or null), got '}'",
                 error(F, write(dir, "bad.json", "{\"jobs\": [\n  {\"id\": }]}")));
         assertEquals("bad.json:1:21: $.jobs[0].id: key 'id' is given twice in the same object",
                 error(F, write(dir, "bad.json", "{\"jobs\": [{\"id\": 1, \"id\": 2}]}")));
-        assertEquals("bad.json:1:13: not valid JSON: expected ',' or ']'",
+        assertEquals("bad.json:1:13: $.jobs: not valid JSON: expected ',' or ']'",
                 error(F, write(dir, "bad.json", "{\"jobs\": [1 2]}")));
-        assertEquals("bad.json:3:1: not valid JSON: unexpected content after the JSON document",
+        assertEquals("bad.json:3:1: $: not valid JSON: unexpected content after the JSON document",
                 error(F, write(dir, "bad.json", "[]\n\n[]")));
         assertEquals("bad.json:1:38: $[0].units[0]: a gang job's units arrive with the job: no 'after', and no 'submit' of their own",
                 error(F, write(dir, "bad.json", "[{\"id\": \"g\", \"gang\": true, \"units\": [{\"name\": \"u\", \"slot\": {\"cpu\": 1}, "

@@ -4,6 +4,7 @@ import java.util.Locale;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Resources;
+import granary.api.model.Text;
 
 /**
  * A queue's capacity: an absolute resource vector, or a fraction of its parent's (so that it follows
@@ -43,7 +44,7 @@ public record Capacity(Resources absolute, double fraction) {
                 return fraction(Double.parseDouble(t));
             }
         } catch (NumberFormatException e) {
-            throw new InvalidRequestException("capacity '" + text + "'", "value",
+            throw new InvalidRequestException("capacity '" + Text.escape(text) + "'", "value",
                     "is neither a percentage (40%), a fraction (0.4) nor resources (cpu=4000,mem=16384)");
         }
         return of(Resources.parse(t));

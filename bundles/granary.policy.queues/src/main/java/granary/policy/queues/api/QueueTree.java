@@ -12,6 +12,7 @@ import granary.api.model.InvalidRequestException;
 import granary.api.model.Names;
 import granary.api.model.Problem;
 import granary.api.model.Resources;
+import granary.api.model.Text;
 
 /**
  * The queue tree of spec §10 under {@code root}. A queue's identity is its full path
@@ -66,7 +67,7 @@ public final class QueueTree {
             }
         });
         if (fallback != null && !(byPath.containsKey(fallback) && byPath.get(fallback).isLeaf() && !fallback.equals(ROOT))) {
-            problems.add(Problem.of("queue tree", "fallback", "'" + fallback + "' is not a leaf queue; leaves: "
+            problems.add(Problem.of("queue tree", "fallback", "'" + Text.escape(fallback) + "' is not a leaf queue; leaves: "
                     + leafPaths(byPath)));
         }
         if (!problems.isEmpty()) {
@@ -79,10 +80,10 @@ public final class QueueTree {
                              Map<String, String> parentOf, List<Problem> problems) {
         String subject = "queue " + path;
         if (!Names.isValid(q.name()) || q.name().contains(".")) {
-            problems.add(Problem.of(subject, "name", "'" + q.name() + "' is not a queue name: " + Names.RULE + ", and no '.'"));
+            problems.add(Problem.of(subject, "name", "'" + Text.escape(q.name()) + "' is not a queue name: " + Names.RULE + ", and no '.'"));
         }
         if (byPath.put(path, q) != null) {
-            problems.add(Problem.of("queue " + parent, "queues", "child '" + q.name() + "' is defined twice"));
+            problems.add(Problem.of("queue " + parent, "queues", "child '" + Text.escape(q.name()) + "' is defined twice"));
         }
         parentOf.put(path, parent);
         if (q.maxRunningJobs() < 0) {
@@ -144,7 +145,7 @@ public final class QueueTree {
      *                                 without a fallback
      */
     public String resolve(String name) {
-        String subject = "queue '" + name + "'";
+        String subject = "queue '" + Text.escape(name) + "'";
         if (name == null || name.isEmpty()) {
             return orFallback(subject, "no queue named");
         }
@@ -165,7 +166,7 @@ public final class QueueTree {
             return candidates.get(0);
         }
         if (candidates.size() > 1) {
-            throw new InvalidRequestException(subject, "group", "queue name '" + name + "' is ambiguous: "
+            throw new InvalidRequestException(subject, "group", "queue name '" + Text.escape(name) + "' is ambiguous: "
                     + String.join(", ", candidates) + "; use the full path");
         }
         List<String> inner = new ArrayList<>();
@@ -178,7 +179,7 @@ public final class QueueTree {
             throw new InvalidRequestException(subject, "group", "queue " + inner.get(0) + " is not a leaf; jobs go to its leaves: "
                     + leavesUnder(inner.get(0)));
         }
-        return orFallback(subject, "unknown queue '" + name + "'");
+        return orFallback(subject, "unknown queue '" + Text.escape(name) + "'");
     }
 
     private String orFallback(String subject, String what) {

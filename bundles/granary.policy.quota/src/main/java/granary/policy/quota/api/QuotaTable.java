@@ -13,6 +13,7 @@ import java.util.function.UnaryOperator;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Names;
 import granary.api.model.Problem;
+import granary.api.model.Text;
 
 /**
  * The time-sliced quota table of spec §5: per time slice, per group, {@code GroupId},
@@ -90,7 +91,7 @@ public final class QuotaTable {
                 String subject = "slice " + s.getKey() + ", group " + g.getKey();
                 GroupQuota q = g.getValue();
                 if (!Names.isValid(g.getKey())) {
-                    problems.add(Problem.of(subject, "name", "'" + g.getKey() + "' is not a valid group name: " + Names.RULE));
+                    problems.add(Problem.of(subject, "name", "'" + Text.escape(g.getKey()) + "' is not a valid group name: " + Names.RULE));
                 }
                 if (q.groupId() < 0) {
                     problems.add(Problem.of(subject, "GroupId", "must not be negative, got " + q.groupId(), 0, q.groupId()));
@@ -151,12 +152,12 @@ public final class QuotaTable {
     private static void checkWorkerSpans(Map<TimeSlice, Map<String, GroupQuota>> slices, WorkerSpans spans,
                                          Boolean workers, List<Problem> problems) {
         if (workers != null && !workers) {
-            problems.add(Problem.of("WorkerSpans " + spans, "form", "counts workers, but the quota table is in resources"));
+            problems.add(Problem.of("WorkerSpans " + Text.escape(spans.toString()), "form", "counts workers, but the quota table is in resources"));
             return;
         }
         for (TimeSlice s : spans.entries().keySet()) {
             if (!slices.containsKey(s)) {
-                problems.add(Problem.of("WorkerSpans " + spans, "slice " + s, "is not a slice of the quota table (slices: "
+                problems.add(Problem.of("WorkerSpans " + Text.escape(spans.toString()), "slice " + s, "is not a slice of the quota table (slices: "
                         + slices.keySet() + ")"));
             }
         }

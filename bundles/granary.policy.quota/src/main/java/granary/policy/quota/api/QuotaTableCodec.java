@@ -1,23 +1,21 @@
 package granary.policy.quota.api;
 
 import java.io.Reader;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
-import com.google.gson.GsonBuilder;
-import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
-
-import granary.codec.JobCodec;
-import granary.codec.CodecException;
-import granary.codec.json.Json;
 import granary.api.model.InvalidRequestException;
-import granary.policy.quota.api.GroupQuota;
-import granary.policy.quota.api.Quota;
-import granary.policy.quota.api.QuotaTable;
-import granary.policy.quota.api.TimeSlice;
-import granary.policy.quota.api.WorkerSpans;
+import granary.codec.CodecException;
+import granary.codec.JobCodec;
+import granary.codec.json.Json;
+import granary.codec.json.JsonNumber;
+import granary.codec.json.JsonObject;
+import granary.codec.json.JsonPath;
+import granary.codec.json.JsonReader;
+import granary.codec.json.JsonValue;
+import granary.codec.json.JsonWriter;
 
 /**
  * The quota table file, in exactly the article's format (spec §5): time-slice key → group name →
@@ -32,7 +30,9 @@ import granary.policy.quota.api.WorkerSpans;
  *
  * Quotas count workers (slots) as above, or — for a general cluster — are resource vectors:
  * {@code "MaxQuota": {"cpu": 40000, "mem": 163840}} (or the text {@code "cpu=40000,mem=163840"}).
- * One table uses one form. Unknown fields and keys given twice are errors.
+ * One table uses one form. Unknown fields and keys given twice are errors. The document is strict
+ * JSON ({@link JsonReader}); problems read {@code <file>:<line>:<column>: <json path>: <what is wrong>},
+ * or {@code <file>: slice <s>: <field>: <what is wrong>} for rules over a whole slice.
  */
 public final class QuotaTableCodec {
 
@@ -42,30 +42,45 @@ public final class QuotaTableCodec {
     }
 
     /**
-     * Reads and validates a table.
+     * Reads and validates a table file; problems name the file as given.
      *
      * @param workerSpans optional (null)
-     * @throws CodecException listing every problem: the file, the JSON path or slice and group, the numbers
+     * @throws CodecException listing every problem: the file, line and column and JSON path, or the
+     *         slice and group, and the numbers
+     */
+    public static QuotaTable read(Path file, WorkerSpans workerSpans) {
+        return table(new Json(file.toString()), JsonReader.read(file), workerSpans);
+    }
+
+    /**
+     * Reads and validates a table from text already decoded.
+     *
+     * @param source names the input in messages, e.g. the file
+     * @param workerSpans optional (null)
+     * @throws CodecException as {@link #read(Path, WorkerSpans)}
      */
     public static QuotaTable read(Reader in, String source, WorkerSpans workerSpans) {
-        Json json = new Json(source);
-        JsonObject doc = json.object(json.parse(in), "$");
+        return table(new Json(source), JsonReader.read(in, source), workerSpans);
+    }
+
+    private static QuotaTable table(Json json, JsonValue root, WorkerSpans workerSpans) {
+        JsonObject doc = json.object(root, "$");
         json.throwIfProblems();
         Map<String, Map<String, GroupQuota>> raw = new LinkedHashMap<>();
-        for (Map.Entry<String, JsonElement> slice : doc.entrySet()) {
-            String path = "$." + slice.getKey();
-            JsonObject groups = json.object(slice.getValue(), path);
+        for (JsonObject.Member slice : doc.members()) {
+            String path = JsonPath.member("$", slice.key());
+            JsonObject groups = json.object(slice.value(), path);
             if (groups == null) {
                 continue;
             }
             Map<String, GroupQuota> m = new LinkedHashMap<>();
-            for (Map.Entry<String, JsonElement> g : groups.entrySet()) {
-                GroupQuota q = group(json, g.getKey(), g.getValue(), path + "." + g.getKey());
+            for (JsonObject.Member g : groups.members()) {
+                GroupQuota q = group(json, g.key(), g.value(), JsonPath.member(path, g.key()));
                 if (q != null) {
-                    m.put(g.getKey(), q);
+                    m.put(g.key(), q);
                 }
             }
-            raw.put(slice.getKey(), m);
+            raw.put(slice.key(), m);
         }
         json.throwIfProblems();
         try {
@@ -77,48 +92,49 @@ public final class QuotaTableCodec {
         }
     }
 
-    private static GroupQuota group(Json json, String name, JsonElement e, String path) {
+    private static GroupQuota group(Json json, String name, JsonValue e, String path) {
         JsonObject o = json.object(e, path);
         if (o == null) {
             return null;
         }
         json.onlyKnown(o, path, GROUP_FIELDS);
         int id = json.int32(o, "GroupId", path, null);
-        Quota max = quota(json, o.get("MaxQuota"), path + ".MaxQuota");
-        Quota min = quota(json, o.get("MinQuota"), path + ".MinQuota");
+        Quota max = quota(json, o, "MaxQuota", path);
+        Quota min = quota(json, o, "MinQuota", path);
         return new GroupQuota(name, id, min, max);
     }
 
-    private static Quota quota(Json json, JsonElement e, String path) {
-        if (e == null || e.isJsonNull()) {
-            json.problem(path, "is missing");
+    /** A count of workers (a number) or a resource vector (an object or its text). */
+    private static Quota quota(Json json, JsonObject group, String field, String path) {
+        JsonValue e = json.field(group, field, path, true);
+        if (e == null) {
             return null;
         }
-        if (e.isJsonPrimitive() && e.getAsJsonPrimitive().isNumber()) {
-            return Quota.workers(json.integer(e, path));
+        if (e instanceof JsonNumber) {
+            return Quota.workers(json.integer(e, path + "." + field));
         }
-        return Quota.of(JobCodec.resources(json, e, path));
+        return Quota.of(JobCodec.resources(json, e, path + "." + field));
     }
 
     /** Writes a table in the same format. */
     public static String write(QuotaTable table) {
-        JsonObject doc = new JsonObject();
+        JsonObject.Builder doc = JsonObject.builder();
         for (TimeSlice s : table.slices()) {
-            JsonObject groups = new JsonObject();
+            JsonObject.Builder groups = JsonObject.builder();
             for (GroupQuota q : table.groups(s).values()) {
-                JsonObject g = new JsonObject();
-                g.addProperty("GroupId", q.groupId());
-                g.add("MaxQuota", quotaJson(q.max()));
-                g.add("MinQuota", quotaJson(q.min()));
-                groups.add(q.group(), g);
+                groups.put(q.group(), JsonObject.builder()
+                        .put("GroupId", q.groupId())
+                        .put("MaxQuota", quotaJson(q.max()))
+                        .put("MinQuota", quotaJson(q.min()))
+                        .build());
             }
-            doc.add(s.toString(), groups);
+            doc.put(s.toString(), groups.build());
         }
-        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(doc);
+        return JsonWriter.write(doc.build());
     }
 
-    private static JsonElement quotaJson(Quota q) {
-        return q.isWorkers() ? new com.google.gson.JsonPrimitive(q.workers()) : JobCodec.resourcesJson(q.resources());
+    private static JsonValue quotaJson(Quota q) {
+        return q.isWorkers() ? JsonValue.of(q.workers()) : JobCodec.resourcesJson(q.resources());
     }
 
     /** Parses a WorkerSpans string ({@code default:5000,0-9:15000}); null or blank gives null. */

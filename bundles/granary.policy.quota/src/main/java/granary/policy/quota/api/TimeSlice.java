@@ -1,6 +1,7 @@
 package granary.policy.quota.api;
 
 import granary.api.model.InvalidRequestException;
+import granary.api.model.Text;
 
 /**
  * A time slice of the quota table: {@code default}, or hours {@code from-to} of the day —
@@ -25,14 +26,14 @@ public record TimeSlice(int from, int to) {
         }
         String[] parts = key == null ? new String[0] : key.split("-", -1);
         if (parts.length != 2) {
-            throw new InvalidRequestException("slice '" + key + "'", "key",
+            throw new InvalidRequestException("slice '" + Text.escape(key) + "'", "key",
                     "is neither 'default' nor an hour range 'from-to' such as '0-9'");
         }
         try {
             return new TimeSlice(Integer.parseInt(parts[0].trim()), Integer.parseInt(parts[1].trim()));
         } catch (NumberFormatException e) {
-            throw new InvalidRequestException("slice '" + key + "'", "key",
-                    "hours must be whole numbers, as in '0-9', got '" + key + "'");
+            throw new InvalidRequestException("slice '" + Text.escape(key) + "'", "key",
+                    "hours must be whole numbers, as in '0-9', got '" + Text.escape(key) + "'");
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Problem;
+import granary.api.model.Text;
 
 /**
  * The service's worker count per time slice (spec §5), e.g. {@code default:5000,0-9:15000}.
@@ -30,7 +31,8 @@ public final class WorkerSpans {
      * @throws InvalidRequestException naming every bad entry
      */
     public static WorkerSpans parse(String text) {
-        String subject = "WorkerSpans '" + text + "'";
+        // the text is echoed once, escaped and cut: a long WorkerSpans must not fill every problem
+        String subject = "WorkerSpans " + Text.quote(text);
         if (text == null || text.isBlank()) {
             throw new InvalidRequestException(subject, "text", "is empty; expected e.g. default:5000,0-9:15000");
         }
@@ -40,33 +42,37 @@ public final class WorkerSpans {
             String e = entry.trim();
             int colon = e.lastIndexOf(':');
             if (colon <= 0 || colon == e.length() - 1) {
-                problems.add(Problem.of(subject, "entry '" + e + "'", "is not slice:count, e.g. 0-9:15000"));
+                problems.add(Problem.of(subject, entry(e), "is not slice:count, e.g. 0-9:15000"));
                 continue;
             }
             TimeSlice slice;
             try {
                 slice = TimeSlice.parse(e.substring(0, colon).trim());
             } catch (InvalidRequestException ex) {
-                problems.add(Problem.of(subject, "entry '" + e + "'", ex.problems().get(0).message()));
+                problems.add(Problem.of(subject, entry(e), ex.problems().get(0).message()));
                 continue;
             }
             long count;
             try {
                 count = Long.parseLong(e.substring(colon + 1).trim());
             } catch (NumberFormatException ex) {
-                problems.add(Problem.of(subject, "entry '" + e + "'", "count '" + e.substring(colon + 1) + "' is not a whole number"));
+                problems.add(Problem.of(subject, entry(e), "count '" + Text.escape(e.substring(colon + 1)) + "' is not a whole number"));
                 continue;
             }
             if (count < 0) {
-                problems.add(Problem.of(subject, "entry '" + e + "'", "count must not be negative, got " + count, 0, count));
+                problems.add(Problem.of(subject, entry(e), "count must not be negative, got " + count, 0, count));
             } else if (spans.put(slice, count) != null) {
-                problems.add(Problem.of(subject, "entry '" + e + "'", "slice " + slice + " is given twice"));
+                problems.add(Problem.of(subject, entry(e), "slice " + slice + " is given twice"));
             }
         }
         if (!problems.isEmpty()) {
             throw new InvalidRequestException(problems);
         }
         return new WorkerSpans(spans);
+    }
+
+    private static String entry(String e) {
+        return "entry '" + Text.escape(e) + "'";
     }
 
     /** The worker count of a slice: its own entry, else the default entry, else null. */

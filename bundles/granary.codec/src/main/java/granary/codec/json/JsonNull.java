@@ -1,0 +1,5 @@
+package granary.codec.json;
+
+/** {@code null}. */
+public record JsonNull(JsonPosition position) implements JsonValue {
+}

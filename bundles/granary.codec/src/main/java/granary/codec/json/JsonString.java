@@ -1,0 +1,5 @@
+package granary.codec.json;
+
+/** A string value, unescaped. */
+public record JsonString(String value, JsonPosition position) implements JsonValue {
+}
