@@ -51,6 +51,13 @@ final class ConsoleText {
         for (Map.Entry<String, String> e : new TreeMap<>(s.policies()).entrySet()) {
             line(sb, "policy." + e.getKey(), e.getValue());
         }
+        line(sb, "health", s.health());
+        for (int i = 0; i < s.held().size(); i++) {
+            line(sb, "held." + (i + 1), granary.api.model.Text.escape(s.held().get(i)));
+        }
+        for (Map.Entry<String, String> e : new TreeMap<>(s.problems()).entrySet()) {
+            line(sb, "problem." + e.getKey(), granary.api.model.Text.escape(e.getValue()));
+        }
         return sb.toString().stripTrailing();
     }
 

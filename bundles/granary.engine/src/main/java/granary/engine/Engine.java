@@ -131,9 +131,16 @@ public final class Engine {
             notes.addAll(policies.reconfigure(r.policy(), r.settings()));
             reconsider();
         });
-        on(PolicyFailed.class, e -> notes.add("policy " + ((PolicyFailed) e).policy() + ": " + ((PolicyFailed) e).problem()));
+        on(PolicyFailed.class, e -> {
+            PolicyFailed f = (PolicyFailed) e;
+            policies.failed(f.policy(), f.problem());
+            notes.add("policy " + f.policy() + ": " + f.problem());
+        });
         on(ClockTick.class, e -> { });
     }
+
+    /** Whether the last cycle was held (fail closed); the first free cycle then looks at everything. */
+    private boolean held;
 
     private void on(Class<? extends InputEvent> type, Handler h) {
         handlers.put(type, h);
@@ -224,6 +231,17 @@ public final class Engine {
     }
 
     private void cycle() {
+        if (!policies.held().isEmpty()) {
+            // fail closed: a selected policy's configuration was refused and no instance of it is
+            // there; the engine keeps every event's state but neither grants nor preempts
+            // (docs/operations.md, "Fail closed")
+            held = true;
+            return;
+        }
+        if (held) {
+            held = false;
+            reconsider();   // released: every node and every waiting unit gets its chance
+        }
         CycleAction[] actions = policies.cycleActions();
         try {
             for (CycleAction a : actions) {

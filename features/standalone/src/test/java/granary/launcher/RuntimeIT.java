@@ -117,6 +117,7 @@ class RuntimeIT {
             return "200".equals(s.get("nodes")) && Long.parseLong(s.get("decisions")) > 0;
         }, RuntimeIT::status, It.TIMEOUT);
         assertEquals("fifo", status().get("policy.unit-order"));
+        assertEquals("ok", status().get("health"), "every selected policy is configured: nothing holds the engine");
     }
 
     @Test

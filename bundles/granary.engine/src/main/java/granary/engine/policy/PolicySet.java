@@ -46,6 +46,8 @@ public final class PolicySet {
     }
 
     private final Map<String, Deque<Installed>> installed = new TreeMap<>();
+    /** Per policy name, its last refused configuration, until an instance of it is installed. */
+    private final Map<String, String> problems = new TreeMap<>();
     private final List<String> selected = new ArrayList<>();
     private List<String> fallback = List.of();
     private final List<String> builtIns = new ArrayList<>();
@@ -99,6 +101,7 @@ public final class PolicySet {
     }
 
     public List<String> install(Policy p, String origin) {
+        problems.remove(p.name());   // a working instance: its configuration was accepted
         requireName(p.name());
         installed.computeIfAbsent(p.name(), k -> new ArrayDeque<>())
                 .push(new Installed(p, origin, ExtensionPoint.of(p)));
@@ -114,6 +117,34 @@ public final class PolicySet {
             installed.remove(p.name());
         }
         return recompute();
+    }
+
+    /**
+     * A policy's configuration was refused (docs/operations.md, "Fail closed"). Kept until an
+     * instance of that policy is installed; while the policy is selected and not installed, the
+     * engine holds.
+     */
+    public void failed(String name, String problem) {
+        problems.put(name, problem);
+    }
+
+    /** Why the engine must not schedule now: empty unless a selected policy failed and is missing. */
+    public List<String> held() {
+        if (problems.isEmpty()) {
+            return List.of();
+        }
+        List<String> reasons = new ArrayList<>();
+        for (String n : selected) {
+            if (problems.containsKey(n) && !installed.containsKey(n)) {
+                reasons.add("policy " + n + " is selected but its configuration was refused: " + problems.get(n));
+            }
+        }
+        return reasons;
+    }
+
+    /** Every policy's last refused configuration, by name. */
+    public Map<String, String> problems() {
+        return Map.copyOf(problems);
     }
 
     /**
@@ -146,6 +177,14 @@ public final class PolicySet {
     }
 
     public List<String> deactivate(String name) {
+        if (current(name) == null && selected.contains(name)) {
+            // selected but not installed (e.g. its configuration was refused): deselecting it is how
+            // an operator releases a fail-closed hold on purpose
+            selected.remove(name);
+            List<String> changes = new ArrayList<>(recompute());
+            changes.add("deselected " + name + " (not installed)");
+            return changes;
+        }
         requireInstalled(name);
         selected.remove(name);
         return recompute();

@@ -156,7 +156,7 @@ public final class EngineContext implements CycleContext, PlacementContext {
     public EngineStatus status() {
         return new EngineStatus(clock.getAsLong(), cluster.size(), cluster.capacity(), cluster.free(),
                 workload.jobs().size(), workload.waitingUnits(), workload.waitingSlots(), workload.grantedSlots(),
-                allocator.decisions(), policies.status());
+                allocator.decisions(), policies.status(), policies.held(), policies.problems());
     }
 
     @Override
