@@ -16,7 +16,7 @@ import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobMoved;
 import granary.api.event.PolicyReconfigured;
-import granary.api.event.JobSubmitted;
+import granary.api.event.JobsSubmitted;
 import granary.api.event.NodeBlacklisted;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
@@ -83,12 +83,14 @@ public class Commands {
     @Descriptor("submit the job(s) of a JSON file (one job object or an array; see the README for the format)")
     public String submit(@Descriptor("path of the JSON file") String file) {
         List<JobSpec> jobs = readJobs(Path.of(file));
+        // all or nothing: one refused job refuses the file, with every problem (docs/operations.md)
+        Receipt r = send(new JobsSubmitted(jobs));
         List<String> out = new ArrayList<>();
         for (JobSpec job : jobs) {
-            Receipt r = send(new JobSubmitted(job));
-            int desired = job.units().stream().mapToInt(u -> u.desired()).sum();
-            out.add("submitted " + job.id() + " to " + job.group() + ": granted " + grantedIn(r) + " of " + desired
-                    + " slots");
+            long desired = job.units().stream().mapToLong(u -> u.desired()).sum();
+            String group = await(scheduler.query(v -> v.job(job.id()) == null ? job.group() : v.job(job.id()).group()));
+            out.add("submitted " + granary.api.model.Text.escape(job.id()) + " to " + granary.api.model.Text.escape(group) + ": granted "
+                    + grantedIn(r, job.id()) + " of " + desired + " slots");
         }
         return String.join("\n", out);
     }
@@ -189,6 +191,11 @@ public class Commands {
 
     static List<JobSpec> readJobs(Path path) {
         return Files2.read(path.toString(), JobCodec::read);
+    }
+
+    private static long grantedIn(Receipt r, String job) {
+        return r.outputs().stream().filter(o -> o instanceof Granted g && g.unit().job().equals(job))
+                .mapToLong(o -> ((Granted) o).slots()).sum();
     }
 
     private static int grantedIn(Receipt r) {

@@ -116,6 +116,41 @@ class CommandsTest {
     }
 
     @Test
+    void aFileWithOneRefusedJobSubmitsNoneAndAFixedRetryGoesThrough() throws IOException {
+        Path first = dir.resolve("b.json");
+        Files.writeString(first, "{\"id\":\"b\",\"units\":[{\"name\":\"u\",\"slot\":{\"cpu\":100,\"mem\":1024},\"desired\":1}]}");
+        commands.submit(first.toString());
+        Path f = dir.resolve("jobs.json");
+        // a is fine; b is already running: the engine refuses the file as a whole
+        Files.writeString(f, """
+                [{"id":"a","units":[{"name":"u","slot":{"cpu":100,"mem":1024},"desired":2}]},
+                 {"id":"b","units":[{"name":"v","slot":{"cpu":100,"mem":1024},"desired":1}]}]
+                """);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.submit(f.toString()));
+        assertTrue(e.getMessage().contains("job b: id: a job with id 'b' is already running"), e.getMessage());
+        assertEquals("1", status().get("jobs"), "nothing of the file was accepted");
+        assertEquals("1", status().get("granted_slots"));
+
+        Files.writeString(f, """
+                [{"id":"a","units":[{"name":"u","slot":{"cpu":100,"mem":1024},"desired":2}]},
+                 {"id":"c","units":[{"name":"u","slot":{"cpu":100,"mem":1024},"desired":1}]}]
+                """);
+        assertEquals("submitted a to default: granted 2 of 2 slots\nsubmitted c to default: granted 1 of 1 slots",
+                commands.submit(f.toString()), "the fixed file goes through whole: no 'already running' for a");
+    }
+
+    @Test
+    void anIdWithControlCharactersIsRefusedAndEchoedEscaped() throws IOException {
+        Path f = dir.resolve("id.json");
+        Files.writeString(f, "{\"id\":\"x\\nsubmitted forged to default: granted 9 of 9 slots\\u001b[2J\","
+                + "\"units\":[{\"name\":\"u\",\"slot\":{\"cpu\":100,\"mem\":1024},\"desired\":1}]}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.submit(f.toString()));
+        assertEquals(1, e.getMessage().lines().count(), "no forged line: " + e.getMessage());
+        assertTrue(e.getMessage().contains("'x\\nsubmitted forged to default: granted 9 of 9 slots\\u001B[2J'"), e.getMessage());
+        assertTrue(e.getMessage().chars().noneMatch(c -> c == 0x1b), "no raw escape reaches the terminal");
+    }
+
+    @Test
     void submitReportsFileAndPathOfEveryProblem() throws IOException {
         Path f = dir.resolve("bad.json");
         Files.writeString(f, "{\"id\":\"a\",\"units\":[{\"name\":\"u\",\"slot\":{\"cpu\":-1},\"desird\":1}]}");

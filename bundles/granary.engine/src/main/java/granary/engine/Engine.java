@@ -17,6 +17,7 @@ import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobMoved;
 import granary.api.event.JobSubmitted;
+import granary.api.event.JobsSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.NodeBlacklisted;
 import granary.api.event.NodeCapacityChanged;
@@ -115,6 +116,7 @@ public final class Engine {
         on(NodeCapacityChanged.class, e -> nodes.capacityChanged((NodeCapacityChanged) e));
         on(NodeBlacklisted.class, e -> nodes.blacklisted((NodeBlacklisted) e));
         on(JobSubmitted.class, e -> jobs.submitted((JobSubmitted) e));
+        on(JobsSubmitted.class, e -> jobs.submittedAll((JobsSubmitted) e));
         on(UnitRequested.class, e -> jobs.unitRequested((UnitRequested) e));
         on(UnitDesireChanged.class, e -> jobs.desireChanged((UnitDesireChanged) e));
         on(UnitCancelled.class, e -> jobs.unitCancelled((UnitCancelled) e));

@@ -17,7 +17,7 @@ final class Checks {
         if (value == null || value.isEmpty()) {
             problems.add(Problem.of(subject, field, "is missing"));
         } else if (!Names.isValid(value)) {
-            problems.add(Problem.of(subject, field, "'" + value + "' is not a valid name: "
+            problems.add(Problem.of(subject, field, "'" + Text.escape(value) + "' is not a valid name: "
                     + Names.RULE));
         }
         return this;

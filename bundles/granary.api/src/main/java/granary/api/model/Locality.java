@@ -14,7 +14,7 @@ public record Locality(Level level, String target, int count) {
         c.check(level != null, "level", "is missing; one of MACHINE, ROOM, CLUSTER");
         if (level == Level.CLUSTER) {
             c.check(target == null || target.isEmpty() || "*".equals(target), "target",
-                    "a CLUSTER preference takes no target, got '" + target + "'");
+                    "a CLUSTER preference takes no target, got '" + Text.escape(target) + "'");
             target = null;
         } else if (level != null) {
             c.name("target", target);

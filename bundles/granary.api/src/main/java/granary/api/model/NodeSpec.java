@@ -15,7 +15,7 @@ public record NodeSpec(String name, String room, Resources capacity, Map<String,
         labels = labels == null ? Map.of() : Map.copyOf(new TreeMap<>(labels));
         Checks c = new Checks("node " + name).name("name", name).name("room", room).nonNegative("capacity", capacity);
         labels.forEach((k, v) -> c.check(Names.isValid(k) && Names.isValid(v), "labels." + k,
-                "label '" + k + "=" + v + "' is not valid: " + Names.RULE));
+                "label '" + Text.escape(k + "=" + v) + "' is not valid: " + Names.RULE));
         c.done();
     }
 

@@ -36,7 +36,7 @@ public final class Options {
         try {
             return Long.parseLong(v.trim());
         } catch (NumberFormatException e) {
-            throw new InvalidRequestException(subject, name, "'" + v + "' is not a whole number");
+            throw new InvalidRequestException(subject, name, "'" + Text.escape(v) + "' is not a whole number");
         }
     }
 
@@ -48,7 +48,7 @@ public final class Options {
         if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(v);
         }
-        throw new InvalidRequestException(subject, name, "'" + v + "' is neither true nor false");
+        throw new InvalidRequestException(subject, name, "'" + Text.escape(v) + "' is neither true nor false");
     }
 
     public <E extends Enum<E>> E choice(String name, Class<E> type, E dflt) {
@@ -63,7 +63,7 @@ public final class Options {
             for (E c : type.getEnumConstants()) {
                 names.add(c.name());
             }
-            throw new InvalidRequestException(subject, name, "'" + v + "' is not one of " + String.join(", ", names));
+            throw new InvalidRequestException(subject, name, "'" + Text.escape(v) + "' is not one of " + String.join(", ", names));
         }
     }
 }

@@ -334,14 +334,14 @@ public final class Resources {
             String p = part.trim();
             int eq = p.indexOf('=');
             if (eq <= 0 || eq == p.length() - 1) {
-                throw new IllegalArgumentException("resources '" + text + "': entry '" + p + "' is not name=amount");
+                throw new IllegalArgumentException("resources '" + Text.escape(text) + "': entry '" + Text.escape(p) + "' is not name=amount");
             }
             String key = p.substring(0, eq).trim();
             long amount;
             try {
                 amount = Long.parseLong(p.substring(eq + 1).trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("resources '" + text + "': amount of '" + key + "' is not an integer");
+                throw new IllegalArgumentException("resources '" + Text.escape(text) + "': amount of '" + Text.escape(key) + "' is not an integer");
             }
             if ("cpu".equals(key)) {
                 c = amount;
@@ -361,7 +361,7 @@ public final class Resources {
                     + "' is invalid: use letters, digits, '.', '_', '-' or '/'");
         }
         if ("cpu".equals(name) || "mem".equals(name) || "memMb".equals(name)) {
-            throw new IllegalArgumentException("resource name '" + name + "' is reserved for cpu/memory");
+            throw new IllegalArgumentException("resource name '" + Text.escape(name) + "' is reserved for cpu/memory");
         }
         return name;
     }

@@ -15,7 +15,7 @@ public record UnitId(String job, String unit) implements Comparable<UnitId> {
     public static UnitId parse(String text) {
         int slash = text == null ? -1 : text.indexOf('/');
         if (slash <= 0 || slash == text.length() - 1) {
-            throw new InvalidRequestException("unit id", "id", "'" + text + "' is not of the form job/unit");
+            throw new InvalidRequestException("unit id", "id", "'" + Text.escape(text) + "' is not of the form job/unit");
         }
         return new UnitId(text.substring(0, slash), text.substring(slash + 1));
     }

@@ -37,7 +37,7 @@ public record UnitSpec(String name, Resources slot, int desired, int priority, L
         Checks c = new Checks("unit " + name).name("name", name).nonNegative("slot", slot);
         c.check(slot == null || !slot.isZero(), "slot", "must ask for some resource, got " + slot);
         c.atLeast("desired", desired, 0).atLeast("maxPerNode", maxPerNode, 0);
-        blacklist.forEach(n -> c.check(Names.isValid(n), "blacklist", "'" + n + "' is not a node name"));
+        blacklist.forEach(n -> c.check(Names.isValid(n), "blacklist", "'" + Text.escape(n) + "' is not a node name"));
         Set<String> machines = new HashSet<>();
         for (int i = 0; i < locality.size(); i++) {
             Locality l = locality.get(i);

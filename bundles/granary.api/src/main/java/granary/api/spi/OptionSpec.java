@@ -64,7 +64,7 @@ public final class OptionSpec<T> {
             if (s.equalsIgnoreCase("true") || s.equalsIgnoreCase("false")) {
                 return Boolean.parseBoolean(s);
             }
-            throw new IllegalArgumentException("'" + s + "' is neither true nor false");
+            throw new IllegalArgumentException("'" + granary.api.model.Text.escape(s) + "' is neither true nor false");
         }, List.of(), v -> { }, null);
     }
 
@@ -80,7 +80,7 @@ public final class OptionSpec<T> {
             try {
                 return Long.parseLong(s.trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + s + "' is not a whole number");
+                throw new IllegalArgumentException("'" + granary.api.model.Text.escape(s) + "' is not a whole number");
             }
         }, List.of(), range, null);
     }
@@ -94,7 +94,7 @@ public final class OptionSpec<T> {
                     return c;
                 }
             }
-            throw new IllegalArgumentException("'" + s + "' is not one of " + String.join(", ", names));
+            throw new IllegalArgumentException("'" + granary.api.model.Text.escape(s) + "' is not one of " + String.join(", ", names));
         }, names, v -> { }, null);
     }
 

@@ -1,7 +1,9 @@
 package granary.engine.handler;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 import granary.api.model.InvalidRequestException;
@@ -14,6 +16,7 @@ import granary.api.event.GrantReleased;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobMoved;
 import granary.api.event.JobSubmitted;
+import granary.api.event.JobsSubmitted;
 import granary.api.event.UnitCancelled;
 import granary.api.event.UnitDesireChanged;
 import granary.api.event.UnitRequested;
@@ -56,6 +59,40 @@ public final class JobEvents {
 
     public void submitted(JobSubmitted e) {
         JobSpec spec = resolved(e.job());
+        check(spec);
+        add(spec);
+    }
+
+    /**
+     * All or nothing: every job is checked against the state before the batch (and ids against each
+     * other); one refusal refuses the batch, with every problem of every job.
+     */
+    public void submittedAll(JobsSubmitted e) {
+        if (e.jobs() == null || e.jobs().isEmpty()) {
+            throw new InvalidRequestException("submission", "jobs", "holds no job");
+        }
+        List<JobSpec> accepted = new ArrayList<>();
+        List<Problem> problems = new ArrayList<>();
+        Set<String> ids = new HashSet<>();
+        for (JobSpec job : e.jobs()) {
+            try {
+                JobSpec spec = resolved(job);
+                if (!ids.add(spec.id())) {
+                    problems.add(Problem.of("job " + spec.id(), "id", "is given more than once in this submission"));
+                    continue;
+                }
+                check(spec);
+                accepted.add(spec);
+            } catch (InvalidRequestException refused) {
+                problems.addAll(refused.problems());
+            }
+        }
+        throwIf(problems);
+        accepted.forEach(this::add);
+    }
+
+    /** Every check of a new job, without changing anything. */
+    private void check(JobSpec spec) {
         String subject = "job " + spec.id();
         if (workload.job(spec.id()) != null) {
             throw new InvalidRequestException(subject, "id", "a job with id '" + spec.id() + "' is already running");
@@ -69,6 +106,9 @@ public final class JobEvents {
         }
         throwIf(problems);
         filter(spec);
+    }
+
+    private void add(JobSpec spec) {
         JobState job = workload.addJob(spec, view.now());
         for (UnitSpec u : spec.units()) {
             agenda.fresh(workload.addUnit(job, u, view.now()));
