@@ -50,8 +50,10 @@ public final class ActivePlacer {
             };
         }
         if (u.remaining() > 0 && placed < budget) {
-            u.waitReason(Reason.of(ReasonCode.NO_FIT, "unit " + u.id(),
-                    "no eligible node has room for slot " + u.slot()));
+            u.waitReason(Eligibility.anyMatches(u, cluster.nodes())
+                    ? Reason.of(ReasonCode.NO_FIT, "unit " + u.id(), "no eligible node has room for slot " + u.slot())
+                    : Reason.of(ReasonCode.LABELS, "unit " + u.id(), "no node matches the node selector "
+                            + u.request().nodeSelector() + " (" + cluster.size() + " nodes)"));
         }
         return placed;
     }

@@ -48,6 +48,22 @@ public final class Eligibility {
         return true;
     }
 
+    /**
+     * Whether some node of {@code nodes} carries every label of the unit's node selector (true when
+     * it has none). Asked only when a unit waits, to tell "no node matches" from "no room".
+     */
+    static boolean anyMatches(UnitState u, Iterable<NodeState> nodes) {
+        if (u.request().nodeSelector().isEmpty()) {
+            return true;
+        }
+        for (NodeState n : nodes) {
+            if (labelsMatch(u, n)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean labelsMatch(UnitState u, NodeState n) {
         Map<String, String> want = u.request().nodeSelector();
         if (want.isEmpty()) {
