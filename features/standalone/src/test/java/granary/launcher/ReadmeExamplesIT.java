@@ -1,0 +1,113 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's shell examples work when pasted into bash, from the repository's root, on the built
+ * jars. Every command line of the README's code blocks is either run here (exit 0, no error on
+ * standard error) or on the short list below with the reason it is not; a new example is run
+ * unless someone says why not. Run in the Felix pass only: the commands do not depend on it.
+ */
+class ReadmeExamplesIT {
+
+    /** Command lines not run here, and why. */
+    private static final Map<String, String> NOT_RUN = Map.of(
+            "mvn ", "the build itself (this test runs inside it)",
+            "cd features/standalone/target/stock-felix", "a stock Felix console: StockFelixIT runs that distribution",
+            "java -jar features/standalone/target/granary-standalone-equinox.jar --demo=false < commands.txt",
+            "reads the reader's own commands.txt; the same jar runs piped in PipedConsoleIT");
+
+    private static final Pattern BLOCK = Pattern.compile("```(\\w*)\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern COMMAND = Pattern.compile("^(java|printf|mvn|cd|echo|cat|benchmarks/)\\b.*");
+
+    @Test
+    void everyShellExampleRunsAsPrinted() throws Exception {
+        assumeTrue(It.framework().equals("felix"), "once per build");
+        Path root = It.target().toAbsolutePath().getParent().getParent().getParent();
+        List<String> commands = commands(Files.readString(root.resolve("README.md")));
+        assertTrue(commands.size() >= 4, "README commands: " + commands);
+        List<String> ran = new ArrayList<>();
+        for (String c : commands) {
+            if (NOT_RUN.keySet().stream().anyMatch(c::startsWith)) {
+                continue;
+            }
+            assertFalse(c.matches(".*=[^ ']*\\|[^ ']*.*") && !c.contains("'"), "an unquoted | runs a pipe in bash: " + c);
+            Result r = bash(root, c);
+            assertEquals(0, r.exit, c + "\n" + r);
+            assertFalse(r.err.contains("Error") || r.err.contains("Exception"), c + "\n" + r);
+            ran.add(c);
+        }
+        assertTrue(ran.size() >= 2, "examples run: " + ran);
+    }
+
+    /** The command lines of the shell code blocks (continued lines joined). */
+    static List<String> commands(String readme) {
+        List<String> out = new ArrayList<>();
+        Matcher m = BLOCK.matcher(readme);
+        while (m.find()) {
+            if (m.group(1).equals("json") || m.group(1).equals("java")) {
+                continue;
+            }
+            for (String line : m.group(2).replace("\\\n", " ").split("\n")) {
+                String l = line.strip().replaceAll(" +", " ");
+                if (COMMAND.matcher(l).matches()) {
+                    out.add(l);
+                }
+            }
+        }
+        return out;
+    }
+
+    private record Result(int exit, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exit + "\n--- stdout ---\n" + out + "\n--- stderr ---\n" + err;
+        }
+    }
+
+    /**
+     * Runs one command in bash with standard input at its end, in a scratch directory that looks
+     * like the repository's root (links to its folders), so that files an example writes
+     * (the simulator's sim-results/) land there and not in the repository.
+     */
+    private static Result bash(Path root, String command) throws IOException, InterruptedException {
+        Path work = Files.createTempDirectory("readme-");
+        Path out = work.resolve("stdout");
+        Path err = work.resolve("stderr");
+        try {
+            for (String dir : List.of("features", "bundles", "benchmarks", "docs")) {
+                Files.createSymbolicLink(work.resolve(dir), root.resolve(dir));
+            }
+            Process p = new ProcessBuilder("bash", "-c", command).directory(work.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                    .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            if (!p.waitFor(It.TIMEOUT.toSeconds() * 3, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                return new Result(-1, Files.readString(out), "did not end in time\n" + Files.readString(err));
+            }
+            return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err));
+        } finally {
+            for (String dir : List.of("features", "bundles", "benchmarks", "docs")) {
+                Files.deleteIfExists(work.resolve(dir));   // the links only, never what they point to
+            }
+            Main.deleteTree(work);
+        }
+    }
+}
