@@ -16,7 +16,10 @@ import java.util.jar.JarInputStream;
 import granary.api.event.Receipt;
 import granary.api.event.Scheduler;
 import granary.api.event.InputEvent;
+import granary.api.report.Report;
 import granary.api.spi.EngineView;
+import granary.api.spi.PolicyProvider;
+import granary.api.spi.ReportSpec;
 
 import org.osgi.framework.Bundle;
 
@@ -69,6 +72,26 @@ final class ApiRuntime implements AutoCloseable {
         try {
             return scheduler.query(q).get(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * The report {@code report} of the installed policy {@code policy}, read through the declaration
+     * its bundle registered (service property {@code granary.policy.name}); null while it is not there.
+     */
+    Report report(String policy, String report) {
+        try {
+            var refs = container.context().getServiceReferences(PolicyProvider.class, "(granary.policy.name=" + policy + ")");
+            if (refs.isEmpty()) {
+                return null;
+            }
+            var ref = refs.iterator().next();
+            ReportSpec spec = container.context().getService(ref).declaration().reports().stream()
+                    .filter(r -> r.name().equals(report)).findFirst().orElseThrow();
+            container.context().ungetService(ref);
+            return query(v -> v.policy(policy) == null ? null : spec.read(v.policy(policy), v));
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
             throw new AssertionError(e);
         }
     }

@@ -20,8 +20,9 @@ import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
-import granary.policy.reservation.api.ReservationReport;
-import granary.policy.reservation.api.ReservationReports;
+import granary.api.report.Cell;
+import granary.api.report.Report;
+import granary.api.report.Section;
 import granary.api.spi.EngineView;
 import granary.api.spi.UnitView;
 
@@ -77,9 +78,24 @@ class GangReservationIT {
         });
     }
 
-    /** The reservation report, or null while the reservation bundle is stopped. */
+    /** The target and locked nodes of the reservation in force, as its policy's report gives them. */
+    private record ReservationReport(String target, List<String> lockedNodes) {
+    }
+
+    /**
+     * The reservation policy's {@code reservations} report, read the way the console reads it (through
+     * the policy's declaration), or null while the reservation bundle is stopped.
+     */
     private static ReservationReport reservation() {
-        return query(v -> v.policy("reservation") instanceof ReservationReports r ? r.reservation(v) : null);
+        Report r = runtime.report("reservation", "reservations");
+        Section s = r == null ? null : r.section("reservation");
+        if (s == null) {
+            return r == null ? null : new ReservationReport(null, List.of());
+        }
+        Cell nodes = s.rows().get(0).cell("locked_nodes");
+        String text = (String) nodes.value();
+        return new ReservationReport((String) s.rows().get(0).cell("target").value(),
+                text.isEmpty() ? List.of() : List.of(text.split(",")));
     }
 
     private static Map<String, String> policies() {
