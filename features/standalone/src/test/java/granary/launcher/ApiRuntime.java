@@ -2,6 +2,7 @@ package granary.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.jar.JarInputStream;
 
+import granary.api.event.PolicyReconfigured;
 import granary.api.event.Receipt;
 import granary.api.event.Scheduler;
 import granary.api.event.InputEvent;
@@ -93,6 +95,25 @@ final class ApiRuntime implements AutoCloseable {
             return query(v -> v.policy(policy) == null ? null : spec.read(v.policy(policy), v));
         } catch (org.osgi.framework.InvalidSyntaxException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Runs the command {@code command} of the policy {@code policy} as the console does: prepared
+     * through the declaration its bundle registered (so that settings are of the bundle's own
+     * classes), then handed to the engine; returns the engine's receipt (its notes).
+     */
+    Receipt command(String policy, String command, String... args) throws Exception {
+        var ref = container.context().getServiceReferences(PolicyProvider.class, "(granary.policy.name=" + policy + ")")
+                .stream().findFirst().orElseThrow(() -> new AssertionError("policy " + policy + " is not there"));
+        try {
+            var spec = container.context().getService(ref).declaration().commands().stream()
+                    .filter(c -> c.name().equals(command)).findFirst().orElseThrow();
+            var work = spec.prepare(List.of(args));
+            assertTrue(work.changesState(), command + " changes settings");
+            return submit(new PolicyReconfigured(policy, work.settings()));
+        } finally {
+            container.context().ungetService(ref);
         }
     }
 

@@ -3,7 +3,8 @@ package granary.launcher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.LinkedHashMap;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -18,10 +19,6 @@ import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.PolicyActivated;
-import granary.api.event.PolicyReconfigured;
-import granary.policy.quota.api.GroupQuota;
-import granary.policy.quota.api.Quota;
-import granary.policy.quota.api.QuotaTable;
 import granary.api.spi.EngineView;
 import granary.api.spi.UnitView;
 
@@ -87,10 +84,16 @@ class QuotaSwapIT {
 
     @Test
     void quotaAndSubmitWindowTogetherAndSwapsLoseNothing() throws Exception {
-        Map<String, GroupQuota> groups = new LinkedHashMap<>();
-        groups.put("a", new GroupQuota("a", 1, Quota.workers(2), Quota.workers(6)));
-        groups.put("b", new GroupQuota("b", 2, Quota.workers(2), Quota.workers(6)));
-        submit(new PolicyReconfigured("quota", QuotaTable.of(Map.of("default", groups), null)));
+        // the table goes in as an operator loads it: the quota policy's own quota-load command (the
+        // table must be of the policy bundle's classes, which the test does not share)
+        Path table = Files.createTempFile("granary-quota-swap-", ".json");
+        Files.writeString(table, "{\"default\": {\"a\": {\"GroupId\": 1, \"MinQuota\": 2, \"MaxQuota\": 6}, "
+                + "\"b\": {\"GroupId\": 2, \"MinQuota\": 2, \"MaxQuota\": 6}}}");
+        try {
+            runtime.command("quota", "quota-load", table.toString());
+        } finally {
+            Files.delete(table);
+        }
         submit(new PolicyActivated("submitwindow"));
         Map<String, String> p = policies();
         assertEquals("submitwindow", p.get("unit-order"));
