@@ -117,6 +117,16 @@ final class ApiRuntime implements AutoCloseable {
         }
     }
 
+    /** Whether the console offers {@code granary:<name>} now (a Gogo function service of that name). */
+    boolean consoleHas(String name) {
+        try {
+            return container.context().getServiceReferences((String) null,
+                    "(&(osgi.command.scope=granary)(osgi.command.function=" + name + "))") != null;
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     Bundle bundle(String bsn) {
         return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
     }

@@ -141,7 +141,10 @@ class GangReservationIT {
         assertEquals(0, granted("small/u"), "every node is locked for big");
         Map<String, String> before = work();
 
+        assertTrue(runtime.consoleHas("reservations"), "the console offers the reservation policy's report");
         bundle("granary.policy.reservation").stop();
+        It.await("its bundle stopped, the report left the console", () -> !runtime.consoleHas("reservations"), () -> "",
+                It.TIMEOUT);
         assertEquals(1, granted("small/u"), "stopping reservation released its locks at once");
         assertEquals("none", policies().get("node-filter"));
         assertEquals(0, granted("big/w"), "a gang is never half placed");
@@ -152,6 +155,7 @@ class GangReservationIT {
         assertEquals(before.get("fill/u"), after.get("fill/u"));
 
         bundle("granary.policy.reservation").start();
+        It.await("the report back in the console", () -> runtime.consoleHas("reservations"), () -> "", It.TIMEOUT);
         It.await("reservation back, big elected again", () -> {
             ReservationReport r = reservation();
             return r != null && "big".equals(r.target()) && r.lockedNodes().size() == 2;
