@@ -120,7 +120,7 @@ final class ApiRuntime implements AutoCloseable {
     /** Whether the console offers {@code granary:<name>} now (a Gogo function service of that name). */
     boolean consoleHas(String name) {
         try {
-            return container.context().getServiceReferences((String) null,
+            return container.context().getAllServiceReferences(null,
                     "(&(osgi.command.scope=granary)(osgi.command.function=" + name + "))") != null;
         } catch (org.osgi.framework.InvalidSyntaxException e) {
             throw new AssertionError(e);
