@@ -57,7 +57,23 @@ final class ApiRuntime implements AutoCloseable {
         assertEquals(List.of(), container.notActive());
         var ref = container.context().getServiceReference(Scheduler.class);
         assertNotNull(ref, "Scheduler service");
-        return new ApiRuntime(work, container, container.context().getService(ref));
+        ApiRuntime runtime = new ApiRuntime(work, container, container.context().getService(ref));
+        runtime.awaitPoliciesInstalled();
+        return runtime;
+    }
+
+    /**
+     * Waits until the engine has installed every policy whose bundle declared one: the extender
+     * registers them while the framework starts, so the engine may not have them all yet when the
+     * bundles are active.
+     */
+    private void awaitPoliciesInstalled() throws Exception {
+        java.util.Set<String> declared = new java.util.TreeSet<>();
+        for (var r : container.context().getServiceReferences(PolicyProvider.class, null)) {
+            declared.add(String.valueOf(r.getProperty("granary.policy.name")));
+        }
+        It.await("the engine installed " + declared, () -> query(v -> v.policies().stream().map(p -> p.name()).toList())
+                .containsAll(declared), () -> query(v -> v.policies().stream().map(p -> p.name()).toList()), It.TIMEOUT);
     }
 
     private static String exports(EmbeddedBundle b) throws java.io.IOException {
