@@ -3,6 +3,7 @@ package granary.console;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -15,34 +16,32 @@ import granary.api.event.Granted;
 import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobMoved;
-import granary.api.event.PolicyReconfigured;
 import granary.api.event.JobsSubmitted;
 import granary.api.event.NodeBlacklisted;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
 import granary.api.event.Revoked;
-import granary.policy.queues.api.QueueReports;
-import granary.policy.queues.api.QueueTree;
-import granary.policy.quota.api.QuotaReports;
-import granary.policy.quota.api.QuotaTable;
-import granary.policy.reservation.api.ReservationReports;
 import granary.codec.JobCodec;
-import granary.policy.queues.api.QueueTreeCodec;
-import granary.policy.quota.api.QuotaTableCodec;
 
 import org.apache.felix.service.command.Descriptor;
 
 /**
- * The {@code granary} console commands. Every command asks the {@link Scheduler} (events and
- * queries run on the engine thread, between two decisions) and formats the answer with
- * {@link ConsoleText}. Bad input is an {@link IllegalArgumentException} with a precise message.
+ * The {@code granary} core console commands: the engine's own (policies, status, nodes, jobs, work
+ * and moves). Every command asks the {@link Scheduler} (events and queries run on the engine thread,
+ * between two decisions) and formats the answer with {@link ConsoleText}. Bad input is an
+ * {@link IllegalArgumentException} with a precise message. A policy's reports and commands come from
+ * its declaration ({@link PolicyCommandsComponent}).
  */
 public class Commands {
 
     private static final long TIMEOUT_SECONDS = 30;
-    private static final String QUOTA = "quota";
-    private static final String QUEUES = "queues";
-    private static final String RESERVATION = "reservation";
+
+    /**
+     * The core commands: the engine's own, present whatever policies are installed. A policy's
+     * reports and commands ({@link PolicyCommandsComponent}) cannot take these names.
+     */
+    static final Set<String> CORE_NAMES = Set.of("policies", "policy", "deselect", "status", "nodes", "jobs", "submit",
+            "cancel", "blacklist", "unblacklist", "move");
 
     private final Scheduler scheduler;
 
@@ -115,78 +114,11 @@ public class Commands {
         return "unblacklisted " + node + ": granted " + grantedIn(r) + " slots";
     }
 
-    @Descriptor("validate a quota table file and apply it between two decisions; on error print every problem and keep the table in force")
-    public String quotaLoad(@Descriptor("path of the quota table (JSON)") String file) {
-        return quotaLoad(file, null);
-    }
-
-    @Descriptor("validate a quota table file with WorkerSpans and apply it; on error print every problem and keep the table in force")
-    public String quotaLoad(@Descriptor("path of the quota table (JSON)") String file,
-                            @Descriptor("workers per slice, e.g. default:5000,0-9:15000") String workerSpans) {
-        QuotaTable table = Files2.read(file, (in, source) -> QuotaTableCodec.read(in, source, QuotaTableCodec.workerSpans(workerSpans)));
-        return String.join("\n", send(new PolicyReconfigured(QUOTA, table)).notes());
-    }
-
-    @Descriptor("the quota slice in force, then one line per group: name, id, min, max, used, state")
-    public String quota() {
-        return ConsoleText.quota(await(scheduler.query(v -> reports(v, QUOTA, QuotaReports.class).quota(v))));
-    }
-
-    @Descriptor("billing of every day kept: per day, slice and group, usage integrated over time")
-    public String billing() {
-        return billing(null);
-    }
-
-    @Descriptor("billing of one day: per slice and group, usage integrated over time")
-    public String billing(@Descriptor("day, yyyy-MM-dd") String day) {
-        if (day != null && !day.matches("\\d{4}-\\d{2}-\\d{2}")) {
-            throw new IllegalArgumentException("billing: day '" + day + "' is not yyyy-MM-dd");
-        }
-        return ConsoleText.billing(await(scheduler.query(v -> reports(v, QUOTA, QuotaReports.class).billing(day, v))));
-    }
-
-    @Descriptor("the queue tree: every queue by full path with its capacity, usage and jobs")
-    public String queues() {
-        return ConsoleText.queues(await(scheduler.query(v -> reports(v, QUEUES, QueueReports.class).queues(v))));
-    }
-
-    @Descriptor("validate a queue tree file and apply it between two decisions; on error print every problem and keep the tree in force")
-    public String queuesLoad(@Descriptor("path of the queue tree (JSON)") String file) {
-        QueueTree tree = Files2.read(file, QueueTreeCodec::read);
-        return String.join("\n", send(new PolicyReconfigured(QUEUES, tree)).notes());
-    }
-
     @Descriptor("move a job to another queue; its grants stay, its usage and waiting units move")
     public String move(@Descriptor("job id") String job, @Descriptor("full path of the queue, e.g. root.a.p0") String queue) {
         send(new JobMoved(job, queue));
         String to = await(scheduler.query(v -> v.job(job) == null ? queue : v.job(job).group()));
         return "moved " + job + " to " + to;
-    }
-
-    @Descriptor("the reservation against starvation in force: target, its wait, the locked nodes, and progress "
-            + "(locked capacity against what the target still needs); 'no reservation' when none")
-    public String reservations() {
-        return ConsoleText.reservations(await(scheduler.query(
-                v -> reports(v, RESERVATION, ReservationReports.class).reservation(v))));
-    }
-
-    /** The commands whose names have a hyphen, as Gogo functions (see {@link HyphenatedCommand}). */
-    List<HyphenatedCommand> hyphenatedCommands() {
-        return List.of(
-                new HyphenatedCommand("quota-load", "granary:quota-load <file> [workerSpans] - validate a quota table file "
-                        + "(JSON) and apply it between two decisions; on error print every problem and keep the table in force",
-                        1, 2, a -> quotaLoad(a.get(0), a.size() > 1 ? a.get(1) : null)),
-                new HyphenatedCommand("queues-load", "granary:queues-load <file> - validate a queue tree file (JSON) and "
-                        + "apply it between two decisions; on error print every problem and keep the tree in force",
-                        1, 1, a -> queuesLoad(a.get(0))));
-    }
-
-    private static <T> T reports(granary.api.spi.EngineView v, String policy, Class<T> type) {
-        Object p = v.policy(policy);
-        if (!type.isInstance(p)) {
-            throw new IllegalArgumentException("policy " + policy + " is not installed (granary:policies lists what is)");
-        }
-        return type.cast(p);
     }
 
     static List<JobSpec> readJobs(Path path) {

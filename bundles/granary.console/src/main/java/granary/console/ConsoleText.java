@@ -8,12 +8,6 @@ import java.util.TreeMap;
 
 import granary.api.spi.EngineStatus;
 import granary.api.spi.PolicyInfo;
-import granary.api.model.Resources;
-import granary.policy.queues.api.QueueRow;
-import granary.policy.quota.api.BillingRow;
-import granary.policy.quota.api.GroupQuotaRow;
-import granary.policy.quota.api.QuotaReport;
-import granary.policy.reservation.api.ReservationReport;
 
 /** Formatting of the console's output: pure functions from DTOs to text, one line per item. */
 final class ConsoleText {
@@ -89,95 +83,6 @@ final class ConsoleText {
             }
         }
         return sb.toString().stripTrailing();
-    }
-
-    /** The slice line, then one line per group: name, id, min, max, used, state. */
-    static String quota(QuotaReport r) {
-        StringBuilder sb = new StringBuilder();
-        sb.append("slice=").append(r.slice()).append(" workers=").append(r.workers() == null ? "-" : r.workers())
-                .append(" preemption=").append(r.preemption() ? "on" : "off")
-                .append(" emergent=").append(r.emergent() == null ? "-" : r.emergent()).append('\n');
-        List<String[]> rows = new ArrayList<>();
-        for (GroupQuotaRow g : r.groups()) {
-            rows.add(new String[] {g.group(), "id=" + g.groupId(), "min=" + g.min(), "max=" + g.max(), "used=" + g.used(),
-                    g.state().name()});
-        }
-        return (sb + table(rows)).stripTrailing();
-    }
-
-    static String billing(List<BillingRow> rows) {
-        if (rows.isEmpty()) {
-            return "no billing yet";
-        }
-        List<String[]> out = new ArrayList<>();
-        for (BillingRow b : rows) {
-            out.add(new String[] {b.day(), "slice=" + b.slice(), b.group(),
-                    String.format(Locale.ROOT, "slot_seconds=%.0f", b.slotSeconds()),
-                    String.format(Locale.ROOT, "cpu_core_seconds=%.0f", b.cpuCoreSeconds()),
-                    String.format(Locale.ROOT, "mem_gib_seconds=%.0f", b.memGibSeconds())});
-        }
-        return table(out);
-    }
-
-    /** Every queue by full path, indented by depth. */
-    static String queues(List<QueueRow> queues) {
-        List<String[]> rows = new ArrayList<>();
-        for (QueueRow q : queues) {
-            rows.add(new String[] {"  ".repeat(q.depth()) + q.path(), "guaranteed=" + q.guaranteed(), "max=" + q.maximum(),
-                    "used=" + q.used(), "running=" + q.runningJobs() + (q.maxRunningJobs() > 0 ? "/" + q.maxRunningJobs() : ""),
-                    "jobs=" + q.jobs(), "waiting_slots=" + q.waitingSlots()});
-        }
-        return rows.isEmpty() ? "no queues" : table(rows);
-    }
-
-    /**
-     * The reservation in force as {@code key=value} lines: target, waited, locked_nodes (with the
-     * count planned), locked_capacity, needed, progress, expires_in; {@code no reservation} when none.
-     */
-    static String reservations(ReservationReport r) {
-        if (r.target() == null) {
-            return "no reservation";
-        }
-        StringBuilder sb = new StringBuilder();
-        line(sb, "target", r.target());
-        line(sb, "waited", seconds(r.waitedMillis()));
-        line(sb, "locked_nodes", (r.lockedNodes().isEmpty() ? "-" : String.join(",", r.lockedNodes()))
-                + " (" + r.lockedNodes().size() + " of " + r.plannedNodes() + " planned)");
-        line(sb, "locked_capacity", r.lockedCapacity().toString());
-        line(sb, "needed", r.needed().toString());
-        line(sb, "progress", progress(r.lockedCapacity(), r.needed()));
-        line(sb, "expires_in", r.expiresInMillis() < 0 ? "never" : seconds(r.expiresInMillis()));
-        return sb.toString().stripTrailing();
-    }
-
-    /**
-     * How much of the need the locked capacity covers, in the resource where it covers least:
-     * {@code 57% (locked cpu 400 of 700 needed)}; 100% once every resource is covered.
-     */
-    static String progress(Resources locked, Resources needed) {
-        String worst = null;
-        double share = 1;
-        List<String> names = new ArrayList<>(List.of("cpu", "mem"));
-        names.addAll(needed.extended().keySet());
-        for (String r : names) {
-            long need = needed.get(r);
-            if (need > 0) {
-                double s = Math.min(1, (double) locked.get(r) / need);
-                if (worst == null || s < share) {
-                    worst = r;
-                    share = s;
-                }
-            }
-        }
-        if (worst == null) {
-            return "100%";
-        }
-        return (int) Math.floor(share * 100) + "% (locked " + worst + " " + locked.get(worst) + " of " + needed.get(worst)
-                + " needed)";
-    }
-
-    private static String seconds(long millis) {
-        return String.format(Locale.ROOT, "%.1fs", millis / 1000.0);
     }
 
     private static void line(StringBuilder sb, String key, String value) {

@@ -23,6 +23,7 @@ import granary.policy.fifo.FifoPolicy;
 import granary.policy.gang.GangPolicy;
 import granary.policy.reservation.ReservationOptions;
 import granary.policy.reservation.ReservationPolicy;
+import granary.policy.reservation.ReservationProvider;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +34,6 @@ class ReservationCommandsTest {
 
     private final ManualClock clock = new ManualClock(0);
     private EventLoop loop;
-    private Commands commands;
 
     @BeforeEach
     void start() {
@@ -46,12 +46,16 @@ class ReservationCommandsTest {
                 "granary.policy.reservation 0.1.0"));
         send(new NodeAdded(new NodeSpec("n0", "r1", Resources.of(400, 4000))));
         send(new NodeAdded(new NodeSpec("n1", "r1", Resources.of(400, 4000))));
-        commands = new Commands(loop);
     }
 
     @AfterEach
     void stop() {
         loop.close();
+    }
+
+    /** granary:reservations, as the console makes it from the policy's declaration. */
+    private static String reservations(EventLoop on) {
+        return PolicyConsole.functions(ReservationProvider.DECLARATION, on).get(0).run(List.of());
     }
 
     private void send(InputEvent e) {
@@ -65,11 +69,11 @@ class ReservationCommandsTest {
 
     @Test
     void showsTargetWaitLockedNodesAndProgress() {
-        assertEquals("no reservation", commands.reservations());
+        assertEquals("no reservation", reservations(loop));
         send(new JobSubmitted(JobSpec.of("fill", null, UnitSpec.builder("u").slot(100, 100).desired(2).build())));
         send(new JobSubmitted(new JobSpec("big", null, null, 0, true,
                 List.of(UnitSpec.builder("w").slot(100, 100).desired(7).build()))));
-        assertEquals("no reservation", commands.reservations(), "not yet past the threshold");
+        assertEquals("no reservation", reservations(loop), "not yet past the threshold");
 
         tickAt(10_000);
         assertEquals("""
@@ -79,7 +83,7 @@ class ReservationCommandsTest {
                 locked_capacity=cpu=400,mem=4000
                 needed=cpu=700,mem=700
                 progress=57% (locked cpu 400 of 700 needed)
-                expires_in=600.0s""", commands.reservations());
+                expires_in=600.0s""", reservations(loop));
 
         tickAt(12_500);
         assertEquals("""
@@ -89,10 +93,10 @@ class ReservationCommandsTest {
                 locked_capacity=cpu=800,mem=8000
                 needed=cpu=700,mem=700
                 progress=100% (locked cpu 800 of 700 needed)
-                expires_in=597.5s""", commands.reservations());
+                expires_in=597.5s""", reservations(loop));
 
         send(new JobCancelled("big"));
-        assertEquals("no reservation", commands.reservations());
+        assertEquals("no reservation", reservations(loop));
     }
 
     @Test
@@ -100,7 +104,7 @@ class ReservationCommandsTest {
         EventLoop bare = new EventLoop(new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), true)),
                 3_600_000, "bare").start();
         try {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Commands(bare).reservations());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> reservations(bare));
             assertEquals("policy reservation is not installed (granary:policies lists what is)", e.getMessage());
         } finally {
             bare.close();

@@ -2,6 +2,7 @@ package granary.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,10 +14,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.jar.JarInputStream;
 
+import granary.api.event.PolicyReconfigured;
 import granary.api.event.Receipt;
 import granary.api.event.Scheduler;
 import granary.api.event.InputEvent;
+import granary.api.report.Report;
 import granary.api.spi.EngineView;
+import granary.api.spi.PolicyProvider;
+import granary.api.spi.ReportSpec;
 
 import org.osgi.framework.Bundle;
 
@@ -53,7 +58,23 @@ final class ApiRuntime implements AutoCloseable {
         assertEquals(List.of(), container.notActive());
         var ref = container.context().getServiceReference(Scheduler.class);
         assertNotNull(ref, "Scheduler service");
-        return new ApiRuntime(work, container, container.context().getService(ref));
+        ApiRuntime runtime = new ApiRuntime(work, container, container.context().getService(ref));
+        runtime.awaitPoliciesInstalled();
+        return runtime;
+    }
+
+    /**
+     * Waits until the engine has installed every policy whose bundle declared one: the extender
+     * registers them while the framework starts, so the engine may not have them all yet when the
+     * bundles are active.
+     */
+    private void awaitPoliciesInstalled() throws Exception {
+        java.util.Set<String> declared = new java.util.TreeSet<>();
+        for (var r : container.context().getServiceReferences(PolicyProvider.class, null)) {
+            declared.add(String.valueOf(r.getProperty("granary.policy.name")));
+        }
+        It.await("the engine installed " + declared, () -> query(v -> v.policies().stream().map(p -> p.name()).toList())
+                .containsAll(declared), () -> query(v -> v.policies().stream().map(p -> p.name()).toList()), It.TIMEOUT);
     }
 
     private static String exports(EmbeddedBundle b) throws java.io.IOException {
@@ -77,6 +98,55 @@ final class ApiRuntime implements AutoCloseable {
     /** Every bundle the runtime installed. */
     List<Bundle> bundles() {
         return container.bundles();
+    }
+
+    /**
+     * The report {@code report} of the installed policy {@code policy}, read through the declaration
+     * its bundle registered (service property {@code granary.policy.name}); null while it is not there.
+     */
+    Report report(String policy, String report) {
+        try {
+            var refs = container.context().getServiceReferences(PolicyProvider.class, "(granary.policy.name=" + policy + ")");
+            if (refs.isEmpty()) {
+                return null;
+            }
+            var ref = refs.iterator().next();
+            ReportSpec spec = container.context().getService(ref).declaration().reports().stream()
+                    .filter(r -> r.name().equals(report)).findFirst().orElseThrow();
+            container.context().ungetService(ref);
+            return query(v -> v.policy(policy) == null ? null : spec.read(v.policy(policy), v));
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Runs the command {@code command} of the policy {@code policy} as the console does: prepared
+     * through the declaration its bundle registered (so that settings are of the bundle's own
+     * classes), then handed to the engine; returns the engine's receipt (its notes).
+     */
+    Receipt command(String policy, String command, String... args) throws Exception {
+        var ref = container.context().getServiceReferences(PolicyProvider.class, "(granary.policy.name=" + policy + ")")
+                .stream().findFirst().orElseThrow(() -> new AssertionError("policy " + policy + " is not there"));
+        try {
+            var spec = container.context().getService(ref).declaration().commands().stream()
+                    .filter(c -> c.name().equals(command)).findFirst().orElseThrow();
+            var work = spec.prepare(List.of(args));
+            assertTrue(work.changesState(), command + " changes settings");
+            return submit(new PolicyReconfigured(policy, work.settings()));
+        } finally {
+            container.context().ungetService(ref);
+        }
+    }
+
+    /** Whether the console offers {@code granary:<name>} now (a Gogo function service of that name). */
+    boolean consoleHas(String name) {
+        try {
+            return container.context().getAllServiceReferences(null,
+                    "(&(osgi.command.scope=granary)(osgi.command.function=" + name + "))") != null;
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new AssertionError(e);
+        }
     }
 
     Bundle bundle(String bsn) {

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * framework enforces at run time): the API depends on nothing of ours; a policy depends on the API
  * only (and on the codec, to read its own configuration files); the engine never on a policy;
  * besides the engine bundle only the simulator, which drives an engine of its own, sees the engine; nothing but the engine bundle's DS component reaches into the
- * engine's internals; only the edges (console, launcher-facing bundles) use OSGi service APIs.
+ * engine's internals; only the edges (console, launcher-facing bundles) use OSGi service APIs; the
+ * console and the simulator render every policy's reports from its declaration and name no policy.
  */
 class BundleLayeringIT {
 
@@ -84,6 +85,16 @@ class BundleLayeringIT {
                 for (String p : imports(b)) {
                     assertFalse(p.startsWith("granary.engine"), b + " imports " + p + ": use granary.api's Scheduler");
                 }
+            }
+        }
+    }
+
+    @Test
+    void theConsoleAndTheSimulatorImportNoPolicyPackage() throws IOException {
+        for (String b : List.of("granary.console", "granary.sim")) {
+            for (String p : imports(b)) {
+                assertFalse(p.startsWith("granary.policy"), b + " imports " + p
+                        + ": read the policy's reports and commands from its PolicyDeclaration");
             }
         }
     }

@@ -1,6 +1,7 @@
 package granary.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -19,6 +20,9 @@ import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
+import granary.api.report.Cell;
+import granary.api.report.Report;
+import granary.api.report.Section;
 import granary.api.spi.EngineView;
 import granary.api.spi.UnitView;
 
@@ -74,14 +78,24 @@ class GangReservationIT {
         });
     }
 
-    /** The reservation report, or null while the reservation bundle is stopped. */
+    /** The target and locked nodes of the reservation in force, as its policy's report gives them. */
+    private record ReservationReport(String target, List<String> lockedNodes) {
+    }
+
     /**
-     * The reservation policy's status (target, locked node count) through the api's Policy type: the
-     * test shares only the granary.api classes with the bundles, not the policy's own.
+     * The reservation policy's {@code reservations} report, read the way the console reads it (through
+     * the policy's declaration), or null while the reservation bundle is stopped.
      */
-    private static Map<String, String> reservation() {
-        return query(v -> v.policy("reservation") == null ? Map.of("target", "-", "locked", "0")
-                : v.policy("reservation").status());
+    private static ReservationReport reservation() {
+        Report r = runtime.report("reservation", "reservations");
+        Section s = r == null ? null : r.section("reservation");
+        if (s == null) {
+            return r == null ? null : new ReservationReport(null, List.of());
+        }
+        Cell nodes = s.rows().get(0).cell("locked_nodes");
+        String text = (String) nodes.value();
+        return new ReservationReport((String) s.rows().get(0).cell("target").value(),
+                text.isEmpty() ? List.of() : List.of(text.split(",")));
     }
 
     private static Map<String, String> policies() {
@@ -119,15 +133,18 @@ class GangReservationIT {
         submit(new JobSubmitted(new JobSpec("big", null, null, 0, true,
                 List.of(UnitSpec.builder("w").slot(100, 100).desired(8).build()))));
         assertEquals(0, granted("big/w"));
-        It.await("both nodes locked for big", () -> reservation().get("locked").equals("2"),
+        It.await("both nodes locked for big", () -> reservation().lockedNodes().size() == 2,
                 GangReservationIT::reservation, It.TIMEOUT);
-        assertEquals("big", reservation().get("target"));
+        assertEquals("big", reservation().target());
 
         submit(new JobSubmitted(JobSpec.of("small", null, UnitSpec.builder("u").slot(100, 100).desired(1).build())));
         assertEquals(0, granted("small/u"), "every node is locked for big");
         Map<String, String> before = work();
 
+        assertTrue(runtime.consoleHas("reservations"), "the console offers the reservation policy's report");
         bundle("granary.policy.reservation").stop();
+        It.await("its bundle stopped, the report left the console", () -> !runtime.consoleHas("reservations"), () -> "",
+                It.TIMEOUT);
         assertEquals(1, granted("small/u"), "stopping reservation released its locks at once");
         assertEquals("none", policies().get("node-filter"));
         assertEquals(0, granted("big/w"), "a gang is never half placed");
@@ -138,9 +155,10 @@ class GangReservationIT {
         assertEquals(before.get("fill/u"), after.get("fill/u"));
 
         bundle("granary.policy.reservation").start();
+        It.await("the report back in the console", () -> runtime.consoleHas("reservations"), () -> "", It.TIMEOUT);
         It.await("reservation back, big elected again", () -> {
-            Map<String, String> r = reservation();
-            return "big".equals(r.get("target")) && "2".equals(r.get("locked"));
+            ReservationReport r = reservation();
+            return r != null && "big".equals(r.target()) && r.lockedNodes().size() == 2;
         }, GangReservationIT::reservation, It.TIMEOUT);
         assertEquals(after, work(), "starting it changed no grant");
 
@@ -154,6 +172,6 @@ class GangReservationIT {
         bundle("granary.policy.gang").start();
         It.await("gang back, big placed whole", () -> granted("big/w") == 8, GangReservationIT::work, It.TIMEOUT);
         assertEquals("8/0/8", work().get("big/w"));
-        assertEquals("-", reservation().get("target"), "placed: its reservation ended");
+        assertNull(reservation().target(), "placed: its reservation ended");
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -37,26 +36,16 @@ import org.osgi.framework.Bundle;
 class QuotaSwapIT {
 
     private static ApiRuntime runtime;
-    private static Path table;
 
     @BeforeAll
     static void start() throws Exception {
-        // the quota table arrives the way an operator gives it: a file named in the policy's configuration
-        table = Files.createTempFile("granary-quota-", ".json");
-        Files.writeString(table, """
-                {"default": {"a": {"GroupId": 1, "MinQuota": 2, "MaxQuota": 6},
-                             "b": {"GroupId": 2, "MinQuota": 2, "MaxQuota": 6}}}
-                """);
-        runtime = ApiRuntime.start(Map.of("granary.policy.quota", Map.of("tableFile", table.toString())));
+        runtime = ApiRuntime.start(Map.of());
     }
 
     @AfterAll
-    static void stop() throws java.io.IOException {
+    static void stop() {
         if (runtime != null) {
             runtime.close();
-        }
-        if (table != null) {
-            Files.deleteIfExists(table);
         }
     }
 
@@ -95,6 +84,16 @@ class QuotaSwapIT {
 
     @Test
     void quotaAndSubmitWindowTogetherAndSwapsLoseNothing() throws Exception {
+        // the table goes in as an operator loads it: the quota policy's own quota-load command (the
+        // table must be of the policy bundle's classes, which the test does not share)
+        Path table = Files.createTempFile("granary-quota-swap-", ".json");
+        Files.writeString(table, "{\"default\": {\"a\": {\"GroupId\": 1, \"MinQuota\": 2, \"MaxQuota\": 6}, "
+                + "\"b\": {\"GroupId\": 2, \"MinQuota\": 2, \"MaxQuota\": 6}}}");
+        try {
+            runtime.command("quota", "quota-load", table.toString());
+        } finally {
+            Files.delete(table);
+        }
         submit(new PolicyActivated("submitwindow"));
         Map<String, String> p = policies();
         assertEquals("submitwindow", p.get("unit-order"));

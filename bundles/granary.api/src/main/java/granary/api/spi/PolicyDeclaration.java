@@ -191,12 +191,21 @@ public final class PolicyDeclaration {
          * policy's report {@code <name>}.
          */
         public Builder<P> report(String reportName, String text, BiFunction<P, EngineView, Report> read) {
-            return add(ReportSpec.of(reportName, text, type, read, false));
+            return add(ReportSpec.of(reportName, text, type, List.of(), args -> read, false));
         }
 
         /** A report the simulator also samples over time (every table section becomes a time series). */
         public Builder<P> sampledReport(String reportName, String text, BiFunction<P, EngineView, Report> read) {
-            return add(ReportSpec.of(reportName, text, type, read, true));
+            return add(ReportSpec.of(reportName, text, type, List.of(), args -> read, true));
+        }
+
+        /**
+         * A report with optional parameters ({@code billing [day]}): {@code prepare} checks the
+         * arguments off the engine thread and returns the read (see {@link ReportSpec#prepare}).
+         */
+        public Builder<P> report(String reportName, String text, List<CommandSpec.Parameter> parameters,
+                                 ReportSpec.Preparer<P> prepare) {
+            return add(ReportSpec.of(reportName, text, type, parameters, prepare, false));
         }
 
         /** Applies a part of the declaration kept in its own class (e.g. a policy's reports and commands). */

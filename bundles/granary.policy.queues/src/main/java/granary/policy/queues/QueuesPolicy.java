@@ -9,8 +9,6 @@ import granary.api.model.InvalidRequestException;
 import granary.api.model.JobSpec;
 import granary.api.model.Resources;
 import granary.api.model.UnitSpec;
-import granary.policy.queues.api.QueueReports;
-import granary.policy.queues.api.QueueRow;
 import granary.policy.queues.api.QueueTree;
 import granary.api.spi.Admission;
 import granary.api.spi.EngineView;
@@ -60,8 +58,7 @@ import granary.policy.queues.QueueIndex.Queue;
  * <p>Plain Java: the simulator builds it from a {@link QueueTree}; {@link QueuesProvider} makes it
  * a DS component reading the tree from a file. Called on the engine thread only.
  */
-public class QueuesPolicy implements GroupResolver, SubmitFilter, Admission, GroupOrder, Reconfigurable,
-        QueueReports {
+public class QueuesPolicy implements GroupResolver, SubmitFilter, Admission, GroupOrder, Reconfigurable {
 
     /** The policy's name: console, status and HTTP use it. */
     public static final String NAME = "queues";
@@ -223,7 +220,6 @@ public class QueuesPolicy implements GroupResolver, SubmitFilter, Admission, Gro
      * groups when there is none) follow as depth-0 leaf rows with no guarantee and the cluster as
      * maximum.
      */
-    @Override
     public List<QueueRow> queues(EngineView view) {
         List<QueueRow> rows = new ArrayList<>();
         QueueIndex i = index;
@@ -245,7 +241,6 @@ public class QueuesPolicy implements GroupResolver, SubmitFilter, Admission, Gro
         return rows;
     }
 
-    @Override
     public QueueTree tree() {
         QueueIndex i = index;
         return i == null ? null : i.tree;

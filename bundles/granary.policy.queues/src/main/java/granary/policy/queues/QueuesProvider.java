@@ -20,6 +20,7 @@ public final class QueuesProvider implements PolicyProvider {
                     + "limits, hierarchical group order.")
             .option(FILE)
             .factory(s -> new QueuesPolicy(s.read(FILE, QueueFile::read)))
+            .with(QueuesReporting::declare)
             .build();
 
     @Override

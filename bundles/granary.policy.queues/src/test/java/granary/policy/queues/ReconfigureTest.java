@@ -12,7 +12,6 @@ import granary.api.model.InvalidRequestException;
 import granary.api.event.Receipt;
 import granary.api.model.Resources;
 import granary.api.event.PolicyReconfigured;
-import granary.policy.queues.api.QueueRow;
 import granary.policy.queues.api.QueueTree;
 import granary.api.spi.ReasonCode;
 

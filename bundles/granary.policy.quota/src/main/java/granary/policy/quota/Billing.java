@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import granary.api.model.Resources;
-import granary.policy.quota.api.BillingRow;
 import granary.policy.quota.api.QuotaTable;
 import granary.policy.quota.api.TimeSlice;
 import granary.api.spi.EngineView;

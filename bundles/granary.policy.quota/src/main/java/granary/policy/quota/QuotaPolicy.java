@@ -12,12 +12,8 @@ import granary.api.model.InvalidRequestException;
 import granary.api.model.JobSpec;
 import granary.api.model.Resources;
 import granary.api.model.UnitSpec;
-import granary.policy.quota.api.BillingRow;
 import granary.policy.quota.api.GroupQuota;
-import granary.policy.quota.api.GroupQuotaRow;
 import granary.policy.quota.api.Quota;
-import granary.policy.quota.api.QuotaReport;
-import granary.policy.quota.api.QuotaReports;
 import granary.policy.quota.api.QuotaState;
 import granary.policy.quota.api.QuotaTable;
 import granary.policy.quota.api.TimeSlice;
@@ -60,7 +56,7 @@ import granary.api.spi.Verdict;
  * admissions apply; the group order in effect is the one of the policy selected last. Without a
  * table the policy admits everything and orders groups by used share (hunger).
  */
-public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFilter, Reconfigurable, QuotaReports {
+public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFilter, Reconfigurable {
 
     /** The policy's name: console, status and HTTP use it. */
     public static final String NAME = "quota";
@@ -326,12 +322,10 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
                 + "; slice in force: " + funding.slice());
     }
 
-    @Override
     public QuotaTable table() {
         return table;
     }
 
-    @Override
     public QuotaReport quota(EngineView view) {
         refresh(view);
         Map<String, GroupQuotaRow> rows = new LinkedHashMap<>();
@@ -365,7 +359,6 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         return -1;
     }
 
-    @Override
     public List<BillingRow> billing(String day, EngineView view) {
         billing.charge(view.now(), table);
         return billing.rows(day);

@@ -43,6 +43,7 @@ public final class QuotaProvider implements PolicyProvider {
             .option(HOLD_FOR_EMERGENT)
             .option(BILLING_DAYS)
             .factory(QuotaProvider::create)
+            .with(QuotaReporting::declare)
             .build();
 
     @Override

@@ -16,9 +16,6 @@ import granary.api.model.UnitSpec;
 import granary.api.event.JobSubmitted;
 import granary.api.event.PolicyReconfigured;
 import granary.api.event.Revoked;
-import granary.policy.quota.api.BillingRow;
-import granary.policy.quota.api.GroupQuotaRow;
-import granary.policy.quota.api.QuotaReport;
 import granary.policy.quota.api.QuotaState;
 import granary.api.spi.ReasonCode;
 

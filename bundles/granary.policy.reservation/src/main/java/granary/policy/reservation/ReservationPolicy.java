@@ -8,7 +8,6 @@ import java.util.Set;
 import granary.api.model.Resources;
 import granary.api.model.UnitId;
 import granary.policy.reservation.api.ReservationReport;
-import granary.policy.reservation.api.ReservationReports;
 import granary.api.spi.CycleAction;
 import granary.api.spi.CycleContext;
 import granary.api.spi.EngineView;
@@ -41,7 +40,7 @@ import granary.api.spi.Verdict;
  *       dropped at the next step.</li>
  * </ul>
  */
-public class ReservationPolicy implements CycleAction, NodeFilter, ReservationReports {
+public class ReservationPolicy implements CycleAction, NodeFilter {
 
     /** The policy's name: console, status and HTTP use it. */
     public static final String NAME = "reservation";
@@ -161,7 +160,7 @@ public class ReservationPolicy implements CycleAction, NodeFilter, ReservationRe
 
     // ---- reports ----
 
-    @Override
+    /** The reservation in force; a report with a null target when there is none. */
     public ReservationReport reservation(EngineView v) {
         JobView target = current == null ? null : current.activeTarget(v);
         if (target == null) {

@@ -27,6 +27,7 @@ public final class ReservationProvider implements PolicyProvider {
             .option(TIMEOUT_MILLIS)
             .factory(s -> new ReservationPolicy(new ReservationOptions(s.get(THRESHOLD_MILLIS), s.get(MODE),
                     s.get(TIMEOUT_MILLIS))))
+            .with(ReservationReporting::declare)
             .build();
 
     @Override

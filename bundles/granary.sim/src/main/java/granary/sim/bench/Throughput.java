@@ -1,7 +1,11 @@
 package granary.sim.bench;
 
-import java.io.StringReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,8 +26,6 @@ import granary.api.event.NodeBlacklisted;
 import granary.api.event.OutputEvent;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyInstalled;
-import granary.api.event.PolicyReconfigured;
-import granary.policy.queues.api.QueueTreeCodec;
 import granary.engine.Engine;
 import granary.engine.EngineOptions;
 import granary.sim.run.ClassPathPolicies;
@@ -56,6 +58,7 @@ public final class Throughput {
     private final int apps;
     private final int containers;
     private final int queues;
+    private Path treeFile;
     private final String unitOrder;
     private final ClassPathPolicies policies = new ClassPathPolicies();
 
@@ -168,13 +171,12 @@ public final class Throughput {
 
     Run runOnce(boolean scale) {
         Engine engine = new Engine(new ManualClock(0), new EngineOptions(List.of("queues", unitOrder), List.of(), false));
-        install(engine, unitOrder);
-        install(engine, "queues");
+        install(engine, unitOrder, Map.of());
+        install(engine, "queues", Map.of("file", treeFile().toString()));   // the queue policy reads its tree file
         String other = unitOrder.equals("fair") ? "fifo" : "fair";
         if (scale) {
-            install(engine, other);
+            install(engine, other, Map.of());
         }
-        handle(engine, new PolicyReconfigured("queues", QueueTreeCodec.read(new StringReader(tree()), "generated queue tree")));
         String[] names = new String[nodes];
         int width = Integer.toString(nodes - 1).length();
         for (int i = 0; i < nodes; i++) {
@@ -233,8 +235,22 @@ public final class Throughput {
         return sb.append("}}").toString();
     }
 
-    private void install(Engine engine, String name) {
-        PolicySource.Created c = policies.create(name, Map.of());
+    /** The generated queue tree, written once to a temporary file that goes when the JVM exits. */
+    private Path treeFile() {
+        if (treeFile == null) {
+            try {
+                treeFile = Files.createTempFile("granary-bench-queues-", ".json");
+                treeFile.toFile().deleteOnExit();
+                Files.writeString(treeFile, tree(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the generated queue tree: " + e.getMessage(), e);
+            }
+        }
+        return treeFile;
+    }
+
+    private void install(Engine engine, String name, Map<String, String> options) {
+        PolicySource.Created c = policies.create(name, options);
         handle(engine, new PolicyInstalled(c.policy(), c.origin()));
     }
 

@@ -1,6 +1,5 @@
 package granary.sim.cli;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -8,10 +7,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
-import granary.codec.CodecException;
-import granary.policy.queues.api.QueueTreeCodec;
-import granary.policy.quota.api.QuotaTableCodec;
+import granary.api.model.InvalidRequestException;
+import granary.api.model.Problem;
+import granary.api.spi.OptionSpec;
+import granary.api.spi.PolicyDeclaration;
 import granary.sim.run.PolicySetSpec;
 import granary.sim.run.Replay;
 import granary.sim.run.SimSettings;
@@ -19,11 +20,14 @@ import granary.sim.trace.TraceFormat;
 
 /**
  * The simulator's arguments, shared by the command line and the {@code granary:sim} console
- * command. Options are {@code --name value} or {@code --name=value}; see {@link #USAGE}.
+ * command. Options are {@code --name value} or {@code --name=value}; see {@link #usage}. Besides its
+ * own, it takes the flags the policies declare ({@code OptionSpec.commandLine}: the quota policy's
+ * {@code --quota FILE}) and {@code --option NAME.KEY=VALUE} for any option of any policy; both go to
+ * every set that has the policy.
  */
 public final class Arguments {
 
-    public static final String USAGE = """
+    private static final String USAGE = """
             Usage: java -jar granary-sim.jar --trace FORMAT:PATH [options]
             Replays a workload on the Granary engine and its policies in virtual time, under one or
             more policy sets, and reports wait-for-resource timeouts, waits, utilisation,
@@ -45,9 +49,9 @@ public final class Arguments {
               --policies SETS            policy sets to compare, '|' between sets, ',' inside a set, options as
                                          name:key=value (quote it in a shell: 'fifo|fair|quota,submitwindow');
                                          repeatable, one set or several each time; default fifo
-              --quota FILE               quota table for the sets' quota policy (spec §5 format)
-              --workers-spans TEXT       WorkerSpans of the quota table, e.g. default:5000,0-9:15000
-              --queues FILE              queue tree for the sets' queue policy
+            %s
+              --option NAME.KEY=VALUE    option KEY of policy NAME for every set that has it (repeatable;
+                                         a set's own NAME:KEY=VALUE wins)
               --out DIR                  where results.json and the CSV series go (default sim-results)
               --seed N                   seed of random workloads (default 1)
               --timeout-seconds S        a wait above S is a wait-for-resource timeout (default 10)
@@ -74,8 +78,37 @@ public final class Arguments {
     private Arguments() {
     }
 
-    public static Invocation parse(List<String> args) {
-        Map<String, List<String>> v = split(args);
+    /** The usage text, with the flags the policies declare. */
+    public static String usage(List<PolicyDeclaration> declarations) {
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<String, Target> f : flags(declarations).entrySet()) {
+            String left = "  --" + f.getKey() + " VALUE";
+            lines.add(left + " ".repeat(Math.max(1, 29 - left.length())) + "option " + f.getValue().option().name()
+                    + " of policy " + f.getValue().policy() + " for every set that has it");
+        }
+        return USAGE.formatted(String.join("\n", lines));
+    }
+
+    /** A policy flag's option. */
+    private record Target(String policy, OptionSpec<?> option) {
+    }
+
+    private static Map<String, Target> flags(List<PolicyDeclaration> declarations) {
+        Map<String, Target> flags = new LinkedHashMap<>();
+        for (PolicyDeclaration d : declarations) {
+            for (OptionSpec<?> o : d.options()) {
+                if (o.commandLineFlag() != null && !OWN.contains(o.commandLineFlag())) {
+                    flags.putIfAbsent(o.commandLineFlag(), new Target(d.name(), o));
+                }
+            }
+        }
+        return flags;
+    }
+
+    /** @param declarations the policies there are: their command-line flags are taken */
+    public static Invocation parse(List<String> args, List<PolicyDeclaration> declarations) {
+        Map<String, Target> flags = flags(declarations);
+        Map<String, List<String>> v = split(args, flags);
         if (v.containsKey("help")) {
             return new Invocation(null, null, false, true, false, null);
         }
@@ -100,7 +133,7 @@ public final class Arguments {
         for (String s : v.getOrDefault("policies", List.of("fifo"))) {
             sets.addAll(PolicySetSpec.parseAll(s));
         }
-        SimSettings settings = settings(v);
+        SimSettings settings = policyOptions(settings(v), v, flags, declarations);
         Replay.Request request = new Replay.Request(format, path, pairs(v.getOrDefault("trace-option", List.of())),
                 v.getOrDefault("cluster", List.of()), sets, settings, longValue(v, "seed", 1),
                 longValue(v, "max-jobs", Long.MAX_VALUE), millis(v, "until-seconds", Long.MAX_VALUE));
@@ -120,45 +153,61 @@ public final class Arguments {
                 throw new UsageException("--start '" + start + "' is not an instant like 2024-01-01T00:00:00Z");
             }
         }
-        String quota = one(v, "quota", null);
-        String spans = one(v, "workers-spans", null);
-        if (spans != null && quota == null) {
-            throw new UsageException("--workers-spans needs --quota (the table the spans belong to)");
-        }
-        if (quota != null) {
-            s = s.withQuota(read(quota, file -> QuotaTableCodec.read(file, spans == null ? null : QuotaTableCodec.workerSpans(spans))));
-        }
-        String queues = one(v, "queues", null);
-        if (queues != null) {
-            s = s.withQueues(read(queues, QueueTreeCodec::read));
-        }
         return s;
     }
 
-    private interface Codec<T> {
-        T read(Path file);
+    /** The policies' flags and {@code --option}s, checked now: a bad option or file is a usage error. */
+    private static SimSettings policyOptions(SimSettings settings, Map<String, List<String>> v, Map<String, Target> flags,
+                                             List<PolicyDeclaration> declarations) {
+        SimSettings s = settings;
+        for (Map.Entry<String, Target> f : flags.entrySet()) {
+            String value = one(v, f.getKey(), null);
+            if (value != null) {
+                s = s.withPolicyOption(f.getValue().policy(), f.getValue().option().name(), value, "--" + f.getKey());
+            }
+        }
+        for (String o : v.getOrDefault("option", List.of())) {
+            int dot = o.indexOf('.');
+            int eq = o.indexOf('=');
+            if (dot <= 0 || eq < dot + 2) {
+                throw new UsageException("--option '" + o + "' is not NAME.KEY=VALUE, e.g. --option quota.zone=UTC");
+            }
+            String policy = o.substring(0, dot).trim();
+            String key = o.substring(dot + 1, eq).trim();
+            if (declarations.stream().noneMatch(d -> d.name().equals(policy))) {
+                throw new UsageException("--option " + o.substring(0, eq) + ": no policy '" + policy + "'; policies: "
+                        + PolicyDeclaration.names(declarations).stream().collect(Collectors.joining(", ")));
+            }
+            s = s.withPolicyOption(policy, key, o.substring(eq + 1).trim(), "--option " + policy + "." + key);
+        }
+        check(s.policyOptions(), declarations);
+        return s;
     }
 
-    /** Reads a file with a codec; its problems name the file as given on the command line. */
-    private static <T> T read(String file, Codec<T> codec) {
-        Path p = Path.of(file);
-        if (!Files.isRegularFile(p)) {
-            throw new UsageException("no such file " + p.toAbsolutePath());
-        }
-        try {
-            return codec.read(p);
-        } catch (CodecException e) {
-            throw new UsageException(e.describe());
+    /** Makes each policy named once with its options, so that a bad value or a file that cannot be read shows now. */
+    private static void check(List<SimSettings.PolicyOption> options, List<PolicyDeclaration> declarations) {
+        for (PolicyDeclaration d : declarations) {
+            Map<String, String> mine = new LinkedHashMap<>();
+            options.stream().filter(o -> o.policy().equals(d.name())).forEach(o -> mine.put(o.option(), o.value()));
+            if (!mine.isEmpty()) {
+                try {
+                    d.create(mine);
+                } catch (InvalidRequestException e) {
+                    // every problem on its own line
+                    throw new UsageException(e.problems().stream().map(Problem::toString).collect(Collectors.joining("\n")));
+                }
+            }
         }
     }
 
     private static final List<String> FLAGS = List.of("help", "list-policies", "no-progress", "check-invariants");
-    private static final List<String> VALUED = List.of("trace", "trace-option", "cluster", "policies", "quota", "workers-spans",
-            "queues", "out", "seed", "timeout-seconds", "tick-seconds", "sample-seconds", "idle-limit-seconds", "start",
+    private static final List<String> VALUED = List.of("trace", "trace-option", "cluster", "policies", "option", "out", "seed", "timeout-seconds", "tick-seconds", "sample-seconds", "idle-limit-seconds", "start",
             "max-jobs", "until-seconds", "list-options");
-    private static final List<String> REPEATABLE = List.of("trace-option", "cluster", "policies");
+    private static final List<String> REPEATABLE = List.of("trace-option", "cluster", "policies", "option");
+    /** The simulator's own options: a policy cannot declare these as its flags. */
+    private static final List<String> OWN = java.util.stream.Stream.concat(FLAGS.stream(), VALUED.stream()).toList();
 
-    private static Map<String, List<String>> split(List<String> args) {
+    private static Map<String, List<String>> split(List<String> args, Map<String, Target> flags) {
         Map<String, List<String>> v = new LinkedHashMap<>();
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
@@ -182,7 +231,7 @@ public final class Arguments {
                 v.put(name, List.of());
                 continue;
             }
-            if (!VALUED.contains(name)) {
+            if (!VALUED.contains(name) && !flags.containsKey(name)) {
                 throw new UsageException("unknown option '--" + name + "'; see --help");
             }
             if (value == null) {

@@ -29,9 +29,9 @@ public final class Runner {
 
     public static Outcome run(List<String> args, PolicySource source, Progress progress) {
         try {
-            Arguments.Invocation inv = Arguments.parse(args);
+            Arguments.Invocation inv = Arguments.parse(args, source.declarations());
             if (inv.help()) {
-                return new Outcome(0, Arguments.USAGE);
+                return new Outcome(0, Arguments.usage(source.declarations()));
             }
             if (inv.listPolicies()) {
                 return new Outcome(0, policies(source));

@@ -11,6 +11,8 @@ import java.util.TreeSet;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.spi.Policy;
+import granary.api.spi.PolicyDeclaration;
+import granary.api.spi.PolicyProvider;
 import granary.sim.run.PolicySource;
 
 import org.osgi.framework.Bundle;
@@ -112,5 +114,27 @@ final class OsgiPolicies implements PolicySource {
                 // the policy's bundle stopped during the replay: nothing is left to give back
             }
         });
+    }
+
+    /** From the {@code PolicyProvider} services the engine's policy extender registers, one per policy bundle. */
+    @Override
+    public List<PolicyDeclaration> declarations() {
+        List<PolicyDeclaration> out = new ArrayList<>();
+        try {
+            for (ServiceReference<PolicyProvider> ref : context.getServiceReferences(PolicyProvider.class, null)) {
+                PolicyProvider p = context.getService(ref);
+                if (p != null) {
+                    try {
+                        out.add(p.declaration());
+                    } finally {
+                        context.ungetService(ref);
+                    }
+                }
+            }
+        } catch (InvalidSyntaxException e) {
+            throw new IllegalStateException(e);   // no filter is given
+        }
+        out.sort(Comparator.comparing(PolicyDeclaration::name));
+        return out;
     }
 }

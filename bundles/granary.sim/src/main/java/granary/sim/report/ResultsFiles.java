@@ -7,9 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
-import granary.policy.quota.api.BillingRow;
 import granary.sim.run.Replay;
 import granary.sim.run.RunResult;
 
@@ -20,10 +18,11 @@ import granary.sim.run.RunResult;
  * summary.txt                  the summary printed on the terminal
  * &lt;n&gt;-&lt;set&gt;/timeseries.csv     per sample: utilisation per resource, running slots, waiting units and
  *                              slots, stranded free share per resource, jobs submitted, unit timeouts so far
- * &lt;n&gt;-&lt;set&gt;/groups.csv         per sample and group, with a quota policy: state, used, min, max
- * &lt;n&gt;-&lt;set&gt;/queues.csv         per sample and queue (full path), with a queue policy: used, guaranteed and
- *                              maximum cpu / memory, running jobs, jobs, waiting slots
- * &lt;n&gt;-&lt;set&gt;/billing.csv        with a quota policy: per day, slice and group the billed usage
+ * &lt;n&gt;-&lt;set&gt;/&lt;section&gt;.csv    per table section of the set's policies' reports: for a sampled
+ *                              report, per sample ({@code time_s}) and row; for another report, its
+ *                              rows at the end. Columns are the cells' keys; resources take one column
+ *                              per resource ({@code used_cpu}, {@code used_mem}). E.g. the quota
+ *                              policy's groups.csv and billing.csv, the queues policy's queues.csv.
  * </pre>
  */
 public final class ResultsFiles {
@@ -43,14 +42,11 @@ public final class ResultsFiles {
                 Path d = dir.resolve(folder(i, r.label()));
                 Files.createDirectories(d);
                 written.add(write(d.resolve("timeseries.csv"), r.series().csv()));
-                if (!r.groupSeries().rows().isEmpty()) {
-                    written.add(write(d.resolve("groups.csv"), r.groupSeries().csv()));
+                for (var t : r.reportSeries().entrySet()) {
+                    written.add(write(d.resolve(t.getKey() + ".csv"), t.getValue().csv()));
                 }
-                if (!r.queueSeries().rows().isEmpty()) {
-                    written.add(write(d.resolve("queues.csv"), r.queueSeries().csv()));
-                }
-                if (!r.billing().isEmpty()) {
-                    written.add(write(d.resolve("billing.csv"), billing(r.billing())));
+                for (var t : r.reportTables().entrySet()) {
+                    written.add(write(d.resolve(t.getKey() + ".csv"), t.getValue().csv()));
                 }
             }
         } catch (IOException e) {
@@ -71,14 +67,5 @@ public final class ResultsFiles {
     private static Path write(Path p, String text) throws IOException {
         Files.writeString(p, text, StandardCharsets.UTF_8);
         return p;
-    }
-
-    private static String billing(List<BillingRow> rows) {
-        StringBuilder sb = new StringBuilder("day,slice,group,slot_seconds,cpu_core_seconds,mem_gib_seconds\n");
-        for (BillingRow b : rows) {
-            sb.append(String.format(Locale.ROOT, "%s,%s,%s,%.3f,%.3f,%.3f\n", b.day(), b.slice(), b.group(), b.slotSeconds(),
-                    b.cpuCoreSeconds(), b.memGibSeconds()));
-        }
-        return sb.toString();
     }
 }

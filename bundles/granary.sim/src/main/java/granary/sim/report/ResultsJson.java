@@ -10,8 +10,10 @@ import com.google.gson.JsonObject;
 
 import granary.api.model.NodeSpec;
 import granary.api.model.Resources;
-import granary.policy.quota.api.BillingRow;
-import granary.policy.quota.api.GroupQuotaRow;
+import granary.api.report.Cell;
+import granary.api.report.Report;
+import granary.api.report.Row;
+import granary.api.report.Section;
 import granary.sim.metrics.Stats;
 import granary.sim.run.Replay;
 import granary.sim.run.RunResult;
@@ -97,8 +99,9 @@ public final class ResultsJson {
         JsonArray sets = new JsonArray();
         r.sets().forEach(x -> sets.add(x.label()));
         s.add("policySets", sets);
-        s.addProperty("quotaTable", r.settings().quotaTable() != null);
-        s.addProperty("queueTree", r.settings().queueTree() != null);
+        JsonObject options = new JsonObject();
+        r.settings().policyOptions().forEach(o -> options.addProperty(o.policy() + "." + o.option(), o.value()));
+        s.add("policyOptions", options);
         return s;
     }
 
@@ -134,7 +137,7 @@ public final class ResultsJson {
         rev.addProperty("lostSlotSeconds", r.revocations().lostSlotSeconds());
         o.add("revocations", rev);
         o.add("groups", groups(r));
-        o.add("billing", billing(r.billing()));
+        o.add("reports", reports(r.reports()));
         o.addProperty("simulatedSeconds", r.simulatedMs() / 1000.0);
         o.addProperty("decisions", r.decisions());
         o.addProperty("slotGrants", r.slotGrants());
@@ -171,45 +174,57 @@ public final class ResultsJson {
             x.addProperty("cpuCoreSeconds", g.cpuCoreSeconds());
             x.addProperty("memGibSeconds", g.memGibSeconds());
             x.addProperty("peakSlots", g.peakSlots());
-            for (GroupQuotaRow q : r.quota()) {
-                if (q.group().equals(name)) {
-                    x.add("quota", quota(q));
-                }
-            }
             o.add(name, x);
         });
-        for (GroupQuotaRow q : r.quota()) {
-            if (!o.has(q.group())) {
+        return o;
+    }
+
+    /**
+     * Policy → report → {@code message} (when it has one) and one array of row objects per section:
+     * each cell's key with its value (a number, text, true/false, or resources as an object).
+     */
+    private static JsonObject reports(Map<String, Map<String, Report>> reports) {
+        JsonObject o = new JsonObject();
+        reports.forEach((policy, byName) -> {
+            JsonObject p = new JsonObject();
+            byName.forEach((name, report) -> p.add(name, report(report)));
+            o.add(policy, p);
+        });
+        return o;
+    }
+
+    private static JsonObject report(Report report) {
+        JsonObject o = new JsonObject();
+        if (report.message() != null) {
+            o.addProperty("message", report.message());
+        }
+        for (Section s : report.sections()) {
+            JsonArray rows = new JsonArray();
+            for (Row row : s.rows()) {
                 JsonObject x = new JsonObject();
-                x.add("quota", quota(q));
-                o.add(q.group(), x);
+                if (row.depth() > 0) {
+                    x.addProperty("depth", row.depth());
+                }
+                for (Cell c : row.cells()) {
+                    value(x, c.key(), c.value());
+                }
+                rows.add(x);
             }
+            o.add(s.name(), rows);
         }
         return o;
     }
 
-    private static JsonObject quota(GroupQuotaRow q) {
-        JsonObject x = new JsonObject();
-        x.addProperty("min", q.min().toString());
-        x.addProperty("max", q.max().toString());
-        x.addProperty("usedAtEnd", q.used().toString());
-        x.addProperty("stateAtEnd", q.state().name());
-        return x;
-    }
-
-    private static JsonArray billing(List<BillingRow> rows) {
-        JsonArray a = new JsonArray();
-        for (BillingRow b : rows) {
-            JsonObject x = new JsonObject();
-            x.addProperty("day", b.day());
-            x.addProperty("slice", b.slice());
-            x.addProperty("group", b.group());
-            x.addProperty("slotSeconds", b.slotSeconds());
-            x.addProperty("cpuCoreSeconds", b.cpuCoreSeconds());
-            x.addProperty("memGibSeconds", b.memGibSeconds());
-            a.add(x);
+    private static void value(JsonObject into, String key, Object v) {
+        if (v instanceof Resources r) {
+            into.add(key, resources(r));
+        } else if (v instanceof Number n) {
+            into.addProperty(key, n);
+        } else if (v instanceof Boolean b) {
+            into.addProperty(key, b);
+        } else {
+            into.addProperty(key, v == null ? null : v.toString());
         }
-        return a;
     }
 
     private static JsonObject performance(RunResult.Performance p) {

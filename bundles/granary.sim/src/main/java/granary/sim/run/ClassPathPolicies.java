@@ -1,6 +1,7 @@
 package granary.sim.run;
 
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.SortedSet;
@@ -32,6 +33,11 @@ public final class ClassPathPolicies implements PolicySource {
     @Override
     public SortedSet<String> names() {
         return Collections.unmodifiableSortedSet(new TreeSet<>(providers.keySet()));
+    }
+
+    @Override
+    public List<PolicyDeclaration> declarations() {
+        return List.copyOf(providers.values());
     }
 
     /** Option name → description of a policy, for usage texts. */

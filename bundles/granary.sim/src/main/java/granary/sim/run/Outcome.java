@@ -1,14 +1,10 @@
 package granary.sim.run;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import granary.policy.quota.api.BillingRow;
-import granary.policy.quota.api.GroupQuotaRow;
-import granary.policy.quota.api.QuotaReports;
-import granary.api.spi.Policy;
+import granary.api.report.Report;
 import granary.engine.Engine;
 import granary.sim.metrics.GroupUsage;
 import granary.sim.metrics.LongList;
@@ -73,23 +69,14 @@ final class Outcome {
         Map<String, RunResult.GroupRow> groups = new LinkedHashMap<>();
         rec.groups.forEach((name, g) -> groups.put(name, new RunResult.GroupRow(g.jobs(), g.timeouts(), g.slotSeconds(),
                 g.cpuCoreSeconds(), g.memGibSeconds(), g.peakSlots())));
-        List<BillingRow> billing = new ArrayList<>();
-        List<GroupQuotaRow> quota = new ArrayList<>();
-        for (PolicySource.Created c : sim.prepared().policies()) {
-            Policy p = c.policy();
-            if (p instanceof QuotaReports q) {
-                billing.addAll(q.billing(null, engine.view()));
-                quota.addAll(q.quota(engine.view()).groups());
-                break;
-            }
-        }
+        Map<String, Map<String, Report>> reports = rec.reports.readAll();
         long decisions = engine.view().status().decisions();
         long simulated = end - s.startEpochMs();
         RunResult.Performance perf = new RunResult.Performance(wallSeconds, decisions / wallSeconds, rec.slotGrants / wallSeconds,
                 simulated / 1000.0 / wallSeconds);
         return new RunResult(sim.prepared().label(), sim.prepared().selection(), effective, List.copyOf(sim.notes()), jobs,
                 timeouts, waits, rec.utilisation(end), rec.stranded(), rec.strandedOfFree(),
-                new RunResult.Revocations(rec.revokedSlots, rec.lostSlotMs / 1000.0), groups, billing, quota, rec.series,
-                rec.groupSeries, rec.queueSeries, simulated, decisions, rec.slotGrants, perf);
+                new RunResult.Revocations(rec.revokedSlots, rec.lostSlotMs / 1000.0), groups, reports, rec.series,
+                rec.reports.series(), rec.reports.tablesAtEnd(reports), simulated, decisions, rec.slotGrants, perf);
     }
 }

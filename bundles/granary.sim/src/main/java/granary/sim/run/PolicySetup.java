@@ -2,12 +2,14 @@ package granary.sim.run;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.spi.ExtensionPoint;
+import granary.api.spi.PolicyDeclaration;
 
 /**
  * Makes the fresh policy instances of one set and decides the engine's selection. Two points need a
@@ -17,8 +19,13 @@ import granary.api.spi.ExtensionPoint;
  */
 public final class PolicySetup {
 
-    /** The instances of one set, ready to install, and what was added. */
-    public record Prepared(String label, List<PolicySource.Created> policies, List<String> selection, List<String> notes) {
+    /**
+     * The instances of one set, ready to install, and what was added.
+     *
+     * @param declarations policy name → its declaration (its reports are read from it)
+     */
+    public record Prepared(String label, List<PolicySource.Created> policies, List<String> selection, List<String> notes,
+                           Map<String, PolicyDeclaration> declarations) {
 
         /** Gives every instance back to its source. */
         public void release() {
@@ -31,7 +38,13 @@ public final class PolicySetup {
     private PolicySetup() {
     }
 
-    public static Prepared prepare(PolicySetSpec spec, PolicySource source, boolean allOrNothing) {
+    /**
+     * Makes the set's policies. A policy of the set takes the command line's options for it
+     * ({@code options}), then its own from the set ({@code quota:preemption=false}), which win; an
+     * option of the command line for a policy the set does not have is noted as not used.
+     */
+    public static Prepared prepare(PolicySetSpec spec, PolicySource source, boolean allOrNothing,
+                                   List<SimSettings.PolicyOption> options) {
         List<PolicySource.Created> made = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         try {
@@ -40,8 +53,13 @@ public final class PolicySetup {
                 if (!names.add(r.name())) {
                     throw new InvalidRequestException("--policies " + spec.label(), r.name(), "is named twice in the set");
                 }
-                made.add(source.create(r.name(), r.options()));
+                Map<String, String> merged = new LinkedHashMap<>();
+                options.stream().filter(o -> o.policy().equals(r.name())).forEach(o -> merged.put(o.option(), o.value()));
+                merged.putAll(r.options());
+                made.add(source.create(r.name(), merged));
             }
+            options.stream().filter(o -> !names.contains(o.policy())).map(SimSettings.PolicyOption::given).distinct()
+                    .forEach(given -> notes.add(given + " not used: no policy of this set takes it"));
             List<PolicySource.Created> added = new ArrayList<>();
             if (!covers(made, ExtensionPoint.UNIT_ORDER)) {
                 added.add(add(source, ExtensionPoint.UNIT_ORDER, "fifo", spec, notes, "the set names no unit order"));
@@ -53,7 +71,14 @@ public final class PolicySetup {
             all.addAll(made);
             List<String> selection = new ArrayList<>();
             all.forEach(c -> selection.add(c.policy().name()));
-            return new Prepared(spec.label(), all, selection, notes);
+            Map<String, PolicyDeclaration> declarations = new LinkedHashMap<>();
+            for (String n : selection) {
+                PolicyDeclaration d = source.declaration(n);
+                if (d != null) {
+                    declarations.put(n, d);
+                }
+            }
+            return new Prepared(spec.label(), all, selection, notes, declarations);
         } catch (RuntimeException e) {
             made.forEach(c -> c.release().run());
             throw e;

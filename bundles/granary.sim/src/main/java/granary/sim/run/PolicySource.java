@@ -1,9 +1,11 @@
 package granary.sim.run;
 
+import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 
 import granary.api.spi.Policy;
+import granary.api.spi.PolicyDeclaration;
 
 /**
  * Where a replay gets its policies: new, independent instances by name — from the
@@ -27,4 +29,16 @@ public interface PolicySource {
      * @throws granary.api.model.InvalidRequestException for an unknown name (listing the known ones) or bad options
      */
     Created create(String name, Map<String, String> options);
+
+    /**
+     * The declarations of the policies available (their options, reports and commands), sorted by
+     * name: the simulator takes its policy flags ({@code OptionSpec.commandLine}) and the reports it
+     * samples from them.
+     */
+    List<PolicyDeclaration> declarations();
+
+    /** The declaration of the named policy, or null. */
+    default PolicyDeclaration declaration(String name) {
+        return declarations().stream().filter(d -> d.name().equals(name)).findFirst().orElse(null);
+    }
 }

@@ -8,11 +8,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import granary.api.model.Resources;
-import granary.policy.queues.api.QueueReports;
-import granary.policy.queues.api.QueueRow;
-import granary.policy.quota.api.GroupQuotaRow;
-import granary.policy.quota.api.QuotaReports;
 import granary.api.spi.EngineView;
+import granary.api.spi.PolicyDeclaration;
 import granary.sim.metrics.Fragmentation;
 import granary.sim.metrics.GroupUsage;
 import granary.sim.metrics.SecondsHistogram;
@@ -21,8 +18,8 @@ import granary.sim.metrics.TimeSeries;
 /**
  * The metrics of one replay as it runs: what waits (units, slots, slot shapes), utilisation
  * integrated exactly over simulated time, per-group usage, slot waits, revocations, and the time
- * series sampled every {@code sampleMs} (state between two events does not change, so a sample
- * taken before the next event is exact).
+ * series sampled every {@code sampleMs} — its own and those of the policies' sampled reports (state
+ * between two events does not change, so a sample taken before the next event is exact).
  */
 final class Recorder {
 
@@ -30,8 +27,6 @@ final class Recorder {
     private final long t0;
     private final long sampleMs;
     private final long timeoutMs;
-    private final QuotaReports quota;
-    private final QueueReports queues;
     private final String[] dims;
     private final Resources capacity;
     private final double[] integral;
@@ -60,16 +55,13 @@ final class Recorder {
     private double strandedOfFreeSum;
     private long samples;
     final TimeSeries series;
-    final TimeSeries groupSeries;
-    final TimeSeries queueSeries;
+    final ReportSampler reports;
 
-    Recorder(EngineView view, long t0, long sampleMs, long timeoutMs, QuotaReports quota, QueueReports queues) {
+    Recorder(EngineView view, long t0, long sampleMs, long timeoutMs, Map<String, PolicyDeclaration> declarations) {
         this.view = view;
         this.t0 = t0;
         this.sampleMs = sampleMs;
         this.timeoutMs = timeoutMs;
-        this.quota = quota;
-        this.queues = queues;
         this.capacity = view.cluster().capacity();
         List<String> d = new ArrayList<>(List.of("cpu", "mem"));
         capacity.extended().keySet().forEach(d::add);
@@ -90,9 +82,7 @@ final class Recorder {
         }
         header.addAll(List.of("jobs_submitted", "unit_timeouts_so_far"));
         this.series = new TimeSeries(header);
-        this.groupSeries = new TimeSeries(List.of("time_s", "group", "state", "used", "min", "max"));
-        this.queueSeries = new TimeSeries(List.of("time_s", "queue", "leaf", "used_cpu", "used_mem", "guaranteed_cpu",
-                "guaranteed_mem", "max_cpu", "max_mem", "running_jobs", "jobs", "waiting_slots"));
+        this.reports = new ReportSampler(view, declarations, d);
     }
 
     String[] dims() {
@@ -209,18 +199,7 @@ final class Recorder {
         samples++;
         integralAtSample = integral.clone();
         lastSample = t;
-        long ts = (t - t0) / 1000;
-        if (quota != null) {
-            for (GroupQuotaRow g : quota.quota(view).groups()) {
-                groupSeries.add(ts, g.group(), g.state(), g.used(), g.min(), g.max());
-            }
-        }
-        if (queues != null) {
-            for (QueueRow q : queues.queues(view)) {
-                queueSeries.add(ts, q.path(), q.leaf(), q.used().cpu(), q.used().memMb(), q.guaranteed().cpu(),
-                        q.guaranteed().memMb(), q.maximum().cpu(), q.maximum().memMb(), q.runningJobs(), q.jobs(), q.waitingSlots());
-            }
-        }
+        reports.sample((t - t0) / 1000);
     }
 
     private List<Resources> shapes() {

@@ -81,7 +81,8 @@ public final class Replay {
     }
 
     static RunResult runOne(Report loaded, PolicySetSpec set, PolicySource source, Progress progress, int i) {
-        PolicySetup.Prepared p = PolicySetup.prepare(set, source, loaded.workload().hasAllOrNothing());
+        PolicySetup.Prepared p = PolicySetup.prepare(set, source, loaded.workload().hasAllOrNothing(),
+                loaded.request().settings().policyOptions());
         try {
             return new Simulation(loaded.workload(), loaded.nodes(), p, loaded.request().settings(), progress, i,
                     loaded.request().sets().size()).run();

@@ -3,8 +3,7 @@ package granary.sim.run;
 import java.util.List;
 import java.util.Map;
 
-import granary.policy.quota.api.BillingRow;
-import granary.policy.quota.api.GroupQuotaRow;
+import granary.api.report.Report;
 import granary.sim.metrics.Stats;
 import granary.sim.metrics.TimeSeries;
 
@@ -20,13 +19,16 @@ import granary.sim.metrics.TimeSeries;
  * @param simulatedMs simulated time from trace time 0 to the end of the replay
  * @param decisions  the engine's grant and revoke decisions
  * @param slotGrants slots granted in all (a decision may grant several)
+ * @param reports    every report of the set's policies at the end: policy → report name → report
+ * @param reportSeries the table sections of the sampled reports over time, by section name ({@code groups.csv})
+ * @param reportTables the table sections of the other reports at the end, by section name ({@code billing.csv})
  */
 public record RunResult(String label, List<String> selection, Map<String, String> effective, List<String> notes,
                         Jobs jobs, Timeouts timeouts, Waits waits, Map<String, Double> utilisation,
                         Map<String, Double> strandedShare, double strandedShareOfFree, Revocations revocations,
-                        Map<String, GroupRow> groups, List<BillingRow> billing, List<GroupQuotaRow> quota,
-                        TimeSeries series, TimeSeries groupSeries, TimeSeries queueSeries, long simulatedMs, long decisions, long slotGrants,
-                        Performance performance) {
+                        Map<String, GroupRow> groups, Map<String, Map<String, Report>> reports,
+                        TimeSeries series, Map<String, TimeSeries> reportSeries, Map<String, TimeSeries> reportTables,
+                        long simulatedMs, long decisions, long slotGrants, Performance performance) {
 
     /**
      * @param submitted     jobs the engine accepted

@@ -23,12 +23,8 @@ import granary.api.event.JobSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.OutputEvent;
 import granary.api.event.PolicyInstalled;
-import granary.api.event.PolicyReconfigured;
 import granary.api.event.Revoked;
 import granary.api.event.UnitRequested;
-import granary.policy.queues.api.QueueReports;
-import granary.policy.quota.api.QuotaReports;
-import granary.api.spi.Policy;
 import granary.engine.Engine;
 import granary.engine.EngineOptions;
 import granary.sim.workload.SimJob;
@@ -103,13 +99,11 @@ public final class Simulation {
         for (PolicySource.Created c : policies.policies()) {
             handle(new PolicyInstalled(c.policy(), c.origin()));
         }
-        reconfigure(QuotaReports.class, settings.quotaTable(), "--quota");
-        reconfigure(QueueReports.class, settings.queueTree(), "--queues");
         for (NodeSpec n : nodes) {
             handle(new NodeAdded(n));
         }
         recorder = new Recorder(engine.view(), settings.startEpochMs(), sampleMs(), settings.timeoutMs(),
-                (QuotaReports) find(QuotaReports.class), (QueueReports) find(QueueReports.class));
+                policies.declarations());
         engine.subscribe(this::decided);
         for (SimJob j : workload.jobs()) {
             JobTrack t = new JobTrack(j);
@@ -122,28 +116,6 @@ public final class Simulation {
             }
             byTime.forEach((time, us) -> push(new Event(time + settings.startEpochMs(), ARRIVAL, seq++, null, t, us)));
         }
-    }
-
-    /** Hands the quota table or queue tree to each policy of the set that reports that kind of thing. */
-    private void reconfigure(Class<?> kind, Object settingsObject, String option) {
-        if (settingsObject == null) {
-            return;
-        }
-        Policy p = find(kind);
-        if (p == null) {
-            notes.add(option + " not used: no policy of this set takes it");
-            return;
-        }
-        notes.addAll(handle(new PolicyReconfigured(p.name(), settingsObject)).notes());
-    }
-
-    private Policy find(Class<?> kind) {
-        for (PolicySource.Created c : policies.policies()) {
-            if (kind.isInstance(c.policy())) {
-                return c.policy();
-            }
-        }
-        return null;
     }
 
     private long sampleMs() {

@@ -8,7 +8,7 @@ import granary.api.model.InvalidRequestException;
 import granary.api.model.Names;
 
 /**
- * Which group (quota group / queue) a replayed job goes to, option {@code group}:
+ * Which group (the queue or funded group a policy knows it by) a replayed job goes to, option {@code group}:
  * <ul>
  *   <li>{@code const:NAME} — every job in group NAME (default {@code const:default});</li>
  *   <li>{@code hash:N} — jobs spread over N groups {@code g0 .. g<N-1>} by their job id

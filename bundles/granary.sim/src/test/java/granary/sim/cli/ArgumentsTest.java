@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import granary.api.model.InvalidRequestException;
+import granary.sim.run.ClassPathPolicies;
 import granary.sim.run.PolicySetSpec;
 import granary.sim.trace.TraceFormat;
 
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class ArgumentsTest {
 
     private static Arguments.Invocation parse(String... args) {
-        return Arguments.parse(List.of(args));
+        return Arguments.parse(List.of(args), new ClassPathPolicies().declarations());
     }
 
     private static String usageError(String... args) {
@@ -67,9 +68,15 @@ class ArgumentsTest {
         assertEquals("--out is given twice", usageError("--trace", "synthetic", "--out", "a", "--out", "b"));
         assertEquals("unexpected argument 'fair': options start with --; see --help", usageError("--trace", "synthetic", "fair"));
         assertEquals("--trace-option 'jobs' is not KEY=VALUE", usageError("--trace", "synthetic", "--trace-option", "jobs"));
-        assertEquals("--workers-spans needs --quota (the table the spans belong to)",
+        // the quota policy's flags (its declaration's OptionSpec.commandLine), checked by the policy itself
+        assertEquals("policy quota: workerSpans: is set but tableFile is not: WorkerSpans belong to a quota table",
                 usageError("--trace", "synthetic", "--workers-spans", "default:10"));
-        assertTrue(usageError("--trace", "synthetic", "--quota", "/nonexistent/q.json").startsWith("no such file /nonexistent/q.json"));
+        assertTrue(usageError("--trace", "synthetic", "--quota", "/nonexistent/q.json")
+                .startsWith("policy quota: tableFile: no such file /nonexistent/q.json"));
+        assertEquals("policy quota: zone: 'Mars' is not a time zone (e.g. UTC, Asia/Shanghai)",
+                usageError("--trace", "synthetic", "--option", "quota.zone=Mars"));
+        assertEquals("--option 'quota' is not NAME.KEY=VALUE, e.g. --option quota.zone=UTC",
+                usageError("--trace", "synthetic", "--option", "quota"));
         assertEquals("--policies fifo||fair: set: a policy set is empty (check for '||' or a '|' at an end)",
                 assertThrows(InvalidRequestException.class, () -> parse("--trace", "synthetic", "--policies", "fifo||fair"))
                         .getMessage().replace("--policies: set", "--policies fifo||fair: set"));

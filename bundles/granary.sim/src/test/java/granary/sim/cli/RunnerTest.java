@@ -56,8 +56,9 @@ class RunnerTest {
                 "--policies", "fifo|queues,quota,fifo", "--out", out.toString());
         assertEquals(0, o.exit(), o.text());
         assertTrue(o.text().contains("note [fifo]: --quota not used: no policy of this set takes it"), o.text());
-        assertTrue(o.text().contains("note [queues,quota,fifo]: quota table: 2 slices, 3 groups, counting workers, WorkerSpans "
-                + "default:30000,0-6:40000; slice in force: 0-6"), o.text());
+        assertTrue(o.text().contains("note [fifo]: --queues not used: no policy of this set takes it"), o.text());
+        // the sampled reports' tables over time, the billing report's table at the end
+        assertTrue(Files.readString(out.resolve("2-queues+quota+fifo/groups.csv")).startsWith("time_s,group,id,min,max,used,state\n"));
         for (String f : List.of("2-queues+quota+fifo/groups.csv", "2-queues+quota+fifo/queues.csv", "2-queues+quota+fifo/billing.csv")) {
             assertTrue(Files.isRegularFile(out.resolve(f)), f);
         }

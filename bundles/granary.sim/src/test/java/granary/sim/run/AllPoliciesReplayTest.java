@@ -3,18 +3,16 @@ package granary.sim.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.StringReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import granary.policy.queues.api.QueueTree;
-import granary.policy.quota.api.QuotaTable;
 import granary.api.spi.ExtensionPoint;
-import granary.policy.queues.api.QueueTreeCodec;
-import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.trace.TraceFormat;
 
 import org.junit.jupiter.api.Test;
@@ -38,18 +36,22 @@ class AllPoliciesReplayTest {
                 + "installed: " + Sims.POLICIES.names());
     }
 
-    private static SimSettings settings() {
-        QuotaTable table = QuotaTableCodec.read(new StringReader("{\"default\": {"
+    private static SimSettings settings() throws IOException {
+        Path table = Files.createTempFile("granary-quota-", ".json");
+        Path tree = Files.createTempFile("granary-queues-", ".json");
+        table.toFile().deleteOnExit();
+        tree.toFile().deleteOnExit();
+        Files.writeString(table, "{\"default\": {"
                 + "\"g0\": {\"GroupId\": 1, \"MaxQuota\": 1000, \"MinQuota\": 10}, \"g1\": {\"GroupId\": 2, \"MaxQuota\": 1000, \"MinQuota\": 10},"
-                + "\"g2\": {\"GroupId\": 3, \"MaxQuota\": 1000, \"MinQuota\": 0}, \"g3\": {\"GroupId\": 4, \"MaxQuota\": 1000, \"MinQuota\": 0}}}"),
-                "quota.json", null);
-        QueueTree tree = QueueTreeCodec.read(new StringReader("{\"queues\": {\"g0\": {\"capacity\": \"25%\"}, \"g1\": {\"capacity\": \"25%\"},"
-                + " \"g2\": {\"capacity\": \"25%\"}, \"g3\": {\"capacity\": \"25%\"}}}"), "queues.json");
-        return Sims.strict().withQuota(table).withQueues(tree);
+                + "\"g2\": {\"GroupId\": 3, \"MaxQuota\": 1000, \"MinQuota\": 0}, \"g3\": {\"GroupId\": 4, \"MaxQuota\": 1000, \"MinQuota\": 0}}}");
+        Files.writeString(tree, "{\"queues\": {\"g0\": {\"capacity\": \"25%\"}, \"g1\": {\"capacity\": \"25%\"},"
+                + " \"g2\": {\"capacity\": \"25%\"}, \"g3\": {\"capacity\": \"25%\"}}}");
+        return Sims.strict().withPolicyOption("quota", "tableFile", table.toString(), "--quota")
+                .withPolicyOption("queues", "file", tree.toString(), "--queues");
     }
 
     @Test
-    void aReplayThroughEachInstalledPolicyAndThroughAllOfThemTogether() {
+    void aReplayThroughEachInstalledPolicyAndThroughAllOfThemTogether() throws IOException {
         List<String> sets = new ArrayList<>(Sims.POLICIES.names());
         sets.add(String.join(",", Sims.POLICIES.names()));
         boolean gangs = PolicySetup.available(Sims.POLICIES, ExtensionPoint.GANG_PLACEMENT);

@@ -1,18 +1,16 @@
 package granary.sim.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
 import granary.api.spi.ExtensionPoint;
-import granary.policy.queues.api.QueueTreeCodec;
-import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.trace.TraceFormat;
 
 import org.junit.jupiter.api.Test;
@@ -38,10 +36,8 @@ class ExamplesTest {
 
     @Test
     void theWorkloadQuotaTableAndQueueTreeReplayTogether() throws IOException {
-        SimSettings s = Sims.strict();
-        try (Reader q = Files.newBufferedReader(EXAMPLES.resolve("quota.json")); Reader t = Files.newBufferedReader(EXAMPLES.resolve("queues.json"))) {
-            s = s.withQuota(QuotaTableCodec.read(q, "quota.json", null)).withQueues(QueueTreeCodec.read(t, "queues.json"));
-        }
+        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", EXAMPLES.resolve("quota.json").toString(), "--quota")
+                .withPolicyOption("queues", "file", EXAMPLES.resolve("queues.json").toString(), "--queues");
         Replay.Report r = Sims.run(Sims.request(TraceFormat.JSON, EXAMPLES.resolve("workload.json"), Map.of("group", "hash:3"),
                 List.of(), "fifo|queues,quota,fifo", s, 1));
         for (RunResult run : r.runs()) {
@@ -49,6 +45,7 @@ class ExamplesTest {
         }
         RunResult multi = r.runs().get(1);
         assertEquals(List.of("root.g0", "root.g2"), List.copyOf(multi.groups().keySet().stream().filter(g -> multi.groups().get(g).jobs() > 0).toList()));
-        assertEquals(2, multi.billing().size());
+        assertEquals(2, multi.reportTables().get("billing").rows().size());
+        assertTrue(multi.reportSeries().containsKey("groups") && multi.reportSeries().containsKey("queues"), multi.reportSeries().keySet()::toString);
     }
 }

@@ -3,13 +3,10 @@ package granary.sim.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
-import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import granary.policy.quota.api.BillingRow;
-import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.metrics.Stats;
 import granary.sim.trace.TraceFormat;
 import granary.testkit.TestFiles;
@@ -82,12 +79,13 @@ class MetricsTest {
     void perGroupUsageMatchesTheQuotaPolicysBilling() throws IOException {
         String table = "{\"default\": {\"g1\": {\"GroupId\": 1, \"MaxQuota\": 100, \"MinQuota\": 0},"
                 + " \"g2\": {\"GroupId\": 2, \"MaxQuota\": 100, \"MinQuota\": 0}}}";
-        SimSettings s = Sims.strict().withQuota(QuotaTableCodec.read(new StringReader(table), "q.json", null));
+        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", Sims.write(dir, "q.json", table).toString(), "--quota");
         RunResult r = run("quota", s);
         assertEquals(new RunResult.GroupRow(2, 0, 40, 80, 60, 2), r.groups().get("g1"));
         assertEquals(new RunResult.GroupRow(2, 1, 10, 15, 10, 1), r.groups().get("g2"));
-        assertEquals(List.of(new BillingRow("2024-01-01", "default", "g1", 40, 80, 60),
-                new BillingRow("2024-01-01", "default", "g2", 10, 15, 10)), r.billing());
+        assertEquals(List.of("day", "slice", "group", "slot_seconds", "cpu_core_seconds", "mem_gib_seconds"),
+                r.reportTables().get("billing").header());
+        assertEquals(List.of("2024-01-01,default,g1,40,80,60", "2024-01-01,default,g2,10,15,10"), r.reportTables().get("billing").rows());
         assertEquals(1, r.timeouts().jobs(), "same schedule as FIFO: nothing competes for the node");
     }
 
@@ -107,7 +105,7 @@ class MetricsTest {
                 """);
         String table = "{\"default\": {\"g1\": {\"GroupId\": 1, \"MaxQuota\": 4, \"MinQuota\": 0},"
                 + " \"g2\": {\"GroupId\": 2, \"MaxQuota\": 4, \"MinQuota\": 2}}}";
-        SimSettings s = Sims.strict().withQuota(QuotaTableCodec.read(new StringReader(table), "q.json", null));
+        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", Sims.write(dir, "q.json", table).toString(), "--quota");
         RunResult r = Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), "quota", s, 1)).runs().get(0);
         assertEquals(new RunResult.Revocations(2, 20.0), r.revocations());
         assertEquals(120_000, r.simulatedMs());

@@ -1,7 +1,7 @@
 /**
- * Quota groups and the time-sliced quota table (spec §5): the model, its validation, and the report
- * types of a quota policy.
+ * Quota groups and the time-sliced quota table (spec §5): the model, its codec and its
+ * validation. The planner and the HTTP API edit and serve tables with it.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package granary.policy.quota.api;

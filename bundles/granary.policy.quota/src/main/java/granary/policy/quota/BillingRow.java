@@ -1,4 +1,4 @@
-package granary.policy.quota.api;
+package granary.policy.quota;
 
 /**
  * A group's usage integrated over time on one day in one slice: slot-seconds, cpu core-seconds and

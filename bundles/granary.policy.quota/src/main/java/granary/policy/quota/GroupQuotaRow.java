@@ -1,4 +1,7 @@
-package granary.policy.quota.api;
+package granary.policy.quota;
+
+import granary.policy.quota.api.Quota;
+import granary.policy.quota.api.QuotaState;
 
 /** One group in a quota report: its funding in the current slice, its usage and state. */
 public record GroupQuotaRow(String group, int groupId, Quota min, Quota max, Quota used, QuotaState state) {

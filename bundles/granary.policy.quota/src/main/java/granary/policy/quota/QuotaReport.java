@@ -1,4 +1,4 @@
-package granary.policy.quota.api;
+package granary.policy.quota;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package granary.policy.queues.api;
+package granary.policy.queues;
 
 import granary.api.model.Resources;
 
