@@ -5,14 +5,14 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A job as its job master submits it (spec §2).
+ * A job as its job master submits it (docs/model.md, "Jobs and schedule units").
  *
  * @param id              unique job id
  * @param group           the quota group / queue the job's units wait in; a full path such as
  *                        {@code root.a.p0} or a name the queue layer resolves; default {@code default}
  * @param user            who submitted it (per-user limits); default {@code anonymous}
  * @param productionLevel baseline level, 0 = none; a higher level outranks ordinary priority
- * @param gang            all units of the job form one all-or-nothing gang (spec §8)
+ * @param gang            all units of the job form one all-or-nothing gang (docs/scheduling.md, "Gangs")
  * @param units           at least one unit, names unique
  */
 public record JobSpec(String id, String group, String user, int productionLevel, boolean gang, List<UnitSpec> units) {

@@ -1,7 +1,7 @@
 package granary.api.model;
 
 /**
- * One locality preference of a unit (spec §2): up to {@code count} slots at {@code level} on
+ * One locality preference of a unit (docs/model.md, "Jobs and schedule units"): up to {@code count} slots at {@code level} on
  * {@code target}. MACHINE names a node, ROOM names a room; CLUSTER has no target.
  */
 public record Locality(Level level, String target, int count) {

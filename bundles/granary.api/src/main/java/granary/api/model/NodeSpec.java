@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A machine as it joins the cluster (spec §1): a unique name, the room (engine room, rack) it
+ * A machine as it joins the cluster (docs/model.md, "Nodes, rooms and labels"): a unique name, the room (engine room, rack) it
  * stands in, its capacity, and its labels.
  *
  * @throws InvalidRequestException naming the field if a name is invalid or a capacity negative

@@ -9,7 +9,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * A schedule unit as its job master asks for it (spec §2): {@code desired} identical slots of size
+ * A schedule unit as its job master asks for it (docs/model.md, "Jobs and schedule units"): {@code desired} identical slots of size
  * {@code slot}.
  *
  * @param name         unit name, unique within its job
@@ -22,7 +22,7 @@ import java.util.TreeSet;
  * @param maxPerNode   at most this many slots of the unit on one node; 0 = no limit
  * @param blacklist    nodes the unit must not use (its own blacklist)
  * @param nodeSelector labels a node must carry ({@code key=value}, all of them) to be used
- * @param allOrNothing grant all desired slots in one step or none (spec §8)
+ * @param allOrNothing grant all desired slots in one step or none (docs/scheduling.md, "Gangs")
  * @param kind         OFFLINE (revocable) or ONLINE (stable)
  */
 public record UnitSpec(String name, Resources slot, int desired, int priority, List<Locality> locality,

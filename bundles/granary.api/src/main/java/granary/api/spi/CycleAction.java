@@ -4,7 +4,7 @@ import org.osgi.annotation.versioning.ConsumerType;
 
 /**
  * Extension point {@code cycle-action} (composable): work done in every scheduling cycle around
- * allocation, in the order elect → allocate → reserve of spec §9: {@link #beforeAllocate} for every
+ * allocation, in the order elect → allocate → reserve of docs/policies.md, "reservation": {@link #beforeAllocate} for every
  * active action (by policy name), then the engine allocates, then {@link #afterAllocate}.
  *
  * <p>A cycle runs after every input event, including {@code ClockTick}. Actions may change state

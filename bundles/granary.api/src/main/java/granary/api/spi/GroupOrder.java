@@ -5,7 +5,7 @@ import org.osgi.annotation.versioning.ConsumerType;
 /**
  * Extension point {@code group-order} (exclusive): the order in which group queues are served when
  * resources are free. The engine's built-in {@code hunger} order serves the group with the lowest
- * used share first (spec §4).
+ * used share first (docs/scheduling.md, "Passive scheduling").
  *
  * <p>Called on the engine thread for each free node; groups without waiting units are not asked.
  */

@@ -6,7 +6,7 @@ import granary.api.spi.UnitOrder;
 import granary.api.spi.UnitView;
 
 /**
- * FAIR unit order (spec §4.4): higher priority first; at equal priority the unit that holds fewer
+ * FAIR unit order (docs/scheduling.md, "Passive scheduling"): higher priority first; at equal priority the unit that holds fewer
  * slots, so that units of equal priority end up with about the same number; then the earlier
  * submission. The order reads grants, so the engine grants such units one slot at a time.
  */

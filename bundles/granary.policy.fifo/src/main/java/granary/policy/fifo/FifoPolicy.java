@@ -6,7 +6,7 @@ import granary.api.spi.UnitOrder;
 import granary.api.spi.UnitView;
 
 /**
- * FIFO unit order (spec §4.4): higher priority first; at equal priority the unit submitted earlier.
+ * FIFO unit order (docs/scheduling.md, "Passive scheduling"): higher priority first; at equal priority the unit submitted earlier.
  * Units submitted at the same instant keep their arrival order (the engine's last tie-break).
  */
 public class FifoPolicy implements UnitOrder {

@@ -13,7 +13,7 @@ import granary.api.spi.UnitView;
 import granary.api.spi.Verdict;
 
 /**
- * All-or-nothing (gang) scheduling, spec §8.
+ * All-or-nothing (gang) scheduling, docs/scheduling.md, "Gangs".
  *
  * <ul>
  *   <li><b>Gang placement</b> — plans a gang (one all-or-nothing unit, or every waiting unit of a

@@ -13,7 +13,7 @@ import granary.testkit.Jobs;
 import org.junit.jupiter.api.Test;
 
 /**
- * Best fit keeps fragmentation low (spec §8): the same cluster and the same gangs, placed by best
+ * Best fit keeps fragmentation low (docs/scheduling.md, "Gangs"): the same cluster and the same gangs, placed by best
  * fit and by first fit; best fit leaves a larger contiguous free block, and the next big gang fits
  * only there.
  */

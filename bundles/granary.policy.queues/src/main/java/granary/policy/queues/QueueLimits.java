@@ -11,7 +11,7 @@ import granary.api.spi.Verdict;
 import granary.policy.queues.QueueIndex.Queue;
 
 /**
- * The limits a queue puts on its leaves (spec §10): the maximum capacity of the leaf and of every
+ * The limits a queue puts on its leaves (docs/multi-tenancy.md, "Queues by full path"): the maximum capacity of the leaf and of every
  * ancestor, and the most running jobs, in all and per user, of the leaf and of every ancestor. An
  * inner queue counts what all the leaves below it hold.
  *

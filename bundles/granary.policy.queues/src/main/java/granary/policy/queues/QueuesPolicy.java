@@ -24,7 +24,7 @@ import granary.api.spi.Verdict;
 import granary.policy.queues.QueueIndex.Queue;
 
 /**
- * Hierarchical queues addressed by full path (spec §10), as one policy at five extension points:
+ * Hierarchical queues addressed by full path (docs/multi-tenancy.md, "Queues by full path"), as one policy at five extension points:
  * <ul>
  *   <li><b>group-resolver</b>: the group a job names becomes the full path of a leaf by
  *       {@link QueueTree#resolve} — a full path, a unique short name, the fallback for an unknown
@@ -50,7 +50,7 @@ import granary.policy.queues.QueueIndex.Queue;
  * both policies are asked and the smallest allowance wins, so a unit is held by whichever of a queue
  * maximum, a running-job limit or a quota (max, Drawback, unfunded slice) is tighter, and its wait
  * reason names the limit that held it. Both submit filters apply. Group order is exclusive: of the
- * two, the one selected last is in effect (hierarchical order here, the §6 order of heads there);
+ * two, the one selected last is in effect (hierarchical order here, the docs/multi-tenancy.md, "The elastic quota loop" order of heads there);
  * the other policy's admission and the quota's cycle actions (billing, preemption, emergent job)
  * keep working either way. Selecting {@code queues} alone gives hierarchical queues without quotas;
  * {@code quota} alone keeps the engine's flat resolver.

@@ -11,7 +11,7 @@ import granary.api.spi.GroupView;
 import org.junit.jupiter.api.Test;
 
 /**
- * Spec §10 group order on the real engine: which waiting queue a freed node goes to. Nodes of 100
+ * docs/multi-tenancy.md, "Queues by full path" group order on the real engine: which waiting queue a freed node goes to. Nodes of 100
  * cpu take one slot of 100 cpu each, so every release frees exactly one slot and one decision.
  */
 class GroupOrderTest {

@@ -12,7 +12,7 @@ import granary.api.spi.ReasonCode;
 import org.junit.jupiter.api.Test;
 
 /**
- * Spec §10 limits on the real engine: maximum capacity of a leaf and of its ancestors, most running
+ * docs/multi-tenancy.md, "Queues by full path" limits on the real engine: maximum capacity of a leaf and of its ancestors, most running
  * jobs per queue (leaf or ancestor) and per user. Cluster: 4 nodes of 1000 cpu, 10000 MiB; slots of
  * 100 cpu, 100 MiB, so cpu binds.
  */

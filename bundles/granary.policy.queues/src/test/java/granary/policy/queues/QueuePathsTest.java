@@ -17,7 +17,7 @@ import granary.api.spi.JobView;
 
 import org.junit.jupiter.api.Test;
 
-/** Spec §10: a queue's identity is its full path; short names only where unique; the fallback. */
+/** docs/multi-tenancy.md, "Queues by full path": a queue's identity is its full path; short names only where unique; the fallback. */
 class QueuePathsTest {
 
     static final String TREE = """

@@ -14,7 +14,7 @@ import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
 
 /**
- * Billing (spec §5): per group, usage integrated over time — slot-seconds, cpu core-seconds and
+ * Billing (docs/multi-tenancy.md, "The quota table"): per group, usage integrated over time — slot-seconds, cpu core-seconds and
  * memory GiB-seconds — per day and per slice. Usage only changes inside scheduling cycles, so the
  * integral is exact: at the start of a cycle the usage seen at the end of the previous one is
  * charged for the time between, cut at every hour boundary so that each piece falls in one slice of

@@ -20,7 +20,7 @@ import granary.api.spi.NodeView;
 import granary.api.spi.UnitView;
 
 /**
- * Preemption of spec §6: a group below its min whose top job cannot be placed takes capacity back.
+ * Preemption of docs/multi-tenancy.md, "The elastic quota loop": a group below its min whose top job cannot be placed takes capacity back.
  *
  * <p>The preemptible list of the article holds the grants a group received while above its min. The
  * same set, read from the engine: the <em>offline</em> grants of groups using more than their min

@@ -9,7 +9,7 @@ import java.time.ZoneId;
  * @param preemption      a group below its min may take capacity back from groups above theirs
  *                        (offline grants only, oldest first)
  * @param holdForEmergent while the top job cannot be placed it is the emergent job and nothing else
- *                        is granted (spec §6: "this round fails"); false lets others use what it cannot
+ *                        is granted (docs/multi-tenancy.md, "The elastic quota loop": "this round fails"); false lets others use what it cannot
  * @param billingDays     days of billing kept
  */
 public record QuotaOptions(ZoneId zone, boolean preemption, boolean holdForEmergent, int billingDays) {

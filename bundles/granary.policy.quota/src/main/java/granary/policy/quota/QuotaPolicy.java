@@ -32,14 +32,14 @@ import granary.api.spi.UnitView;
 import granary.api.spi.Verdict;
 
 /**
- * Elastic quota groups with a time-sliced quota table (spec §5–§6).
+ * Elastic quota groups with a time-sliced quota table (docs/multi-tenancy.md).
  *
  * <ul>
  *   <li><b>Admission</b> — a group not funded in the slice in force gets nothing (its running work
  *       drains); a Drawback group (used ≥ max) gets nothing; otherwise a unit may have as many slots
  *       as fit under its group's max and, with WorkerSpans, under the service's workers of the slice.
  *       Capacity a group leaves idle is lent to the others (the shared pool grows and shrinks).</li>
- *   <li><b>Group order</b> (the loop of §6) — look at the head of every group queue: a head with a
+ *   <li><b>Group order</b> (the loop of docs/multi-tenancy.md, "The elastic quota loop") — look at the head of every group queue: a head with a
  *       production level wins; then groups below their min; then the higher head priority; then the
  *       earlier head submission.</li>
  *   <li><b>Cycle action</b> — the slice switches on the engine clock at the hour boundary (the engine
@@ -146,7 +146,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
                 value.isWorkers() ? value.workers() : -1);
     }
 
-    // ---- group order (spec §6) ----
+    // ---- group order (docs/multi-tenancy.md, "The elastic quota loop") ----
 
     @Override
     public int compare(GroupView a, GroupView b, EngineView view) {
@@ -221,7 +221,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         billing.observe(ctx);
     }
 
-    /** The top job of §6: placed, preempted for, or made the emergent job. */
+    /** The top job of docs/multi-tenancy.md, "The elastic quota loop": placed, preempted for, or made the emergent job. */
     private void topJob(CycleContext ctx) {
         GroupView top = null;
         for (GroupView g : ctx.groups()) {

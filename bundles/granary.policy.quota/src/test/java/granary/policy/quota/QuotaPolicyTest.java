@@ -124,7 +124,7 @@ class QuotaPolicyTest {
         assertEquals(30, b.granted("svc"));                          // online: never taken
         assertEquals(30, b.unit("old").remaining());                 // the victims wait again, nothing lost
         b.submit("more", "b", 15);
-        // b is still below its min (30 < 40): it preempts until its top job fits (spec §6), never below a's min
+        // b is still below its min (30 < 40): it preempts until its top job fits (docs/multi-tenancy.md, "The elastic quota loop"), never below a's min
         assertEquals(15, b.granted("more"));
         assertEquals(55, b.usedSlots("a"));
         b.submit("beyond", "b", 5);

@@ -11,7 +11,7 @@ import granary.api.spi.JobView;
 import granary.api.spi.UnitView;
 
 /**
- * Elects the target (spec §9): among jobs that have starved past the threshold, the highest
+ * Elects the target (docs/policies.md, "reservation"): among jobs that have starved past the threshold, the highest
  * priority (a job's priority is its highest unit priority), then the longest starving, then the
  * earlier submission, then the id. A job that admission holds back (quota, running-job limits) is
  * passed over: locking nodes would not help it.

@@ -1,6 +1,6 @@
 package granary.policy.reservation;
 
-/** How the nodes of a reservation are chosen (spec §9; the Volcano article's two algorithms). */
+/** How the nodes of a reservation are chosen (docs/policies.md, "reservation"; the Volcano article's two algorithms). */
 public enum Mode {
 
     /**

@@ -15,7 +15,7 @@ import granary.api.spi.NodeView;
 import granary.api.spi.UnitView;
 
 /**
- * The node group of a reservation (spec §9): the nodes locked so far, then the other nodes in
+ * The node group of a reservation (docs/policies.md, "reservation"): the nodes locked so far, then the other nodes in
  * {@link Mode} order — by capacity (spec first) or by free amount (idle first) of the target's main
  * resource, largest first, then by name — each taken while the target's waiting slots are not all
  * covered. A node covers the slots of the target that fit in its capacity (not its free space: the

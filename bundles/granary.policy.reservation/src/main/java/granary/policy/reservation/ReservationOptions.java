@@ -5,7 +5,7 @@ package granary.policy.reservation;
  *
  * @param thresholdMillis a job becomes a candidate target once it has starved (waited without getting a
  *                        new slot) this long. Default 60 s:
- *                        spec §7 counts a wait over 10 s as a wait-for-resource timeout, so ordinary
+ *                        docs/policies.md, "submitwindow" counts a wait over 10 s as a wait-for-resource timeout, so ordinary
  *                        queueing resolves well within a minute; a job still waiting after six such
  *                        marks is being passed over, not queued. Lower it and reservations (whose
  *                        locked nodes stand partly idle while they drain) come for ordinary waits;

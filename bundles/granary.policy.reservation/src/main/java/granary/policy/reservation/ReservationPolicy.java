@@ -18,7 +18,7 @@ import granary.api.spi.UnitView;
 import granary.api.spi.Verdict;
 
 /**
- * Reservation against starvation, Volcano style (spec §9). A big or low-priority job can starve
+ * Reservation against starvation, Volcano style (docs/policies.md, "reservation"). A big or low-priority job can starve
  * while smaller or higher-priority ones keep taking every slot that frees up; this policy gives one
  * such job at a time a node group that drains for it.
  *

@@ -20,7 +20,7 @@ import granary.policy.gang.GangPolicy;
 import org.junit.jupiter.api.Test;
 
 /**
- * The two starvation cases of spec §9 on the real engine: 4 nodes of 4 slots, a stream of one-slot
+ * The two starvation cases of docs/policies.md, "reservation" on the real engine: 4 nodes of 4 slots, a stream of one-slot
  * jobs arriving every 200 ms and running 4 s each (five a second for four a second of capacity:
  * the cluster never has a whole node free). Without reservation the big job waits the whole run;
  * with it, it is placed within a bounded number of rounds (1-second ticks).

@@ -6,7 +6,7 @@ import granary.api.spi.UnitOrder;
 import granary.api.spi.UnitView;
 
 /**
- * SubmitWindow unit order (spec §7). With all-or-nothing scheduling, plain submit order leaves
+ * SubmitWindow unit order (docs/policies.md, "submitwindow"). With all-or-nothing scheduling, plain submit order leaves
  * fragments that small jobs cannot use, so small jobs wait too long. Each step breaks the ties of
  * the one before:
  * <ol>

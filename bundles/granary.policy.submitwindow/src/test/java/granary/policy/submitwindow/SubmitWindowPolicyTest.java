@@ -33,7 +33,7 @@ import granary.policy.fifo.FifoPolicy;
 
 import org.junit.jupiter.api.Test;
 
-/** SubmitWindow on the real engine: the order, and the fragmentation case that motivated it (spec §7). */
+/** SubmitWindow on the real engine: the order, and the fragmentation case that motivated it (docs/policies.md, "submitwindow"). */
 class SubmitWindowPolicyTest {
 
     /** The smallest gang placement that works: first fit over the candidates (the real one is granary.policy.gang). */

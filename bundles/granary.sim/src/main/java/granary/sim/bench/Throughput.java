@@ -38,7 +38,7 @@ import granary.sim.run.PolicySource;
  * 1 core / 2 GiB (one unit of K slots), FIFO inside a queue. The nodes join dark (on the blacklist,
  * as if they had not reported yet) and the applications are submitted; then the nodes report their
  * free capacity in turns, like heartbeats (each report takes the node off the blacklist, and the
- * engine fills it from the queues: passive scheduling, spec §4). The clock runs from the first
+ * engine fills it from the queues: passive scheduling, docs/scheduling.md, "Passive scheduling"). The clock runs from the first
  * report until every container is granted (or every node has reported and nothing more fits); an
  * alloc is one slot granted. Several runs after warm-up; the median is printed last:
  * <pre>granary nodes=N apps=A containers=K queues=Q allocs_per_s=X wall_s=Y</pre>

@@ -31,7 +31,7 @@ public final class Arguments {
             Usage: java -jar granary-sim.jar --trace FORMAT:PATH [options]
             Replays a workload on the Granary engine and its policies in virtual time, under one or
             more policy sets, and reports wait-for-resource timeouts, waits, utilisation,
-            fragmentation, per-group usage and billing (spec §13).
+            fragmentation, per-group usage and billing (docs/operations.md, "What operators measure").
 
               --trace FORMAT:PATH        the workload; FORMAT is one of
                                            json         Granary's workload format (jobs, units, submit, duration)

@@ -8,7 +8,7 @@ import granary.api.model.Resources;
 import granary.api.spi.NodeView;
 
 /**
- * Fragmentation (spec §13): free space that no waiting unit fits — the free resources of every
+ * Fragmentation (docs/operations.md, "What operators measure"): free space that no waiting unit fits — the free resources of every
  * node on which not one slot of any waiting unit fits. Only the minimal waiting slot shapes are
  * tried (a shape at least as large as another in every resource fits only where that one fits too).
  */

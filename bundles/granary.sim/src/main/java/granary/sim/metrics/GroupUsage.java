@@ -5,7 +5,7 @@ import granary.api.model.Resources;
 /**
  * What one group holds over time, integrated exactly (usage changes only at grants, revocations
  * and releases): slot-seconds, cpu core-seconds and memory GiB-seconds — the quantities a billing
- * policy charges (spec §5) — and its peak.
+ * policy charges (docs/multi-tenancy.md, "The quota table") — and its peak.
  */
 public final class GroupUsage {
 

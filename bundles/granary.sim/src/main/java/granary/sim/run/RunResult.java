@@ -8,7 +8,7 @@ import granary.sim.metrics.Stats;
 import granary.sim.metrics.TimeSeries;
 
 /**
- * What one replay under one policy set measured (spec §13). Everything but {@link #performance}
+ * What one replay under one policy set measured (docs/operations.md, "What operators measure"). Everything but {@link #performance}
  * depends only on the workload, the cluster, the policies and the settings: the same inputs give
  * the same values on every run.
  *

@@ -8,7 +8,7 @@ import java.util.List;
  *
  * @param startEpochMs    engine time of trace time 0 (time-sliced quota tables and billing days
  *                        count hours on it)
- * @param timeoutMs       a wait longer than this is a wait-for-resource timeout (spec §7: 10 s)
+ * @param timeoutMs       a wait longer than this is a wait-for-resource timeout (docs/policies.md, "submitwindow": 10 s)
  * @param tickMs          while something waits, a ClockTick every this many ms so that time-driven
  *                        policies act; 0 = none
  * @param sampleMs        time-series interval; 0 = chosen from the trace's span (at most ~2,500 rows)

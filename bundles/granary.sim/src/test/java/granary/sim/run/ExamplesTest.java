@@ -21,7 +21,7 @@ class ExamplesTest {
     private static final Path EXAMPLES = Path.of("examples");
 
     /**
-     * examples/fragmentation.json is the case of spec §7 (and of SubmitWindowPolicyTest): eight slots
+     * examples/fragmentation.json is the case of docs/policies.md, "submitwindow" (and of SubmitWindowPolicyTest): eight slots
      * busy until 10 s, then a gang of eight and three gangs of two in one submit window. FIFO lets the
      * small ones wait behind the big one (3 wait-for-resource timeouts), SubmitWindow runs them first (1).
      */

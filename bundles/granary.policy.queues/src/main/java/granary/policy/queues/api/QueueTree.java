@@ -15,7 +15,7 @@ import granary.api.model.Resources;
 import granary.api.model.Text;
 
 /**
- * The queue tree of spec §10 under {@code root}. A queue's identity is its full path
+ * The queue tree of docs/multi-tenancy.md, "Queues by full path" under {@code root}. A queue's identity is its full path
  * ({@code root.a.p0}); leaf names may repeat under different parents. Jobs go to leaves only.
  *
  * <p>Resolution of a name a job gives: a full path ({@code root.a.p0}, or {@code a.p0} relative to

@@ -19,7 +19,7 @@ import granary.codec.json.JsonString;
 import granary.codec.json.JsonValue;
 
 /**
- * The queue tree file (spec §10). Queues are objects keyed by name under {@code queues}; a queue
+ * The queue tree file (docs/multi-tenancy.md, "Queues by full path"). Queues are objects keyed by name under {@code queues}; a queue
  * with {@code queues} of its own is a parent, one without is a leaf. Every field but the names is
  * optional.
  *

@@ -1,6 +1,6 @@
 package granary.policy.quota.api;
 
-/** A quota group's state from its usage (spec §5). */
+/** A quota group's state from its usage (docs/multi-tenancy.md, "The quota table"). */
 public enum QuotaState {
     /** used ≤ min: served first. */
     NORMAL,

@@ -16,7 +16,7 @@ import granary.api.model.Problem;
 import granary.api.model.Text;
 
 /**
- * The time-sliced quota table of spec §5: per time slice, per group, {@code GroupId},
+ * The time-sliced quota table of docs/multi-tenancy.md, "The quota table": per time slice, per group, {@code GroupId},
  * {@code MinQuota} and {@code MaxQuota}, with an optional {@link WorkerSpans}. A table only exists
  * valid: {@link #of} checks everything and reports every problem, naming the slice, the group and
  * the numbers.

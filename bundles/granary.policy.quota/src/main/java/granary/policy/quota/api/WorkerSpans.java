@@ -11,7 +11,7 @@ import granary.api.model.Problem;
 import granary.api.model.Text;
 
 /**
- * The service's worker count per time slice (spec §5), e.g. {@code default:5000,0-9:15000}.
+ * The service's worker count per time slice (docs/multi-tenancy.md, "The quota table"), e.g. {@code default:5000,0-9:15000}.
  */
 public final class WorkerSpans {
 

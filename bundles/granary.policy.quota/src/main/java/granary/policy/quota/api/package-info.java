@@ -1,5 +1,5 @@
 /**
- * Quota groups and the time-sliced quota table (spec §5): the model, its codec and its
+ * Quota groups and the time-sliced quota table (docs/multi-tenancy.md, "The quota table"): the model, its codec and its
  * validation. The planner and the HTTP API edit and serve tables with it.
  */
 @org.osgi.annotation.bundle.Export

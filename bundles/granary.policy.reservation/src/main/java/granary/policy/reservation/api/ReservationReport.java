@@ -5,7 +5,7 @@ import java.util.List;
 import granary.api.model.Resources;
 
 /**
- * The reservation in force (spec §9): the target job (null if none), how long it has waited, the
+ * The reservation in force (docs/policies.md, "reservation"): the target job (null if none), how long it has waited, the
  * nodes locked for it so far, and progress — what the locked nodes hold in all against what the
  * target needs.
  *
