@@ -10,7 +10,6 @@ import java.util.Set;
 
 import granary.api.model.Resources;
 import granary.api.model.UnitId;
-import granary.policy.reservation.api.ReservationReport;
 import granary.api.spi.CycleContext;
 import granary.api.spi.EngineView;
 import granary.api.spi.JobView;

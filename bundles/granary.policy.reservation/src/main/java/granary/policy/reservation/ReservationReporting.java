@@ -9,7 +9,6 @@ import granary.api.report.Cell;
 import granary.api.report.Report;
 import granary.api.report.Section;
 import granary.api.spi.PolicyDeclaration;
-import granary.policy.reservation.api.ReservationReport;
 
 /**
  * What the reservation policy shows operators, as part of its declaration: the report

@@ -22,7 +22,6 @@ import granary.api.event.Granted;
 import granary.api.event.JobCancelled;
 import granary.api.event.NodeAdded;
 import granary.api.event.PolicyUninstalled;
-import granary.policy.reservation.api.ReservationReport;
 import granary.policy.fifo.FifoPolicy;
 import granary.policy.gang.GangPolicy;
 

@@ -5,7 +5,6 @@ import java.util.List;
 import granary.api.model.JobSpec;
 import granary.api.model.UnitSpec;
 import granary.api.spi.Policy;
-import granary.policy.reservation.api.ReservationReport;
 import granary.testkit.Jobs;
 import granary.testkit.TimedRun;
 

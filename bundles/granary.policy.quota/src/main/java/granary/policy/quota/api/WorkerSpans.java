@@ -30,6 +30,9 @@ public final class WorkerSpans {
      *
      * @throws InvalidRequestException naming every bad entry
      */
+    /** Problems of one WorkerSpans reported one by one; the rest are counted. */
+    static final int MAX_PROBLEMS = 20;
+
     public static WorkerSpans parse(String text) {
         // the text is echoed once, escaped and cut: a long WorkerSpans must not fill every problem
         String subject = "WorkerSpans " + Text.quote(text);
@@ -64,6 +67,12 @@ public final class WorkerSpans {
             } else if (spans.put(slice, count) != null) {
                 problems.add(Problem.of(subject, entry(e), "slice " + slice + " is given twice"));
             }
+        }
+        if (problems.size() > MAX_PROBLEMS) {
+            // a long, broken WorkerSpans must not become a long error: the first ones, and a count
+            int more = problems.size() - MAX_PROBLEMS;
+            problems = new ArrayList<>(problems.subList(0, MAX_PROBLEMS));
+            problems.add(Problem.of(subject, "entries", "and " + more + " more bad entries", MAX_PROBLEMS, MAX_PROBLEMS + more));
         }
         if (!problems.isEmpty()) {
             throw new InvalidRequestException(problems);

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * class-path provider found by ServiceLoader, which makes new, independent instances and checks
  * its options by name.
  */
-class PolicyProvidersTest {
+class PolicyProvidersIT {
 
     /** The runtime's policy jars (target/policy-bundles, assembled from every policy module of the build). */
     private static final ClassLoader POLICIES = policyJars();
@@ -49,7 +49,7 @@ class PolicyProvidersTest {
                     throw new IllegalStateException(e);
                 }
             }).toArray(URL[]::new);
-            return new URLClassLoader(jars, PolicyProvidersTest.class.getClassLoader());
+            return new URLClassLoader(jars, PolicyProvidersIT.class.getClassLoader());
         } catch (IOException e) {
             throw new IllegalStateException("no policy jars in " + dir.toAbsolutePath() + " (run the build from the root)", e);
         }

@@ -1,4 +1,4 @@
-package granary.policy.reservation.api;
+package granary.policy.reservation;
 
 import java.util.List;
 
