@@ -1,8 +1,11 @@
 package granary.console;
 
+import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -10,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import granary.api.model.JobSpec;
+import granary.api.model.Text;
 import granary.api.event.Receipt;
 import granary.api.event.Scheduler;
 import granary.api.event.Granted;
@@ -42,6 +46,26 @@ public class Commands {
      */
     static final Set<String> CORE_NAMES = Set.of("policies", "policy", "deselect", "status", "nodes", "jobs", "submit",
             "cancel", "blacklist", "unblacklist", "move");
+
+    /** The parameters of every core command as the usage line names them. */
+    private static final Map<String, String> PARAMETERS = Map.ofEntries(
+            Map.entry("policies", ""),
+            Map.entry("policy", "<name>"),
+            Map.entry("deselect", "<name>"),
+            Map.entry("status", ""),
+            Map.entry("nodes", ""),
+            Map.entry("jobs", ""),
+            Map.entry("submit", "<file>"),
+            Map.entry("cancel", "<job>"),
+            Map.entry("blacklist", "<node>"),
+            Map.entry("unblacklist", "<node>"),
+            Map.entry("move", "<job> <queue>"));
+
+    /**
+     * The usage line of every core command, as a wrong call answers it: the parameters as typed and
+     * the command's descriptor. Kept equal to the methods' {@code @Descriptor}s (CommandsArgumentsTest).
+     */
+    static final Map<String, String> USAGE = usageLines();
 
     private final Scheduler scheduler;
 
@@ -88,7 +112,7 @@ public class Commands {
         for (JobSpec job : jobs) {
             long desired = job.units().stream().mapToLong(u -> u.desired()).sum();
             String group = await(scheduler.query(v -> v.job(job.id()) == null ? job.group() : v.job(job.id()).group()));
-            out.add("submitted " + granary.api.model.Text.escape(job.id()) + " to " + granary.api.model.Text.escape(group) + ": granted "
+            out.add("submitted " + Text.escape(job.id()) + " to " + Text.escape(group) + ": granted "
                     + grantedIn(r, job.id()) + " of " + desired + " slots");
         }
         return String.join("\n", out);
@@ -97,32 +121,110 @@ public class Commands {
     @Descriptor("cancel a job: its waiting desire is dropped and its slots are released")
     public String cancel(@Descriptor("job id") String job) {
         Receipt r = send(new JobCancelled(job));
-        int released = r.outputs().stream().filter(o -> o instanceof Revoked rv && rv.unit().job().equals(job))
-                .mapToInt(o -> ((Revoked) o).slots()).sum();
-        return "cancelled " + job + ": released " + released + " slots";
+        // a long sum of int slots: many units of a large job cannot wrap to a negative count
+        long released = r.outputs().stream().filter(o -> o instanceof Revoked rv && rv.unit().job().equals(job))
+                .mapToLong(o -> ((Revoked) o).slots()).sum();
+        return "cancelled " + Text.escape(job) + ": released " + released + " slots";
     }
 
     @Descriptor("put a node on the global blacklist: it takes no new work, running work stays")
     public String blacklist(@Descriptor("node name") String node) {
         send(new NodeBlacklisted(node, true));
-        return "blacklisted " + node;
+        return "blacklisted " + Text.escape(node);
     }
 
     @Descriptor("take a node off the global blacklist")
     public String unblacklist(@Descriptor("node name") String node) {
         Receipt r = send(new NodeBlacklisted(node, false));
-        return "unblacklisted " + node + ": granted " + grantedIn(r) + " slots";
+        return "unblacklisted " + Text.escape(node) + ": granted " + grantedIn(r) + " slots";
     }
 
     @Descriptor("move a job to another queue; its grants stay, its usage and waiting units move")
     public String move(@Descriptor("job id") String job, @Descriptor("full path of the queue, e.g. root.a.p0") String queue) {
         send(new JobMoved(job, queue));
         String to = await(scheduler.query(v -> v.job(job) == null ? queue : v.job(job).group()));
-        return "moved " + job + " to " + to;
+        return "moved " + Text.escape(job) + " to " + Text.escape(to);
+    }
+
+    // Wrong calls. Gogo picks a method by the number of arguments; a call that fits no command
+    // above lands on its catch-all and answers the command's usage line (never Gogo's coercion text).
+    public String policies(Object... args) {
+        throw wrongCall("policies", args);
+    }
+
+    public String policy(Object... args) {
+        throw wrongCall("policy", args);
+    }
+
+    public String deselect(Object... args) {
+        throw wrongCall("deselect", args);
+    }
+
+    public String status(Object... args) {
+        throw wrongCall("status", args);
+    }
+
+    public String nodes(Object... args) {
+        throw wrongCall("nodes", args);
+    }
+
+    public String jobs(Object... args) {
+        throw wrongCall("jobs", args);
+    }
+
+    public String submit(Object... args) {
+        throw wrongCall("submit", args);
+    }
+
+    public String cancel(Object... args) {
+        throw wrongCall("cancel", args);
+    }
+
+    public String blacklist(Object... args) {
+        throw wrongCall("blacklist", args);
+    }
+
+    public String unblacklist(Object... args) {
+        throw wrongCall("unblacklist", args);
+    }
+
+    public String move(Object... args) {
+        throw wrongCall("move", args);
     }
 
     static List<JobSpec> readJobs(Path path) {
         return Files2.read(path.toString(), JobCodec::read);
+    }
+
+    /** The error for a call of {@code name} with arguments that fit none of its forms. */
+    static IllegalArgumentException wrongCall(String name, Object[] args) {
+        String params = PARAMETERS.get(name);
+        int expected = params.isEmpty() ? 0 : params.split(" ").length;
+        StringBuilder sb = new StringBuilder("granary:" + name + " takes " + expected + " argument"
+                + (expected == 1 ? "" : "s") + ", got " + args.length);
+        for (int i = 0; i < args.length && args.length <= expected; i++) {
+            if (!(args[i] instanceof CharSequence) && args[i] != null) {
+                sb.append("; argument ").append(i + 1).append(" must be text, got ")
+                        .append(args[i].getClass().getSimpleName()).append(' ').append(Text.quote(String.valueOf(args[i])));
+            }
+        }
+        if (args.length > expected) {
+            sb.append(" (extra: ").append(Text.quote(String.valueOf(args[expected]))).append(')');
+        }
+        return new IllegalArgumentException(sb.append("; usage: ").append(USAGE.get(name)).toString());
+    }
+
+
+    private static Map<String, String> usageLines() {
+        Map<String, String> usage = new TreeMap<>();
+        for (Method m : Commands.class.getMethods()) {
+            Descriptor d = m.getAnnotation(Descriptor.class);
+            if (d != null && CORE_NAMES.contains(m.getName())) {
+                String p = PARAMETERS.get(m.getName());
+                usage.put(m.getName(), "granary:" + m.getName() + (p.isEmpty() ? "" : " " + p) + " - " + d.value());
+            }
+        }
+        return Map.copyOf(usage);
     }
 
     private static long grantedIn(Receipt r, String job) {
@@ -130,12 +232,12 @@ public class Commands {
                 .mapToLong(o -> ((Granted) o).slots()).sum();
     }
 
-    private static int grantedIn(Receipt r) {
-        return r.outputs().stream().filter(o -> o instanceof Granted).mapToInt(o -> ((Granted) o).slots()).sum();
+    private static long grantedIn(Receipt r) {
+        return r.outputs().stream().filter(o -> o instanceof Granted).mapToLong(o -> ((Granted) o).slots()).sum();
     }
 
     private static String changes(String name, Receipt r, String noChange) {
-        return r.notes().isEmpty() ? name + " " + noChange : String.join("\n", r.notes());
+        return r.notes().isEmpty() ? Text.escape(name) + " " + noChange : String.join("\n", r.notes());
     }
 
     private Receipt send(InputEvent e) {

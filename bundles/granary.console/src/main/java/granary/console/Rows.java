@@ -25,12 +25,13 @@ final class Rows {
     }
 
     record JobRow(String id, String group, String user, List<UnitRow> units) {
-        int granted() {
-            return units.stream().mapToInt(UnitRow::granted).sum();
+        // long sums of int slots: a job of many large units never prints a wrapped, negative total
+        long granted() {
+            return units.stream().mapToLong(UnitRow::granted).sum();
         }
 
-        int desired() {
-            return units.stream().mapToInt(UnitRow::desired).sum();
+        long desired() {
+            return units.stream().mapToLong(UnitRow::desired).sum();
         }
     }
 
@@ -58,8 +59,8 @@ final class Rows {
         return rows;
     }
 
-    static int slotsHeld(EngineView v, String job) {
+    static long slotsHeld(EngineView v, String job) {
         JobView j = v.job(job);
-        return j == null ? -1 : j.units().stream().mapToInt(UnitView::granted).sum();
+        return j == null ? -1 : j.units().stream().mapToLong(UnitView::granted).sum();
     }
 }

@@ -164,7 +164,7 @@ public final class Resources {
         return combine(o, -1);
     }
 
-    /** This vector multiplied by {@code n}. */
+    /** This vector multiplied by {@code n}; an amount outside the range of a long is an {@link ArithmeticException}. */
     public Resources times(long n) {
         if (n == 1) {
             return this;
@@ -268,12 +268,25 @@ public final class Resources {
     }
 
     private Resources combine(Resources o, int sign) {
-        long c = cpu + sign * o.cpu;
-        long m = memMb + sign * o.memMb;
+        long c = exact("cpu", cpu, o.cpu, sign);
+        long m = exact("mem", memMb, o.memMb, sign);
         if (names.length == 0 && o.names.length == 0) {
             return of(c, m);
         }
-        return mergeExtended(c, m, o, (a, b) -> a + sign * b);
+        return mergeExtended(c, m, o, (name, a, b) -> exact(name, a, b, sign));
+    }
+
+    /**
+     * {@code a + sign × b}, refused when it leaves the range of a long instead of wrapping to a
+     * negative amount (two huge capacities must not add up to a small one).
+     */
+    private static long exact(String resource, long a, long b, int sign) {
+        try {
+            return sign > 0 ? Math.addExact(a, b) : Math.subtractExact(a, b);
+        } catch (ArithmeticException e) {
+            throw new ArithmeticException("resources: " + resource + " " + a + (sign > 0 ? " + " : " - ") + b
+                    + " is outside the range of amounts (limit " + Long.MAX_VALUE + ")");
+        }
     }
 
     private Resources pick(Resources o, boolean min) {
@@ -282,11 +295,11 @@ public final class Resources {
         if (names.length == 0 && o.names.length == 0) {
             return of(c, m);
         }
-        return mergeExtended(c, m, o, min ? Math::min : Math::max);
+        return mergeExtended(c, m, o, min ? (name, a, b) -> Math.min(a, b) : (name, a, b) -> Math.max(a, b));
     }
 
     private interface LongOp {
-        long apply(long a, long b);
+        long apply(String name, long a, long b);
     }
 
     private Resources mergeExtended(long c, long m, Resources o, LongOp op) {
@@ -301,13 +314,13 @@ public final class Resources {
             String name;
             if (cmp < 0) {
                 name = names[i];
-                r = op.apply(values[i++], 0);
+                r = op.apply(name, values[i++], 0);
             } else if (cmp > 0) {
                 name = o.names[j];
-                r = op.apply(0, o.values[j++]);
+                r = op.apply(name, 0, o.values[j++]);
             } else {
                 name = names[i];
-                r = op.apply(values[i++], o.values[j++]);
+                r = op.apply(name, values[i++], o.values[j++]);
             }
             if (r != 0) {
                 n[k] = name;

@@ -63,4 +63,18 @@ class ResourcesTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Resources.of(1, 1, Map.of("cpu", 1L)))
                 .getMessage().contains("reserved"));
     }
+
+    @Test
+    void sumsOutsideTheRangeOfALongAreRefusedNotWrapped() {
+        Resources huge = Resources.of(Long.MAX_VALUE, 1);
+        ArithmeticException e = assertThrows(ArithmeticException.class, () -> huge.plus(Resources.of(1, 1)));
+        assertEquals("resources: cpu 9223372036854775807 + 1 is outside the range of amounts (limit 9223372036854775807)",
+                e.getMessage());
+        assertThrows(ArithmeticException.class, () -> Resources.of(1, Long.MIN_VALUE).minus(Resources.of(0, 1)));
+        Resources gpus = Resources.of(0, 0, Map.of("gpu", Long.MAX_VALUE - 1));
+        ArithmeticException ext = assertThrows(ArithmeticException.class, () -> gpus.plus(gpus));
+        assertTrue(ext.getMessage().startsWith("resources: gpu "), ext.getMessage());
+        assertThrows(ArithmeticException.class, () -> huge.times(2));
+        assertEquals(Resources.of(Long.MAX_VALUE, 2), Resources.of(Long.MAX_VALUE - 1, 1).plus(Resources.of(1, 1)));
+    }
 }

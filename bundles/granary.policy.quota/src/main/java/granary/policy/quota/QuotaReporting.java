@@ -1,10 +1,15 @@
 package granary.policy.quota;
 
+import java.time.LocalDate;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.BiFunction;
 
+import granary.api.model.Text;
 import granary.api.report.Cell;
 import granary.api.report.Report;
 import granary.api.report.Row;
@@ -58,10 +63,23 @@ final class QuotaReporting {
         return q.isWorkers() ? (Object) q.workers() : q.resources();
     }
 
+    /** A day as billing names it; strict, so that a 30th of February is refused, not resolved. */
+    private static final DateTimeFormatter DAY = DateTimeFormatter.ofPattern("uuuu-MM-dd")
+            .withResolverStyle(ResolverStyle.STRICT);
+
     private static BiFunction<QuotaPolicy, EngineView, Report> billingOf(List<String> args) {
         String day = args.isEmpty() ? null : args.get(0);
         if (day != null && !day.matches("\\d{4}-\\d{2}-\\d{2}")) {
-            throw new IllegalArgumentException("billing: day '" + day + "' is not yyyy-MM-dd");
+            throw new IllegalArgumentException("billing: day '" + Text.escape(day) + "' is not yyyy-MM-dd");
+        }
+        if (day != null) {
+            try {
+                // strict: 2026-02-30 and 2026-13-01 are not days, not days without billing
+                LocalDate.parse(day, DAY);
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException("billing: day '" + day + "' is not a day of the calendar"
+                        + " (yyyy-MM-dd, month 01-12, day within the month)");
+            }
         }
         return (p, v) -> billing(p.billing(day, v));
     }

@@ -115,7 +115,15 @@ public final class QueueTree {
             if (child.capacity().isFraction()) {
                 fractions += child.capacity().fraction();
             } else {
-                absolute = absolute.plus(child.capacity().absolute());
+                try {
+                    absolute = absolute.plus(child.capacity().absolute());
+                } catch (ArithmeticException tooLarge) {
+                    // a wrapped sum would be negative and fit any capacity: refuse it instead
+                    problems.add(Problem.of("queue " + path, "capacity", "the children's capacities sum to more than "
+                            + Long.MAX_VALUE + ", the largest amount (at child " + child.name() + ": " + absolute + " + "
+                            + child.capacity().absolute() + ")"));
+                    return;
+                }
             }
         }
         if (fractions > 1.0 + 1e-9) {

@@ -95,6 +95,7 @@ class QueueTreeCodecTest {
             negative resources       | {"queues": {"a": {"capacity": {"cpu": -100}}}}                         | $.queues.a.capacity.cpu: must not be negative, got -100
             children above 100%      | {"queues": {"a": {"capacity": "60%"}, "b": {"capacity": "50%"}}}       | queue root: capacity: the children's capacities sum to 110.0% of it, more than 100%
             absolute children exceed | {"queues": {"a": {"capacity": {"cpu": 100}, "queues": {"x": {"capacity": {"cpu": 80}}, "y": {"capacity": {"cpu": 40}}}}}} | queue root.a: capacity: the children's capacities sum to cpu=120,mem=0, more than its capacity cpu=100,mem=0
+            absolute sum overflows   | {"queues": {"a": {"capacity": {"cpu": 100}, "queues": {"x": {"capacity": {"cpu": 9223372036854775807}}, "y": {"capacity": {"cpu": 9223372036854775807}}}}}} | queue root.a: capacity: the children's capacities sum to more than 9223372036854775807, the largest amount (at child y: cpu=9223372036854775807,mem=0 + cpu=9223372036854775807,mem=0)
             capacity above max       | {"queues": {"a": {"capacity": "60%", "maxCapacity": "40%"}}}           | queue root.a: capacity: capacity 60% > maxCapacity 40%
             negative max jobs        | {"queues": {"a": {"maxRunningJobs": -1}}}                              | queue root.a: maxRunningJobs: must not be negative, got -1
             per-user above total     | {"queues": {"a": {"maxRunningJobs": 5, "maxRunningJobsPerUser": 9}}}   | queue root.a: maxRunningJobsPerUser: maxRunningJobsPerUser 9 > maxRunningJobs 5

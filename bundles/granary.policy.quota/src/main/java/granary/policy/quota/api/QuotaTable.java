@@ -168,21 +168,36 @@ public final class QuotaTable {
                 problems.add(Problem.of(subject, "WorkerSpans", "has no WorkerSpans entry and WorkerSpans has no default"));
                 continue;
             }
+            // sums that would wrap: too large a MinQuota sum is refused; a MaxQuota sum stops at the
+            // largest long, which is more than any WorkerSpans anyway
             long sumMin = 0;
             long sumMax = 0;
+            boolean minOverflows = false;
             for (GroupQuota q : s.getValue().values()) {
                 if (q.min() != null && q.max() != null && q.min().isWorkers() && q.max().isWorkers()) {
-                    sumMin += q.min().workers();
-                    sumMax += q.max().workers();
+                    try {
+                        sumMin = Math.addExact(sumMin, q.min().workers());
+                    } catch (ArithmeticException e) {
+                        minOverflows = true;
+                    }
+                    sumMax = saturatedAdd(sumMax, q.max().workers());
                 }
             }
-            if (sumMin > ws) {
+            if (minOverflows) {
+                problems.add(Problem.of(subject, "MinQuota", "sum of MinQuota is more than " + Long.MAX_VALUE
+                        + ", the largest amount, > WorkerSpans " + ws, ws, Long.MAX_VALUE));
+            } else if (sumMin > ws) {
                 problems.add(Problem.of(subject, "MinQuota", "sum of MinQuota " + sumMin + " > WorkerSpans " + ws, ws, sumMin));
             }
             if (ws > sumMax) {
                 problems.add(Problem.of(subject, "MaxQuota", "WorkerSpans " + ws + " > sum of MaxQuota " + sumMax, sumMax, ws));
             }
         }
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? (a < 0 ? Long.MIN_VALUE : Long.MAX_VALUE) : r;
     }
 
     private static String hours(int bits) {
