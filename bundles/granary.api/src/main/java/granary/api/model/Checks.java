@@ -34,6 +34,28 @@ final class Checks {
         return this;
     }
 
+    /**
+     * Every amount at most {@link Resources#MAX_AMOUNT}: a capacity or a slot larger than that is
+     * not a machine, and sums over a cluster of such amounts could not be kept exact.
+     */
+    Checks bounded(String field, Resources r) {
+        if (r == null) {
+            return this;
+        }
+        check(field + ".cpu", r.cpu(), Resources.MAX_AMOUNT);
+        check(field + ".mem", r.memMb(), Resources.MAX_AMOUNT);
+        for (int i = 0; i < r.extendedCount(); i++) {
+            check(field + "." + r.extendedName(i), r.extendedValue(i), Resources.MAX_AMOUNT);
+        }
+        return this;
+    }
+
+    private void check(String field, long value, long max) {
+        if (value > max) {
+            problems.add(Problem.of(subject, field, "must be at most " + max + ", got " + value, max, value));
+        }
+    }
+
     Checks atLeast(String field, long value, long min) {
         if (value < min) {
             problems.add(Problem.of(subject, field, "must be at least " + min + ", got " + value, min, value));

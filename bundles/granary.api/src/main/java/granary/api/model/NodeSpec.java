@@ -13,7 +13,7 @@ public record NodeSpec(String name, String room, Resources capacity, Map<String,
 
     public NodeSpec {
         labels = labels == null ? Map.of() : Map.copyOf(new TreeMap<>(labels));
-        Checks c = new Checks("node " + name).name("name", name).name("room", room).nonNegative("capacity", capacity);
+        Checks c = new Checks("node " + name).name("name", name).name("room", room).nonNegative("capacity", capacity).bounded("capacity", capacity);
         labels.forEach((k, v) -> c.check(Names.isValid(k) && Names.isValid(v), "labels." + k,
                 "label '" + Text.escape(k + "=" + v) + "' is not valid: " + Names.RULE));
         c.done();

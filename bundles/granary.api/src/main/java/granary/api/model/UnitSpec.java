@@ -34,7 +34,7 @@ public record UnitSpec(String name, Resources slot, int desired, int priority, L
         blacklist = blacklist == null ? Set.of() : Set.copyOf(new TreeSet<>(blacklist));
         nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(new TreeMap<>(nodeSelector));
         kind = kind == null ? UnitKind.OFFLINE : kind;
-        Checks c = new Checks("unit " + name).name("name", name).nonNegative("slot", slot);
+        Checks c = new Checks("unit " + name).name("name", name).nonNegative("slot", slot).bounded("slot", slot);
         c.check(slot == null || !slot.isZero(), "slot", "must ask for some resource, got " + slot);
         c.atLeast("desired", desired, 0).atLeast("maxPerNode", maxPerNode, 0);
         blacklist.forEach(n -> c.check(Names.isValid(n), "blacklist", "'" + Text.escape(n) + "' is not a node name"));

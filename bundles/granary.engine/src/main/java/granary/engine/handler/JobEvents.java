@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.Map;
 
 import granary.api.model.InvalidRequestException;
+import granary.api.model.Text;
 import granary.api.model.JobSpec;
 import granary.api.model.Locality;
 import granary.api.model.Problem;
@@ -189,7 +190,7 @@ public final class JobEvents {
         NodeState n = cluster.node(e.node());
         String subject = "unit " + u.id();
         if (n == null) {
-            throw new InvalidRequestException(subject, "node", "no node named '" + e.node() + "' in the cluster");
+            throw new InvalidRequestException(subject, "node", "no node named '" + Text.escape(e.node()) + "' in the cluster");
         }
         int held = u.slotsOn(n);
         if (e.slots() <= 0 || e.slots() > held) {
@@ -270,7 +271,7 @@ public final class JobEvents {
     private JobState requireJob(String id) {
         JobState j = workload.job(id);
         if (j == null) {
-            throw new InvalidRequestException("job " + id, "job", "no running job with id '" + id + "'");
+            throw new InvalidRequestException("job " + Text.escape(id), "job", "no running job with id '" + Text.escape(id) + "'");
         }
         return j;
     }
@@ -278,7 +279,7 @@ public final class JobEvents {
     private UnitState requireUnit(UnitId id) {
         UnitState u = workload.unit(id);
         if (u == null || !u.live()) {
-            throw new InvalidRequestException("unit " + id, "unit", "no live unit '" + id + "'");
+            throw new InvalidRequestException("unit " + id, "unit", "no live unit '" + Text.escape(String.valueOf(id)) + "'");
         }
         return u;
     }

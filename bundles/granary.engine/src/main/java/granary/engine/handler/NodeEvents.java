@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import granary.api.model.InvalidRequestException;
+import granary.api.model.Text;
 import granary.api.model.Problem;
 import granary.api.model.Resources;
 import granary.api.model.UnitKind;
@@ -125,7 +126,7 @@ public final class NodeEvents {
     private NodeState require(String name) {
         NodeState n = cluster.node(name);
         if (n == null) {
-            throw new InvalidRequestException("node " + name, "node", "no node named '" + name + "' in the cluster ("
+            throw new InvalidRequestException("node " + Text.escape(name), "node", "no node named '" + Text.escape(name) + "' in the cluster ("
                     + cluster.size() + " nodes)");
         }
         return n;

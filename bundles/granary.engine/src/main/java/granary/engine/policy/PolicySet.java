@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import granary.api.model.InvalidRequestException;
+import granary.api.model.Text;
 import granary.api.spi.PolicyInfo;
 import granary.api.spi.Admission;
 import granary.api.spi.CycleAction;
@@ -204,16 +205,16 @@ public final class PolicySet {
     private Installed requireInstalled(String name) {
         Installed i = current(name);
         if (i == null) {
-            throw new InvalidRequestException("policy " + name, "name",
-                    "unknown policy '" + name + "'; known: " + String.join(", ", installed.keySet()));
+            throw new InvalidRequestException("policy " + Text.escape(name), "name",
+                    "unknown policy '" + Text.escape(name) + "'; known: " + String.join(", ", installed.keySet()));
         }
         return i;
     }
 
     private static void requireName(String n) {
         if (n == null || !n.matches("[a-z][a-z0-9-]*")) {
-            throw new InvalidRequestException("policy " + n, "name",
-                    "'" + n + "' is not a policy name: lower-case letters, digits and '-'");
+            throw new InvalidRequestException("policy " + Text.escape(n), "name",
+                    "'" + Text.escape(n) + "' is not a policy name: lower-case letters, digits and '-'");
         }
     }
 
