@@ -79,7 +79,7 @@ class MetricsTest {
     void perGroupUsageMatchesTheQuotaPolicysBilling() throws IOException {
         String table = "{\"default\": {\"g1\": {\"GroupId\": 1, \"MaxQuota\": 100, \"MinQuota\": 0},"
                 + " \"g2\": {\"GroupId\": 2, \"MaxQuota\": 100, \"MinQuota\": 0}}}";
-        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", Sims.write(dir, "q.json", table).toString(), "--quota");
+        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", granary.testkit.TestFiles.write(dir, "q.json", table).toString(), "--quota");
         RunResult r = run("quota", s);
         assertEquals(new RunResult.GroupRow(2, 0, 40, 80, 60, 2), r.groups().get("g1"));
         assertEquals(new RunResult.GroupRow(2, 1, 10, 15, 10, 1), r.groups().get("g2"));
@@ -105,7 +105,7 @@ class MetricsTest {
                 """);
         String table = "{\"default\": {\"g1\": {\"GroupId\": 1, \"MaxQuota\": 4, \"MinQuota\": 0},"
                 + " \"g2\": {\"GroupId\": 2, \"MaxQuota\": 4, \"MinQuota\": 2}}}";
-        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", Sims.write(dir, "q.json", table).toString(), "--quota");
+        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", granary.testkit.TestFiles.write(dir, "q.json", table).toString(), "--quota");
         RunResult r = Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), "quota", s, 1)).runs().get(0);
         assertEquals(new RunResult.Revocations(2, 20.0), r.revocations());
         assertEquals(120_000, r.simulatedMs());
