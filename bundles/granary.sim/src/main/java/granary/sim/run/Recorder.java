@@ -32,6 +32,7 @@ final class Recorder {
     private long sampleBudget = TraceLimits.MAX_SAMPLES / 2;
     private long widenedAt = -1;
     private long stoppedAt = -1;
+    private long lastSampleMs;
     private final long timeoutMs;
     private final String[] dims;
     private final Resources capacity;
@@ -166,12 +167,14 @@ final class Recorder {
         while (sampleMs > 0 && nextSample <= t) {
             if (samples >= maxSamples) {
                 stoppedAt = nextSample;
+                lastSampleMs = sampleMs;
                 sampleMs = 0;   // no budget left: no more samples
                 break;
             }
             if (samples >= sampleBudget) {
-                // longer than planned (e.g. a backlog draining): sample half as often, with half the budget left
-                sampleMs *= 2;
+                // longer than planned (e.g. a backlog draining): a quarter as many samples per second with half the
+                // budget left, so each step covers twice the time of the one before
+                sampleMs *= 4;
                 sampleBudget += Math.max(1, (maxSamples - sampleBudget) / 2);
                 widenedAt = widenedAt < 0 ? nextSample : widenedAt;
             }
@@ -197,8 +200,8 @@ final class Recorder {
         List<String> out = new ArrayList<>();
         if (widenedAt >= 0) {
             out.add("time series: the run outlasted its planned samples at t=" + (widenedAt - t0) / 1000 + "s; the interval was "
-                    + "doubled each time half the remaining budget of " + maxSamples + " samples was used, to "
-                    + sampleMs / 1000.0 + " s");
+                    + "made 4 times as long each time half the remaining budget of " + maxSamples + " samples was used, "
+                    + "last " + (sampleMs > 0 ? sampleMs : lastSampleMs) / 1000.0 + " s");
         }
         if (stoppedAt >= 0) {
             out.add("time series: stopped at t=" + (stoppedAt - t0) / 1000 + "s after " + maxSamples + " samples (the cap)");
