@@ -31,7 +31,7 @@ import granary.sim.workload.Workload;
  * names without numbers ({@code task_Nzg3...}) are independent. Quirks, each counted: start ≤ 0 is
  * requested at 0; end before start (or 0) runs until the trace's last time
  * ({@code unended=trace-end}) or is skipped; empty requests are skipped or defaulted
- * ({@code empty=}); a dependency on a task the job does not have is ignored.
+ * ({@code empty=}); a dependency on a task the job does not have is ignored; a cycle of dependencies is refused.
  */
 public final class Alibaba2018Reader {
 
