@@ -106,6 +106,7 @@ final class OneReplay {
         Runner.Outcome o;
         try {
             o = task.get(wallLimitS, TimeUnit.SECONDS);
+            join(worker);   // it frees the slot on its way out: the next command may start once this one returned
         } catch (TimeoutException e) {
             stop(task, worker);
             throw new IllegalArgumentException("granary:sim: stopped after the wall-clock limit of " + wallLimitS
@@ -118,6 +119,7 @@ final class OneReplay {
             join(worker);
             throw new IllegalArgumentException("granary:sim: cancelled by granary:sim --cancel");
         } catch (ExecutionException e) {
+            join(worker);
             Throwable c = e.getCause();
             if (c instanceof RuntimeException re) {
                 throw re;
