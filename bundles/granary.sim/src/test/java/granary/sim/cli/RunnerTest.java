@@ -64,8 +64,9 @@ class RunnerTest {
         }
         o = run("--trace", "json:examples/workload.json", "--quota", "examples/quota.json", "--workers-spans", "default:99999");
         assertEquals(2, o.exit());
-        assertEquals("examples/quota.json: slice default: MaxQuota: WorkerSpans 99999 > sum of MaxQuota 50000\n"
-                + "examples/quota.json: slice 0-6: MaxQuota: WorkerSpans 99999 > sum of MaxQuota 55000", o.text().replace("\r", ""));
+        assertEquals("policy quota: tableFile: examples/quota.json: slice default: MaxQuota: WorkerSpans 99999 > sum of MaxQuota 50000\n"
+                + "policy quota: tableFile: examples/quota.json: slice 0-6: MaxQuota: WorkerSpans 99999 > sum of MaxQuota 55000",
+                o.text().replace("\r", ""));
     }
 
     @Test
