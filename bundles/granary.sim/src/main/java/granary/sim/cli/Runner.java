@@ -3,6 +3,7 @@ package granary.sim.cli;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -14,6 +15,7 @@ import granary.sim.run.ClassPathPolicies;
 import granary.sim.run.PolicySource;
 import granary.sim.run.Progress;
 import granary.sim.run.Replay;
+import granary.sim.run.ReplayCancelledException;
 import granary.sim.trace.TraceException;
 import granary.sim.trace.TraceFormat;
 
@@ -28,6 +30,15 @@ public final class Runner {
     }
 
     public static Outcome run(List<String> args, PolicySource source, Progress progress) {
+        return run(args, source, progress, Long.MAX_VALUE, "");
+    }
+
+    /**
+     * As {@link #run(List, PolicySource, Progress)}, refusing up front a workload of more than
+     * {@code maxUnits} units ({@code option} names the setting in the message). A replay whose thread
+     * is interrupted stops with exit code 1 and says where it stopped.
+     */
+    public static Outcome run(List<String> args, PolicySource source, Progress progress, long maxUnits, String option) {
         try {
             Arguments.Invocation inv = Arguments.parse(args, source.declarations());
             if (inv.help()) {
@@ -39,7 +50,14 @@ public final class Runner {
             if (inv.listOptions() != null) {
                 return new Outcome(0, options(TraceFormat.of(inv.listOptions())));
             }
-            Replay.Report report = Replay.run(inv.request(), source, inv.progress() ? progress : Progress.NONE);
+            Replay.Report loaded = Replay.load(inv.request(), source);
+            long units = loaded.workload().units();
+            if (units > maxUnits) {
+                return new Outcome(2, loaded.workload().report().source() + ": " + String.format(Locale.ROOT, "%,d", units)
+                        + " units to replay, more than the limit of " + String.format(Locale.ROOT, "%,d", maxUnits)
+                        + (option.isEmpty() ? "" : " (" + option + ")") + "; replay part of it with --max-jobs N or --until-seconds S");
+            }
+            Replay.Report report = Replay.run(loaded, source, inv.progress() ? progress : Progress.NONE);
             String summary = SummaryText.of(report);
             List<Path> files = ResultsFiles.write(inv.out(), report, summary);
             StringBuilder sb = new StringBuilder(summary).append("\nresults in ").append(inv.out()).append(":");
@@ -49,6 +67,8 @@ public final class Runner {
             return new Outcome(0, sb.append('\n').toString());
         } catch (UsageException | InvalidRequestException | TraceException e) {
             return new Outcome(2, e.getMessage());
+        } catch (ReplayCancelledException e) {
+            return new Outcome(1, e.getMessage());
         } catch (UncheckedIOException e) {
             return new Outcome(2, e.getMessage());   // the output directory cannot be written
         }

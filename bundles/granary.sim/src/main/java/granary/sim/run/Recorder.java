@@ -1,5 +1,7 @@
 package granary.sim.run;
 
+import granary.sim.trace.TraceLimits;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -25,7 +27,12 @@ final class Recorder {
 
     private final EngineView view;
     private final long t0;
-    private final long sampleMs;
+    private long sampleMs;
+    private long maxSamples = TraceLimits.MAX_SAMPLES;
+    private long sampleBudget = TraceLimits.MAX_SAMPLES / 2;
+    private long widenedAt = -1;
+    private long stoppedAt = -1;
+    private long lastSampleMs;
     private final long timeoutMs;
     private final String[] dims;
     private final Resources capacity;
@@ -158,11 +165,48 @@ final class Recorder {
     /** Moves to {@code t}: integrates utilisation and takes every sample due on the way. */
     void advance(long t) {
         while (sampleMs > 0 && nextSample <= t) {
+            if (samples >= maxSamples) {
+                stoppedAt = nextSample;
+                lastSampleMs = sampleMs;
+                sampleMs = 0;   // no budget left: no more samples
+                break;
+            }
+            if (samples >= sampleBudget) {
+                // longer than planned (e.g. a backlog draining): a quarter as many samples per second with half the
+                // budget left, so each step covers twice the time of the one before
+                sampleMs *= 4;
+                sampleBudget += Math.max(1, (maxSamples - sampleBudget) / 2);
+                widenedAt = widenedAt < 0 ? nextSample : widenedAt;
+            }
             integrate(nextSample);
             sample(nextSample);
             nextSample += sampleMs;
         }
         integrate(t);
+    }
+
+    /** Caps the samples of this run (tests; {@link TraceLimits#MAX_SAMPLES} by default). */
+    void maxSamples(long n) {
+        maxSamples = n;
+        sampleBudget = Math.max(1, n / 2);
+    }
+
+    long samples() {
+        return samples;
+    }
+
+    /** What the sample cap did, for the run's notes; empty if nothing. */
+    List<String> sampleNotes() {
+        List<String> out = new ArrayList<>();
+        if (widenedAt >= 0) {
+            out.add("time series: the run outlasted its planned samples at t=" + (widenedAt - t0) / 1000 + "s; the interval was "
+                    + "made 4 times as long each time half the remaining budget of " + maxSamples + " samples was used, "
+                    + "last " + (sampleMs > 0 ? sampleMs : lastSampleMs) / 1000.0 + " s");
+        }
+        if (stoppedAt >= 0) {
+            out.add("time series: stopped at t=" + (stoppedAt - t0) / 1000 + "s after " + maxSamples + " samples (the cap)");
+        }
+        return out;
     }
 
     private void integrate(long t) {

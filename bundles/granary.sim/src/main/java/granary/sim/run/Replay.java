@@ -71,7 +71,12 @@ public final class Replay {
 
     /** Loads and replays under every set. */
     public static Report run(Request r, PolicySource source, Progress progress) {
-        Report loaded = load(r, source);
+        return run(load(r, source), source, progress);
+    }
+
+    /** Replays a loaded workload ({@link #load}) under every set. */
+    public static Report run(Report loaded, PolicySource source, Progress progress) {
+        Request r = loaded.request();
         List<RunResult> runs = new ArrayList<>();
         for (int i = 0; i < r.sets().size(); i++) {
             runs.add(runOne(loaded, r.sets().get(i), source, progress, i));

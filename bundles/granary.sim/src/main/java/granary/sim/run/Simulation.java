@@ -1,5 +1,7 @@
 package granary.sim.run;
 
+import granary.sim.trace.TraceLimits;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -67,6 +69,7 @@ public final class Simulation {
     private Recorder recorder;
     private long seq;
     private long lastProgress;
+    private long maxSamples = TraceLimits.MAX_SAMPLES;
     private long arrived;
 
     public Simulation(Workload workload, List<NodeSpec> nodes, PolicySetup.Prepared policies, SimSettings settings,
@@ -83,6 +86,12 @@ public final class Simulation {
         this.notes.addAll(policies.notes());
     }
 
+    /** Caps the time-series samples (tests; {@link TraceLimits#MAX_SAMPLES} by default). */
+    Simulation maxSamples(long n) {
+        maxSamples = n;
+        return this;
+    }
+
     /** Runs the replay to its end. */
     public RunResult run() {
         long wallStart = System.nanoTime();
@@ -91,6 +100,7 @@ public final class Simulation {
         loop();
         long end = clock.millis();
         recorder.finish(end);
+        notes.addAll(recorder.sampleNotes());
         double wall = (System.nanoTime() - wallStart) / 1e9;
         return Outcome.of(this, effective, end, wall);
     }
@@ -104,6 +114,7 @@ public final class Simulation {
         }
         recorder = new Recorder(engine.view(), settings.startEpochMs(), sampleMs(), settings.timeoutMs(),
                 policies.declarations());
+        recorder.maxSamples(maxSamples);
         engine.subscribe(this::decided);
         for (SimJob j : workload.jobs()) {
             JobTrack t = new JobTrack(j);
@@ -119,14 +130,23 @@ public final class Simulation {
     }
 
     private long sampleMs() {
-        if (settings.sampleMs() > 0) {
-            return settings.sampleMs();
-        }
         long span = 0;
         for (SimJob j : workload.jobs()) {
             for (SimUnit u : j.units()) {
                 span = Math.max(span, u.arrivalMs() + u.durationMs());
             }
+        }
+        if (settings.sampleMs() > 0) {
+            // at most half the sample cap over the trace's span: the other half is for a backlog draining after it
+            long planned = maxSamples / 2;
+            if (span / settings.sampleMs() > planned) {
+                long widened = ((span + planned - 1) / planned + 999) / 1000 * 1000;
+                notes.add("--sample-seconds " + settings.sampleMs() / 1000.0 + ": " + span / settings.sampleMs()
+                        + " samples over the trace's span of " + span / 1000 + " s, more than " + planned + " (half the cap of "
+                        + maxSamples + "): sampled every " + widened / 1000 + " s");
+                return widened;
+            }
+            return settings.sampleMs();
         }
         for (long s : new long[] {1, 5, 10, 30, 60, 300, 600, 1800, 3600, 21_600}) {
             if (span / (s * 1000) <= 2500) {
@@ -143,6 +163,11 @@ public final class Simulation {
         long lastArrival = workload.jobs().isEmpty() ? 0 : workload.jobs().get(workload.jobs().size() - 1).arrivalMs();
         long iterations = 0;
         while (true) {
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                throw new ReplayCancelledException("replay cancelled at t=" + (clock.millis() - settings.startEpochMs()) / 1000
+                        + "s of set " + policies.label() + " (" + arrived + " of " + workload.jobs().size() + " jobs arrived)");
+            }
             Event next = events.peek();
             long tNext = next == null ? Long.MAX_VALUE : next.time;
             if (recorder.waitingUnits > 0 && settings.tickMs() > 0) {

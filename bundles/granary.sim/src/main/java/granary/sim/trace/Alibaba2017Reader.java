@@ -125,6 +125,8 @@ public final class Alibaba2017Reader {
     private static Task task(Row r, Settings s, ReadReport report, Map<String, String> seen, long[] traceEnd) {
         long create = r.integer(0);
         long end = r.integer(1);
+        TraceLimits.time(r, 0, create, true);
+        TraceLimits.time(r, 1, end, true);
         traceEnd[0] = Math.max(traceEnd[0], Math.max(create, end) * 1000);   // every row, skipped or not
         String job = "job-" + r.integer(2);
         String name = "task-" + r.integer(3);
@@ -164,6 +166,9 @@ public final class Alibaba2017Reader {
             throw r.bad(6, "the request is zero in cpu and in memory");
         }
         boolean unended = end < create;
+        if (!unended) {
+            TraceLimits.duration(r, 1, end - create, "end - create");
+        }
         if (unended && s.unendedSkip) {
             report.skip("end before create (not ended in the trace; unended=skip)", r.where());
             return null;

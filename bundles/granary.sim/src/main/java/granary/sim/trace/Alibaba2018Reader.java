@@ -31,7 +31,7 @@ import granary.sim.workload.Workload;
  * names without numbers ({@code task_Nzg3...}) are independent. Quirks, each counted: start ≤ 0 is
  * requested at 0; end before start (or 0) runs until the trace's last time
  * ({@code unended=trace-end}) or is skipped; empty requests are skipped or defaulted
- * ({@code empty=}); a dependency on a task the job does not have is ignored.
+ * ({@code empty=}); a dependency on a task the job does not have is ignored; a cycle of dependencies is refused.
  */
 public final class Alibaba2018Reader {
 
@@ -93,6 +93,8 @@ public final class Alibaba2018Reader {
             String status = r.text(4);
             long start = r.integer(5);
             long end = r.integer(6);
+            TraceLimits.time(r, 5, start, true);
+            TraceLimits.time(r, 6, end, true);
             Double cpu = r.empty(7) ? null : nonNegative(r, 7);
             Double mem = r.empty(8) ? null : nonNegative(r, 8);
             if (rawName.isEmpty() || job.isEmpty()) {
@@ -135,6 +137,9 @@ public final class Alibaba2018Reader {
                 throw r.bad(7, "the request is zero in cpu and in memory");
             }
             boolean unended = end <= 0 && start > 0 || end < start;
+            if (!unended) {
+                TraceLimits.duration(r, 6, end - Math.max(0, start), "end_time - start_time");
+            }
             if (unended && unendedSkip) {
                 report.skip("end 0 or before start (not ended in the trace; unended=skip)", r.where());
                 return;
@@ -146,8 +151,20 @@ public final class Alibaba2018Reader {
                     Math.max(0, start) * 1000, end * 1000, unended, type, r.where()));
         });
         List<SimJob> out = new ArrayList<>();
+        List<TraceException.Problem> cycles = new ArrayList<>();
         for (List<Task> tasks : jobs.values()) {
-            out.add(job(tasks, dag, traceEnd[0], priority, group, report));
+            SimJob j = job(tasks, dag, traceEnd[0], priority, group, report);
+            List<String> cycle = Dag.cycle(j.units());
+            if (cycle == null) {
+                out.add(j);
+            } else if (o.skipBadRows()) {
+                report.skip("dependency cycle", tasks.get(0).where());
+            } else if (cycles.size() < RowLoop.MAX_PROBLEMS) {
+                cycles.add(new TraceException.Problem(tasks.get(0).where(), 0, 0, Dag.message(j.id(), "tasks", cycle)));
+            }
+        }
+        if (!cycles.isEmpty()) {
+            throw new TraceException(cycles);
         }
         report.fact("memMb", Long.toString(memMb));
         return new Workload(out, report, null);
@@ -179,7 +196,6 @@ public final class Alibaba2018Reader {
             List<String> after = dag ? dependencies(t, byNumber, report) : List.of();
             units.add(new SimUnit(spec, t.startMs(), Math.max(0, end - t.startMs()), after));
         }
-        units = Dag.breakCycles(units, report, tasks.get(0).where());
         Task first = tasks.get(0);
         return new SimJob(first.job(), group.group(first.job(), c -> first.type()), null, 0, false, units, first.where());
     }

@@ -7,53 +7,58 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import granary.sim.workload.ReadReport;
 import granary.sim.workload.SimUnit;
 
-/** Dependencies between the units of one job: a cycle would never start, so its edges are dropped (counted). */
+/**
+ * Dependencies between the units of one job. A cycle would never start (every unit of it waits for
+ * another), so a workload with one is refused, naming the cycle.
+ */
 final class Dag {
 
     private Dag() {
     }
 
-    static List<SimUnit> breakCycles(List<SimUnit> units, ReadReport report, String where) {
+    /** The first cycle among {@code units}' {@code after} names, as {@code [a, b, a]}, or null if there is none. */
+    static List<String> cycle(List<SimUnit> units) {
         Map<String, SimUnit> byName = new HashMap<>();
         units.forEach(u -> byName.put(u.name(), u));
         Set<String> done = new HashSet<>();
-        Set<String> cyclic = new HashSet<>();
         for (SimUnit u : units) {
-            visit(u.name(), byName, new HashSet<>(), done, cyclic);
-        }
-        if (cyclic.isEmpty()) {
-            return units;
-        }
-        List<SimUnit> out = new ArrayList<>();
-        for (SimUnit u : units) {
-            if (cyclic.contains(u.name())) {
-                report.adjust("dependency cycle: the task's dependencies are ignored", where);
-                out.add(new SimUnit(u.spec(), u.arrivalMs(), u.durationMs(), List.of()));
-            } else {
-                out.add(u);
+            List<String> c = visit(u.name(), byName, new ArrayList<>(), done);
+            if (c != null) {
+                return c;
             }
         }
-        return out;
+        return null;
     }
 
-    private static void visit(String n, Map<String, SimUnit> byName, Set<String> path, Set<String> done, Set<String> cyclic) {
+    /** {@code job j1: tasks form a cycle: M1 -> R2 -> M1}. */
+    static String message(String job, String what, List<String> cycle) {
+        return "job " + job + ": " + what + " form a cycle: " + String.join(" -> ", cycle);
+    }
+
+    private static List<String> visit(String n, Map<String, SimUnit> byName, List<String> path, Set<String> done) {
         if (done.contains(n)) {
-            return;
+            return null;
         }
-        if (!path.add(n)) {
-            cyclic.addAll(path);
-            return;
+        int at = path.indexOf(n);
+        if (at >= 0) {
+            List<String> c = new ArrayList<>(path.subList(at, path.size()));
+            c.add(n);
+            return c;
         }
+        path.add(n);
         SimUnit u = byName.get(n);
         if (u != null) {
             for (String d : u.after()) {
-                visit(d, byName, path, done, cyclic);
+                List<String> c = visit(d, byName, path, done);
+                if (c != null) {
+                    return c;
+                }
             }
         }
-        path.remove(n);
+        path.remove(path.size() - 1);
         done.add(n);
+        return null;
     }
 }

@@ -88,10 +88,16 @@ public final class Gpu2023Reader {
             if (!PHASES.contains(phase)) {
                 throw r.bad(7, "'" + phase + "' is not a pod phase; phases: " + new java.util.TreeSet<>(PHASES));
             }
+            TraceLimits.time(r, 8, created, false);
+            TraceLimits.time(r, 9, deleted, false);
+            if (scheduled != null) {
+                TraceLimits.time(r, 10, scheduled, false);
+            }
             long start = scheduled == null ? created : scheduled;
             if (deleted < start) {
                 throw r.bad(9, "deletion_time " + deleted + " is before " + (scheduled == null ? "creation_time " : "scheduled_time ") + start);
             }
+            TraceLimits.duration(r, 9, deleted - start, "deletion_time - " + (scheduled == null ? "creation_time" : "scheduled_time"));
             if (numGpu == 1 && gpuMilli > 1000) {
                 throw r.bad(4, "a share of one GPU must be at most 1000 milli-GPU, got " + gpuMilli);
             }

@@ -102,7 +102,7 @@ public final class JsonWorkloadReader {
         if (o == null) {
             return null;
         }
-        long submit = seconds(f, o, "submit", path, 0L);
+        long submit = seconds(f, o, "submit", path, 0L, TraceLimits.MAX_TIME_S, "time");
         List<long[]> times = new ArrayList<>();      // per unit: submit, duration
         List<List<String>> after = new ArrayList<>();
         List<JsonObject> unitObjects = new ArrayList<>();
@@ -111,11 +111,11 @@ public final class JsonWorkloadReader {
                 String up = JsonPath.item(path + ".units", k);
                 JsonObject u = units.get(k) instanceof JsonObject x ? x : JsonObject.builder().build();
                 unitObjects.add(u);
-                long unitSubmit = seconds(f, u, "submit", up, submit);
+                long unitSubmit = seconds(f, u, "submit", up, submit, TraceLimits.MAX_TIME_S, "time");
                 if (unitSubmit < submit) {
                     f.problem(u.get("submit"), up + ".submit", "is before the job's submit " + submit / 1000.0 + " s");
                 }
-                times.add(new long[] {unitSubmit, seconds(f, u, "duration", up, null)});
+                times.add(new long[] {unitSubmit, seconds(f, u, "duration", up, null, TraceLimits.MAX_DURATION_S, "duration")});
                 after.add(f.strings(u, "after", up));
             }
         }
@@ -127,7 +127,7 @@ public final class JsonWorkloadReader {
     }
 
     /** Seconds (a number, decimals allowed) as milliseconds; {@code dflt} null means required. */
-    private static long seconds(Json f, JsonObject o, String key, String path, Long dflt) {
+    private static long seconds(Json f, JsonObject o, String key, String path, Long dflt, long maxSeconds, String what) {
         JsonValue e = f.field(o, key, path, false);
         if (e == null) {
             if (dflt == null) {
@@ -143,6 +143,11 @@ public final class JsonWorkloadReader {
         BigDecimal s = n.decimal();
         if (s.signum() < 0) {
             f.problem(e, path + "." + key, "must not be negative, got " + Text.escape(s.toPlainString()));
+            return 0;
+        }
+        if (s.compareTo(BigDecimal.valueOf(maxSeconds)) > 0) {
+            f.problem(e, path + "." + key, what + " " + Text.escape(s.toPlainString()) + " s is above the limit of "
+                    + TraceLimits.n(maxSeconds) + " s (" + (maxSeconds == TraceLimits.MAX_TIME_S ? "10 years" : "1 year") + ")");
             return 0;
         }
         try {
@@ -175,6 +180,13 @@ public final class JsonWorkloadReader {
             units.add(new SimUnit(u, times.get(k)[0], times.get(k)[1], after.get(k)));
         }
         if (!f.ok()) {
+            return null;
+        }
+        List<String> cycle = Dag.cycle(units);
+        if (cycle != null) {
+            int k = index.get(cycle.get(0));
+            f.problem(unitObjects.get(k).get("after"), JsonPath.item(path + ".units", k) + ".after",
+                    Dag.message(spec.id(), "units", cycle));
             return null;
         }
         return new SimJob(spec.id(), spec.group(), spec.user(), spec.productionLevel(), spec.gang(), units, path);

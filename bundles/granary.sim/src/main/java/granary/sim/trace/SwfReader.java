@@ -126,6 +126,11 @@ public final class SwfReader {
         if (submit < 0) {
             throw r.bad(1, "must not be negative, got " + submit);
         }
+        TraceLimits.time(r, 1, submit, false);
+        TraceLimits.duration(r, 3, run, "run");
+        if (atStart && wait > 0) {
+            TraceLimits.time(r, 2, submit + Math.min(wait, TraceLimits.MAX_TIME_S + 1), false);
+        }
         long procs = req ? requested : (alloc > 0 ? alloc : requested);
         if (procs <= 0) {
             report.skip("unknown processor count (-1)", r.where());

@@ -60,12 +60,19 @@ public final class SyntheticWorkload {
         if (jobs < 0 || rate <= 0 || gang < 0 || gang > 1 || users < 1) {
             throw o.bad("jobs", "need jobs >= 0, rate > 0, 0 <= gang <= 1, users >= 1");
         }
+        if (jobs > TraceLimits.MAX_SYNTHETIC_JOBS) {
+            throw o.bad("jobs", "at most " + TraceLimits.n(TraceLimits.MAX_SYNTHETIC_JOBS) + ", got " + TraceLimits.n(jobs));
+        }
         Random r = new Random(ctx.seed());
         ReadReport report = new ReadReport("synthetic(seed=" + ctx.seed() + ")");
         List<SimJob> out = new ArrayList<>();
         double t = 0;
         for (long j = 0; j < jobs; j++) {
             t += -Math.log(1 - r.nextDouble()) / rate;
+            if (t > TraceLimits.MAX_TIME_S) {
+                throw o.bad("rate", "job " + j + " would arrive at " + TraceLimits.n((long) Math.min(t, Long.MAX_VALUE))
+                        + " s, after the limit of " + TraceLimits.n(TraceLimits.MAX_TIME_S) + " s (10 years): raise rate or lower jobs");
+            }
             long at = Math.round(t * 1000);
             boolean isGang = r.nextDouble() < gang;
             int n = (int) Math.max(1, units.sampleLong(r));
@@ -74,7 +81,12 @@ public final class SyntheticWorkload {
                 Resources slot = slot(cpu.sampleLong(r), mem.sampleLong(r), gpu.sampleLong(r));
                 UnitSpec spec = UnitSpec.builder("u" + k).slot(slot).desired((int) Math.max(1, slots.sampleLong(r)))
                         .priority((int) priority.sampleLong(r)).build();
-                us.add(new SimUnit(spec, at, Math.round(duration.sample(r) * 1000)));
+                double d = duration.sample(r);
+                if (d > TraceLimits.MAX_DURATION_S) {
+                    throw o.bad("duration", "job " + j + " drew a duration of " + TraceLimits.n((long) Math.min(d, Long.MAX_VALUE))
+                            + " s, above the limit of " + TraceLimits.n(TraceLimits.MAX_DURATION_S) + " s (1 year)");
+                }
+                us.add(new SimUnit(spec, at, Math.round(d * 1000)));
             }
             String group = groups.get(r.nextInt(groups.size()));
             String user = "user-" + r.nextInt((int) Math.min(users, Integer.MAX_VALUE));

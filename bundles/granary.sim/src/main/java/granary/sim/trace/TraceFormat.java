@@ -9,6 +9,9 @@ import java.util.Map;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.NodeSpec;
 import granary.api.model.Resources;
+import granary.sim.workload.ReadReport;
+import granary.sim.workload.SimJob;
+import granary.sim.workload.SimUnit;
 import granary.sim.workload.Workload;
 
 /**
@@ -133,7 +136,41 @@ public enum TraceFormat {
 
     /** Reads the workload; options are checked against {@link #options()}. */
     public Workload read(Path path, Map<String, String> options, TraceContext ctx) {
-        return read(path, new TraceOptions(id, options, options()), ctx);
+        Workload w = read(path, new TraceOptions(id, options, options()), ctx);
+        check(w);
+        return w;
+    }
+
+    /**
+     * A workload without jobs is an error (an empty file, a header only, or every row skipped), and so
+     * is a unit ending after {@link TraceLimits#MAX_SPAN_S}.
+     */
+    static void check(Workload w) {
+        if (w.jobs().isEmpty()) {
+            throw new TraceException(w.report().source(), 0, 0, noJobs(w.report()));
+        }
+        for (SimJob j : w.jobs()) {
+            for (SimUnit u : j.units()) {
+                long end = u.arrivalMs() + u.durationMs();
+                if (end > TraceLimits.MAX_SPAN_S * 1000) {
+                    String where = j.origin() == null ? w.report().source()
+                            : j.origin().startsWith("$") ? w.report().source() + ": " + j.origin() : j.origin();
+                    throw new TraceException(where, 0, 0,
+                            TraceLimits.span(j.id(), u.name(), end));
+                }
+            }
+        }
+    }
+
+    static String noJobs(ReadReport r) {
+        StringBuilder sb = new StringBuilder("no jobs to replay (")
+                .append(TraceLimits.n(r.rows())).append(" rows read, ").append(TraceLimits.n(r.skippedTotal())).append(" skipped");
+        String sep = ": ";
+        for (Map.Entry<String, Long> e : r.skipped().entrySet()) {
+            sb.append(sep).append(e.getKey()).append(" ").append(TraceLimits.n(e.getValue()));
+            sep = ", ";
+        }
+        return sb.append(")").toString();
     }
 
     /** The default cluster for this trace, or null. */

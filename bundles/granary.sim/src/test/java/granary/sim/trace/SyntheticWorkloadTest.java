@@ -60,6 +60,7 @@ class SyntheticWorkloadTest {
         assertThrows(InvalidRequestException.class, () -> make(1, "duration=uniform:5:1"));
         assertThrows(InvalidRequestException.class, () -> make(1, "rate=0"));
         assertThrows(InvalidRequestException.class, () -> make(1, "groups=a b"));
-        assertEquals(Map.of(), make(1, "jobs=0").report().skipped());
+        assertEquals("synthetic(seed=1): no jobs to replay (0 rows read, 0 skipped)",
+                assertThrows(TraceException.class, () -> make(1, "jobs=0")).getMessage());
     }
 }
