@@ -5,18 +5,16 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.model.NodeSpec;
 import granary.api.model.Resources;
 import granary.api.model.Text;
+import granary.codec.JobCodec;
 import granary.codec.json.Json;
 import granary.codec.json.JsonArray;
-import granary.codec.json.JsonNumber;
 import granary.codec.json.JsonObject;
 import granary.codec.json.JsonPath;
-import granary.codec.json.JsonString;
 import granary.codec.json.JsonValue;
 
 /**
@@ -48,7 +46,12 @@ final class JsonNodes {
             }
             f.onlyKnown(o, p, FIELDS);
             String room = f.string(o, "room", p, "r0");
-            Resources cap = resources(f, f.field(o, "capacity", p, true), p + ".capacity");
+            // the job format's resource vector: {"cpu": 9600, "mem": 524288, "gpu": 8} or "cpu=9600,mem=524288,gpu=8"
+            int problems = f.count();
+            Resources cap = JobCodec.resources(f, f.field(o, "capacity", p, true), p + ".capacity");
+            if (f.count() > problems) {
+                cap = null;   // said once, where it is wrong
+            }
             Map<String, String> labels = f.labels(o, "labels", p);
             long count = f.integer(o, "count", p, 0L);
             String name = f.string(o, "name", p, count > 0 ? "" : null);
@@ -78,45 +81,5 @@ final class JsonNodes {
             }
         }
         return nodes;
-    }
-
-    /** {@code {"cpu": 9600, "mem": 524288, "gpu": 8}} or {@code "cpu=9600,mem=524288,gpu=8"}; amounts not below 0. */
-    private static Resources resources(Json f, JsonValue e, String path) {
-        if (e == null) {
-            return null;
-        }
-        if (e instanceof JsonString s) {
-            try {
-                return Resources.parse(s.value());
-            } catch (IllegalArgumentException ex) {
-                f.problem(e, path, ex.getMessage());
-                return null;
-            }
-        }
-        JsonObject o = f.object(e, path);
-        if (o == null) {
-            return null;
-        }
-        long cpu = 0;
-        long mem = 0;
-        Map<String, Long> ext = new TreeMap<>();
-        for (JsonObject.Member m : o.members()) {
-            Long v = m.value() instanceof JsonNumber n ? n.wholeOrNull() : null;
-            if (v == null || v < 0) {
-                f.problem(m.value(), JsonPath.member(path, m.key()), "expected a whole number not below 0, got " + Json.kind(m.value()));
-                continue;
-            }
-            switch (m.key()) {
-                case "cpu" -> cpu = v;
-                case "mem", "memMb" -> mem = v;
-                default -> ext.put(m.key(), v);
-            }
-        }
-        try {
-            return Resources.of(cpu, mem, ext);
-        } catch (IllegalArgumentException ex) {
-            f.problem(e, path, ex.getMessage());
-            return null;
-        }
     }
 }

@@ -57,7 +57,7 @@ class ClusterSpecTest {
                 assertThrows(InvalidRequestException.class, () -> ClusterSpec.parse(List.of("nodes=2,rooms=3,cpu=1"), false)).getMessage());
         Path file = dir.resolve("bad.json");
         Files.writeString(file, "{\"nodes\": [{\"count\": 2, \"capacity\": {\"cpu\": -1}}]}");
-        assertEquals("bad.json:1:45: $.nodes[0].capacity.cpu: expected a whole number not below 0, got the number -1",
+        assertEquals("bad.json:1:45: $.nodes[0].capacity.cpu: must not be negative, got -1",
                 assertThrows(TraceException.class, () -> ClusterSpec.parse(List.of("file:" + file), false)).getMessage());
         assertThrows(TraceException.class, () -> ClusterSpec.parse(List.of("file:" + dir.resolve("none.json")), false));
     }
