@@ -148,47 +148,58 @@ public class Commands {
 
     // Wrong calls. Gogo picks a method by the number of arguments; a call that fits no command
     // above lands on its catch-all and answers the command's usage line (never Gogo's coercion text).
-    public String policies(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String policies(@Descriptor("ignored") Object... args) {
         throw wrongCall("policies", args);
     }
 
-    public String policy(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String policy(@Descriptor("ignored") Object... args) {
         throw wrongCall("policy", args);
     }
 
-    public String deselect(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String deselect(@Descriptor("ignored") Object... args) {
         throw wrongCall("deselect", args);
     }
 
-    public String status(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String status(@Descriptor("ignored") Object... args) {
         throw wrongCall("status", args);
     }
 
-    public String nodes(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String nodes(@Descriptor("ignored") Object... args) {
         throw wrongCall("nodes", args);
     }
 
-    public String jobs(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String jobs(@Descriptor("ignored") Object... args) {
         throw wrongCall("jobs", args);
     }
 
-    public String submit(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String submit(@Descriptor("ignored") Object... args) {
         throw wrongCall("submit", args);
     }
 
-    public String cancel(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String cancel(@Descriptor("ignored") Object... args) {
         throw wrongCall("cancel", args);
     }
 
-    public String blacklist(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String blacklist(@Descriptor("ignored") Object... args) {
         throw wrongCall("blacklist", args);
     }
 
-    public String unblacklist(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String unblacklist(@Descriptor("ignored") Object... args) {
         throw wrongCall("unblacklist", args);
     }
 
-    public String move(Object... args) {
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String move(@Descriptor("ignored") Object... args) {
         throw wrongCall("move", args);
     }
 
@@ -219,7 +230,7 @@ public class Commands {
         Map<String, String> usage = new TreeMap<>();
         for (Method m : Commands.class.getMethods()) {
             Descriptor d = m.getAnnotation(Descriptor.class);
-            if (d != null && CORE_NAMES.contains(m.getName())) {
+            if (d != null && CORE_NAMES.contains(m.getName()) && !m.isVarArgs()) {   // not the catch-all
                 String p = PARAMETERS.get(m.getName());
                 usage.put(m.getName(), "granary:" + m.getName() + (p.isEmpty() ? "" : " " + p) + " - " + d.value());
             }
