@@ -33,6 +33,7 @@ final class Readiness {
     private static final String POLICY = "granary.api.spi.Policy";
     private static final String POLICY_NAME = "granary.policy.name";
     private static final String POLICY_PROBLEM = "granary.policy.problem";
+    private static final String PROBLEM = "granary.problem";
 
     private Readiness() {
     }
@@ -74,6 +75,11 @@ final class Readiness {
      */
     private static void policies(BundleContext context, List<String> waiting, List<String> failed) {
         try {
+            // a component that refused its configuration says so on a service (granary.demo does)
+            ServiceReference<?>[] refused = context.getAllServiceReferences(null, "(" + PROBLEM + "=*)");
+            for (ServiceReference<?> r : refused == null ? new ServiceReference<?>[0] : refused) {
+                failed.add(r.getProperty("granary.component") + ": " + r.getProperty(PROBLEM));
+            }
             ServiceReference<?>[] hosted = context.getAllServiceReferences(POLICY_PROVIDER, "(" + POLICY_NAME + "=*)");
             for (ServiceReference<?> p : hosted == null ? new ServiceReference<?>[0] : hosted) {
                 Object name = p.getProperty(POLICY_NAME);

@@ -1,11 +1,15 @@
 package granary.demo.osgi;
 
+import java.util.Dictionary;
+import java.util.Hashtable;
 import java.util.List;
 
 import granary.api.event.Scheduler;
 import granary.demo.Demo;
 import granary.demo.DemoSettings;
 
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -73,11 +77,33 @@ public class DemoComponent {
         String jobPrefix() default "demo";
     }
 
-    private final Demo demo;
+    /** Service property of a refused configuration: the launcher reports it and does not start. */
+    static final String PROBLEM_PROPERTY = "granary.problem";
 
+    private final Demo demo;
+    private final ServiceRegistration<?> problem;
+
+    /**
+     * A refused configuration is not an activation failure: the demo stays off and the problem is
+     * registered as a service property (docs/operations.md, "Fail closed"), one line for the operator
+     * instead of the framework's stack trace.
+     */
     @Activate
-    public DemoComponent(@Reference Scheduler scheduler, Config config) {
-        this.demo = config.enabled() ? new Demo(scheduler, settings(config)) : null;
+    public DemoComponent(@Reference Scheduler scheduler, Config config, BundleContext context) {
+        DemoSettings settings = null;
+        ServiceRegistration<?> refused = null;
+        if (config.enabled()) {
+            try {
+                settings = settings(config);
+            } catch (IllegalArgumentException e) {
+                Dictionary<String, Object> props = new Hashtable<>();
+                props.put(PROBLEM_PROPERTY, "configuration " + PID + " refused: " + e.getMessage());
+                props.put("granary.component", PID);
+                refused = context.registerService(Object.class, new Object(), props);
+            }
+        }
+        this.problem = refused;
+        this.demo = settings == null ? null : new Demo(scheduler, settings);
         if (demo != null) {
             demo.start();
         }
@@ -88,9 +114,16 @@ public class DemoComponent {
         if (demo != null) {
             demo.stop();
         }
+        if (problem != null) {
+            try {
+                problem.unregister();
+            } catch (IllegalStateException gone) {
+                // the bundle is stopping
+            }
+        }
     }
 
-    /** @throws IllegalArgumentException naming every bad setting (DS then logs it and does not activate) */
+    /** @throws IllegalArgumentException naming every bad setting */
     static DemoSettings settings(Config c) {
         return new DemoSettings(c.rooms(), c.nodesPerRoom(), c.nodeCpu(), c.nodeMemMb(), c.jobsPerSecond(),
                 c.maxRunningJobs(), c.minTaskMillis(), c.maxTaskMillis(), c.maxSlotsPerUnit(), List.of(c.groups()),
