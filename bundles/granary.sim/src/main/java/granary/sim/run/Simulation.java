@@ -66,6 +66,8 @@ public final class Simulation {
     private final Map<String, Long> refusals = new TreeMap<>();
     private final List<String> refusalExamples = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    /** Whether the run has paused its clock ticks once (noted once). */
+    private boolean ticksPaused;
     private Recorder recorder;
     private long seq;
     private long lastProgress;
@@ -173,7 +175,16 @@ public final class Simulation {
             if (recorder.waitingUnits > 0 && settings.tickMs() > 0) {
                 long tick = (Math.floorDiv(clock.millis() - settings.startEpochMs(), settings.tickMs()) + 1) * settings.tickMs()
                         + settings.startEpochMs();
-                boolean idle = next == null && tick - lastChange > settings.idleLimitMs();
+                // nothing changed for the idle limit while units wait: stop ticking until the next
+                // arrival or end (or, with none left, stop), so that a wait across a long gap of a
+                // trace does not tick once a tick for years
+                boolean idle = tick - lastChange > settings.idleLimitMs();
+                if (idle && next != null && !ticksPaused) {
+                    ticksPaused = true;
+                    notes.add("t=" + (tick - settings.startEpochMs()) / 1000 + "s: clock ticks paused until the next "
+                            + "arrival or end: nothing changed for the idle limit of " + settings.idleLimitMs() / 1000
+                            + " s while units waited (--idle-limit-seconds)");
+                }
                 if (tick < tNext && !idle) {
                     moveTo(tick);
                     long grants = recorder.slotGrants;

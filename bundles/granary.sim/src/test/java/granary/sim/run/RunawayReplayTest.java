@@ -33,6 +33,22 @@ class RunawayReplayTest {
     Path dir;
 
     @Test
+    void aUnitWaitingAcrossAYearLongGapStopsTheClockTicksAfterTheIdleLimit() {
+        // "hog" holds the one node for 347 days and "wait" (arriving at 1 s) waits behind it; nothing else happens until
+        // then: at one tick a second that would be 30 million ticks, all alike
+        Path w = TestFiles.write(dir, "gap.json", "{\"nodes\": [{\"name\": \"n1\", \"capacity\": {\"cpu\": 100, \"mem\": 1024}}],"
+                + " \"jobs\": [{\"id\": \"hog\", \"submit\": 0, \"units\": [{\"name\": \"u\", \"slot\": \"cpu=100\","
+                + " \"desired\": 1, \"duration\": 30000000}]},"
+                + " {\"id\": \"wait\", \"submit\": 1, \"units\": [{\"name\": \"u\", \"slot\": \"cpu=100\","
+                + " \"desired\": 1, \"duration\": 60}]}]}");
+        RunResult r = Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), "fifo",
+                SimSettings.DEFAULTS.withTickMs(1_000).withIdleLimitMs(3_600_000), 1)).runs().get(0);
+        assertTrue(r.notes().stream().anyMatch(n -> n.startsWith("t=3602s: clock ticks paused until the next arrival or end")),
+                r.notes().toString());
+        assertEquals(2, r.jobs().submitted());
+    }
+
+    @Test
     void aTooFineSampleIntervalIsWidenedToTheCap() {
         Path w = TestFiles.write(dir, "w.json", "{\"nodes\": [{\"name\": \"n1\", \"capacity\": {\"cpu\": 100, \"mem\": 1024}}],"
                 + " \"jobs\": [{\"id\": \"late\", \"submit\": 283824000, \"units\": [{\"name\": \"u\", \"slot\": \"cpu=100\","
