@@ -66,7 +66,15 @@ public final class Replay {
             throw new InvalidRequestException("--cluster", "cluster", "the trace " + r.format().id() + " describes no "
                     + "nodes: give --cluster, e.g. nodes=100,cpu=6400,mem=262144");
         }
-        return new Report(r, w.cut(r.maxJobs(), r.untilMs()), nodes, List.of());
+        Workload cut = w.cut(r.maxJobs(), r.untilMs());
+        if (cut.jobs().isEmpty()) {
+            // the trace has jobs (an empty one is refused when read), but the cut leaves none
+            throw new InvalidRequestException("--max-jobs / --until-seconds", "cut", "leave no job of the "
+                    + w.jobs().size() + " in " + (r.tracePath() == null ? "the trace" : r.tracePath().getFileName())
+                    + " to replay (the first arrives at " + w.jobs().stream().mapToLong(j -> j.arrivalMs()).min().orElse(0) / 1000
+                    + " s)");
+        }
+        return new Report(r, cut, nodes, List.of());
     }
 
     /** Loads and replays under every set. */

@@ -49,6 +49,19 @@ class RunawayReplayTest {
     }
 
     @Test
+    void aCutThatLeavesNoJobIsAnError() {
+        Path w = TestFiles.write(dir, "late.json", "{\"nodes\": [{\"name\": \"n1\", \"capacity\": {\"cpu\": 100, \"mem\": 1024}}],"
+                + " \"jobs\": [{\"id\": \"late\", \"submit\": 7200, \"units\": [{\"name\": \"u\", \"slot\": \"cpu=100\","
+                + " \"desired\": 1, \"duration\": 60}]}]}");
+        Replay.Request until = new Replay.Request(TraceFormat.JSON, w, Map.of(), List.of(), Sims.request(TraceFormat.JSON, w,
+                Map.of(), List.of(), "fifo", SimSettings.DEFAULTS, 1).sets(), SimSettings.DEFAULTS, 1, Long.MAX_VALUE, 3_600_000);
+        granary.api.model.InvalidRequestException e = org.junit.jupiter.api.Assertions.assertThrows(
+                granary.api.model.InvalidRequestException.class, () -> Replay.load(until, Sims.POLICIES));
+        assertTrue(e.getMessage().contains("leave no job of the 1 in late.json to replay (the first arrives at 7200 s)"),
+                e.getMessage());
+    }
+
+    @Test
     void aTooFineSampleIntervalIsWidenedToTheCap() {
         Path w = TestFiles.write(dir, "w.json", "{\"nodes\": [{\"name\": \"n1\", \"capacity\": {\"cpu\": 100, \"mem\": 1024}}],"
                 + " \"jobs\": [{\"id\": \"late\", \"submit\": 283824000, \"units\": [{\"name\": \"u\", \"slot\": \"cpu=100\","
