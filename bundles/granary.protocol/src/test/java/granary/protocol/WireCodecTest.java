@@ -129,4 +129,12 @@ class WireCodecTest {
                 () -> codec.decode(input.getBytes(StandardCharsets.UTF_8), "agent n7"));
         assertEquals(3, ex.problems().size(), ex.getMessage());
     }
+
+    @Test
+    void truncatedJsonNamesLineAndColumn() {
+        String whole = envelope("hint", HINT);
+        byte[] cut = whole.substring(0, whole.length() - 2).getBytes(StandardCharsets.UTF_8);
+        ProtocolException ex = assertThrows(ProtocolException.class, () -> codec.decode(cut, "agent n7"));
+        assertEquals("agent n7:1:175: $.message: not valid JSON: the document ends inside an object", ex.getMessage());
+    }
 }
