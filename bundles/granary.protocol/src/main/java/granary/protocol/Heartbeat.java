@@ -1,0 +1,35 @@
+package granary.protocol;
+
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Agent → master, periodically and whenever something changed: what changed on the node since the
+ * agent's previous heartbeat of this incarnation. Heartbeats carry deltas only; the sequence number
+ * of the envelope makes sure each delta is applied once and in order.
+ *
+ * @param started  workers that started since the previous heartbeat
+ * @param exited   workers that exited since the previous heartbeat
+ * @param capacity the node's new total capacity, or null when it did not change
+ */
+public record Heartbeat(List<Worker> started, List<Worker> exited, Resources capacity) implements Message {
+
+    /** One worker: the unit it belongs to and the slot (0, 1, 2, …) of that unit on this node it runs in. */
+    public record Worker(UnitId unit, int slot) {
+        public Worker {
+            Objects.requireNonNull(unit, "unit");
+        }
+    }
+
+    public Heartbeat {
+        started = List.copyOf(started);
+        exited = List.copyOf(exited);
+    }
+
+    @Override
+    public String type() {
+        return "heartbeat";
+    }
+}

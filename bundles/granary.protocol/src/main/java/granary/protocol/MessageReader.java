@@ -1,0 +1,206 @@
+package granary.protocol;
+
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.Problem;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.codec.JobCodec;
+import granary.codec.json.Json;
+import granary.codec.json.JsonArray;
+import granary.codec.json.JsonObject;
+import granary.codec.json.JsonPath;
+import granary.codec.json.JsonString;
+import granary.codec.json.JsonValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+/**
+ * Reads each message type from its JSON object, recording every problem in a {@link Json} (unknown
+ * field, wrong type, missing field, negative count) at its JSON path. Every field is required
+ * except {@code heartbeat.capacity} and an ack problem's {@code limit} and {@code value}. A method
+ * returns null or a partial value when there were problems; the caller checks {@link Json#ok()}.
+ */
+final class MessageReader {
+
+    private final Json json;
+
+    MessageReader(Json json) {
+        this.json = json;
+    }
+
+    Message read(String type, JsonValue e, String path) {
+        JsonObject o = json.object(e, path);
+        if (o == null) {
+            return null;
+        }
+        return switch (type) {
+            case "register" -> register(o, path);
+            case "heartbeat" -> heartbeat(o, path);
+            case "request" -> request(o, path);
+            case "hint" -> hint(o, path);
+            case "cap" -> cap(o, path);
+            case "plan" -> plan(o, path);
+            case "ack" -> ack(o, path);
+            default -> throw new IllegalArgumentException("unknown message type " + type);
+        };
+    }
+
+    private Register register(JsonObject o, String p) {
+        known(o, p, "node", "room", "labels", "capacity");
+        String node = json.string(o, "node", p, null);
+        String room = json.string(o, "room", p, null);
+        Map<String, String> labels = json.labels(o, "labels", p);
+        json.field(o, "labels", p, true);
+        Resources capacity = resources(o, "capacity", p, true);
+        return json.ok() ? new Register(node, room, labels, capacity) : null;
+    }
+
+    private Heartbeat heartbeat(JsonObject o, String p) {
+        known(o, p, "started", "exited", "capacity");
+        List<Heartbeat.Worker> started = list(o, "started", p, this::worker);
+        List<Heartbeat.Worker> exited = list(o, "exited", p, this::worker);
+        Resources capacity = resources(o, "capacity", p, false);
+        return json.ok() ? new Heartbeat(started, exited, capacity) : null;
+    }
+
+    private Request request(JsonObject o, String p) {
+        known(o, p, "full", "jobs", "desires", "cancels", "releases");
+        json.field(o, "full", p, true);
+        boolean full = json.bool(o, "full", p, false);
+        List<JobSpec> jobs = list(o, "jobs", p, (e, at) -> JobCodec.job(json, e, at, Set.of(), Set.of()));
+        List<Request.Desire> desires = list(o, "desires", p, (e, at) -> object(e, at, x ->
+                new Request.Desire(unit(x, at), count(x, "desired", at)), "unit", "desired"));
+        List<String> cancels = list(o, "cancels", p, this::string);
+        List<Request.Release> releases = list(o, "releases", p, (e, at) -> object(e, at, x ->
+                new Request.Release(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at)),
+                "unit", "node", "slots"));
+        return json.ok() ? new Request(full, jobs, desires, cancels, releases) : null;
+    }
+
+    private Hint hint(JsonObject o, String p) {
+        known(o, p, "placements");
+        List<Hint.Placement> placements = list(o, "placements", p, (e, at) -> object(e, at, x ->
+                new Hint.Placement(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at)),
+                "unit", "node", "slots"));
+        return json.ok() ? new Hint(placements) : null;
+    }
+
+    private Cap cap(JsonObject o, String p) {
+        known(o, p, "grants", "withdrawals");
+        List<Cap.Grant> grants = list(o, "grants", p, this::grant);
+        List<Cap.Grant> withdrawals = list(o, "withdrawals", p, this::grant);
+        return json.ok() ? new Cap(grants, withdrawals) : null;
+    }
+
+    private Plan plan(JsonObject o, String p) {
+        known(o, p, "launches");
+        List<Plan.Launch> launches = list(o, "launches", p, (e, at) -> object(e, at, x -> {
+            json.field(x, "environment", at, true);
+            return new Plan.Launch(unit(x, at), count(x, "slot", at), list(x, "command", at, this::string),
+                    json.labels(x, "environment", at), json.string(x, "workingDirectory", at, null));
+        }, "unit", "slot", "command", "environment", "workingDirectory"));
+        return json.ok() ? new Plan(launches) : null;
+    }
+
+    private Ack ack(JsonObject o, String p) {
+        known(o, p, "sequence", "problems");
+        long sequence = json.integer(o, "sequence", p, null);
+        List<Problem> problems = list(o, "problems", p, (e, at) -> object(e, at, x -> new Problem(
+                json.string(x, "subject", at, null), json.string(x, "field", at, null),
+                json.string(x, "message", at, null), optionalLong(x, "limit", at), optionalLong(x, "value", at)),
+                "subject", "field", "message", "limit", "value"));
+        return json.ok() ? new Ack(sequence, problems) : null;
+    }
+
+    private Heartbeat.Worker worker(JsonValue e, String at) {
+        return object(e, at, x -> new Heartbeat.Worker(unit(x, at), count(x, "slot", at)), "unit", "slot");
+    }
+
+    private Cap.Grant grant(JsonValue e, String at) {
+        return object(e, at, x -> new Cap.Grant(json.string(x, "jobMaster", at, null), unit(x, at),
+                count(x, "slots", at)), "jobMaster", "unit", "slots");
+    }
+
+    private String string(JsonValue e, String at) {
+        if (e instanceof JsonString s) {
+            return s.value();
+        }
+        json.problem(e, at, "expected a string, got " + Json.kind(e));
+        return null;
+    }
+
+    /** Reads an object with exactly the {@code fields} given (null if it had problems). */
+    private <T> T object(JsonValue e, String at, java.util.function.Function<JsonObject, T> build, String... fields) {
+        JsonObject x = json.object(e, at);
+        if (x == null) {
+            return null;
+        }
+        int before = json.count();
+        known(x, at, fields);
+        try {
+            T t = build.apply(x);
+            return json.count() == before ? t : null;
+        } catch (RuntimeException ex) {
+            // A record refuses the null that a missing or wrong field was read as; that field's
+            // problem is recorded already. Anything else is a bug and goes on.
+            if (json.count() == before) {
+                throw ex;
+            }
+            return null;
+        }
+    }
+
+    /** A required array field, each item read by {@code each} at its own path. */
+    private <T> List<T> list(JsonObject o, String field, String path, BiFunction<JsonValue, String, T> each) {
+        List<T> out = new ArrayList<>();
+        JsonValue e = json.field(o, field, path, true);
+        String p = JsonPath.member(path, field);
+        JsonArray a = e == null ? null : json.array(e, p);
+        for (int i = 0; a != null && i < a.size(); i++) {
+            T t = each.apply(a.get(i), JsonPath.item(p, i));
+            if (t != null) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    private UnitId unit(JsonObject o, String path) {
+        String text = json.string(o, "unit", path, null);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return UnitId.parse(text);
+        } catch (InvalidRequestException ex) {
+            json.problem(o.get("unit"), JsonPath.member(path, "unit"), "expected job/unit, got " + Json.kind(o.get("unit")));
+            return null;
+        }
+    }
+
+    /** A whole number from 0 to {@link Integer#MAX_VALUE}. */
+    private int count(JsonObject o, String field, String path) {
+        int v = json.int32(o, field, path, null);
+        if (v < 0) {
+            json.problem(o.get(field), JsonPath.member(path, field), "must not be negative, got " + v);
+        }
+        return v;
+    }
+
+    private Long optionalLong(JsonObject o, String field, String path) {
+        return o.get(field) == null ? null : json.integer(o, field, path, 0L);
+    }
+
+    private Resources resources(JsonObject o, String field, String path, boolean required) {
+        JsonValue e = json.field(o, field, path, required);
+        return e == null ? null : JobCodec.resources(json, e, JsonPath.member(path, field));
+    }
+
+    private void known(JsonObject o, String path, String... fields) {
+        json.onlyKnown(o, path, Set.of(fields));
+    }
+}

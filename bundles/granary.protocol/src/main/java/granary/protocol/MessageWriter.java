@@ -1,0 +1,125 @@
+package granary.protocol;
+
+import granary.api.model.JobSpec;
+import granary.api.model.Problem;
+import granary.api.model.UnitId;
+import granary.codec.JobCodec;
+import granary.codec.json.JsonArray;
+import granary.codec.json.JsonObject;
+import granary.codec.json.JsonPosition;
+import granary.codec.json.JsonReader;
+import granary.codec.json.JsonValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** Each message type as a JSON object; the inverse of {@link MessageReader}. Every field is written, lists even when empty. */
+final class MessageWriter {
+
+    private MessageWriter() {
+    }
+
+    static JsonObject write(Message m) {
+        // Java 17: no patterns in switch yet; the sealed Message keeps this list complete.
+        if (m instanceof Register r) {
+            return register(r);
+        }
+        if (m instanceof Heartbeat h) {
+            return heartbeat(h);
+        }
+        if (m instanceof Request r) {
+            return request(r);
+        }
+        if (m instanceof Hint h) {
+            return JsonObject.builder().put("placements", list(h.placements(), p -> JsonObject.builder()
+                    .put("unit", unit(p.unit())).put("node", p.node()).put("slots", p.slots()).build())).build();
+        }
+        if (m instanceof Cap c) {
+            return JsonObject.builder().put("grants", list(c.grants(), MessageWriter::grant))
+                    .put("withdrawals", list(c.withdrawals(), MessageWriter::grant)).build();
+        }
+        if (m instanceof Plan p) {
+            return JsonObject.builder().put("launches", list(p.launches(), MessageWriter::launch)).build();
+        }
+        Ack a = (Ack) m;
+        return JsonObject.builder().put("sequence", a.sequence())
+                .put("problems", list(a.problems(), MessageWriter::problem)).build();
+    }
+
+    private static JsonObject register(Register r) {
+        return JsonObject.builder().put("node", r.node()).put("room", r.room()).put("labels", strings(r.labels()))
+                .put("capacity", JobCodec.resourcesJson(r.capacity())).build();
+    }
+
+    private static JsonObject heartbeat(Heartbeat h) {
+        JsonObject.Builder o = JsonObject.builder().put("started", list(h.started(), MessageWriter::worker))
+                .put("exited", list(h.exited(), MessageWriter::worker));
+        if (h.capacity() != null) {
+            o.put("capacity", JobCodec.resourcesJson(h.capacity()));
+        }
+        return o.build();
+    }
+
+    private static JsonObject request(Request r) {
+        return JsonObject.builder().put("full", r.full())
+                .put("jobs", list(r.jobs(), MessageWriter::job))
+                .put("desires", list(r.desires(), d -> JsonObject.builder()
+                        .put("unit", unit(d.unit())).put("desired", d.desired()).build()))
+                .put("cancels", list(r.cancels(), JsonValue::of))
+                .put("releases", list(r.releases(), x -> JsonObject.builder()
+                        .put("unit", unit(x.unit())).put("node", x.node()).put("slots", x.slots()).build()))
+                .build();
+    }
+
+    /**
+     * A job in the job file format. The codec offers that format only as text, so the text is read
+     * back into a tree; jobs are small and this keeps one definition of the format.
+     */
+    private static JsonValue job(JobSpec job) {
+        return JsonReader.read(JobCodec.write(job), "job " + job.id());
+    }
+
+    private static JsonObject worker(Heartbeat.Worker w) {
+        return JsonObject.builder().put("unit", unit(w.unit())).put("slot", w.slot()).build();
+    }
+
+    private static JsonObject grant(Cap.Grant g) {
+        return JsonObject.builder().put("jobMaster", g.jobMaster()).put("unit", unit(g.unit()))
+                .put("slots", g.slots()).build();
+    }
+
+    private static JsonObject launch(Plan.Launch l) {
+        return JsonObject.builder().put("unit", unit(l.unit())).put("slot", l.slot())
+                .put("command", list(l.command(), JsonValue::of)).put("environment", strings(l.environment()))
+                .put("workingDirectory", l.workingDirectory()).build();
+    }
+
+    private static JsonObject problem(Problem p) {
+        JsonObject.Builder o = JsonObject.builder().put("subject", p.subject()).put("field", p.field())
+                .put("message", p.message());
+        if (p.limit() != null) {
+            o.put("limit", p.limit());
+        }
+        if (p.value() != null) {
+            o.put("value", p.value());
+        }
+        return o.build();
+    }
+
+    static JsonValue unit(UnitId u) {
+        return JsonValue.of(u.toString());
+    }
+
+    static JsonObject strings(Map<String, String> m) {
+        JsonObject.Builder o = JsonObject.builder();
+        m.forEach(o::put);
+        return o.build();
+    }
+
+    static <T> JsonArray list(List<T> items, Function<T, JsonValue> each) {
+        List<JsonValue> out = new ArrayList<>(items.size());
+        items.forEach(i -> out.add(each.apply(i)));
+        return new JsonArray(out, JsonPosition.NONE);
+    }
+}

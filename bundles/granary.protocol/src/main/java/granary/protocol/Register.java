@@ -1,0 +1,32 @@
+package granary.protocol;
+
+import granary.api.model.Resources;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Agent → master, the first message of every agent incarnation: the node this agent runs, where it
+ * is, and what it offers. The master treats it as the whole truth about the node; workers the agent
+ * still runs after a restart are reported by the heartbeats that follow.
+ *
+ * @param node     the node's name, unique in the cluster
+ * @param room     where the node stands (rack, room, zone) for locality
+ * @param labels   the node's labels for node selectors
+ * @param capacity what the node offers to Granary in total
+ */
+public record Register(String node, String room, Map<String, String> labels, Resources capacity) implements Message {
+
+    public Register {
+        Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(room, "room");
+        Objects.requireNonNull(capacity, "capacity");
+        labels = Collections.unmodifiableMap(new TreeMap<>(labels));
+    }
+
+    @Override
+    public String type() {
+        return "register";
+    }
+}

@@ -1,0 +1,48 @@
+package granary.protocol;
+
+import granary.api.model.JobSpec;
+import granary.api.model.UnitId;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Job master → master: what the job master wants. With {@code full} true (the first request after
+ * it connects or the master restarted) it is the complete list of its jobs, and the master forgets
+ * any of its jobs not listed; otherwise it is a delta to apply to what the master already holds.
+ *
+ * @param full     true: {@code jobs} is everything this job master runs; false: a delta
+ * @param jobs     jobs (with their units) added, or replaced when the id is known
+ * @param desires  new desired slot counts of units already known
+ * @param cancels  ids of jobs to drop, with every slot they hold
+ * @param releases slots given back on one node
+ */
+public record Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels,
+                      List<Release> releases) implements Message {
+
+    /** A unit now wants {@code desired} slots in total. */
+    public record Desire(UnitId unit, int desired) {
+        public Desire {
+            Objects.requireNonNull(unit, "unit");
+        }
+    }
+
+    /** The job master gives back {@code slots} of {@code unit}'s slots on {@code node}. */
+    public record Release(UnitId unit, String node, int slots) {
+        public Release {
+            Objects.requireNonNull(unit, "unit");
+            Objects.requireNonNull(node, "node");
+        }
+    }
+
+    public Request {
+        jobs = List.copyOf(jobs);
+        desires = List.copyOf(desires);
+        cancels = List.copyOf(cancels);
+        releases = List.copyOf(releases);
+    }
+
+    @Override
+    public String type() {
+        return "request";
+    }
+}

@@ -1,0 +1,171 @@
+package granary.protocol;
+
+import granary.api.model.Problem;
+import granary.codec.CodecException;
+import granary.codec.json.Json;
+import granary.codec.json.JsonLimits;
+import granary.codec.json.JsonObject;
+import granary.codec.json.JsonPath;
+import granary.codec.json.JsonReader;
+import granary.codec.json.JsonValue;
+import granary.codec.json.JsonWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Envelopes as strict JSON, both ways. An envelope is one object:
+ *
+ * <pre>
+ * {"version": 1, "sender": {"role": "agent", "id": "n7"}, "incarnation": 1700000000000,
+ *  "sequence": 42, "type": "heartbeat", "message": {...}}
+ * </pre>
+ *
+ * <p>Reading refuses, with a {@link ProtocolException} whose problems name the source (the peer)
+ * and the JSON path: a message over {@value #MAX_MESSAGE_BYTES} bytes (checked before parsing),
+ * anything {@link JsonReader} refuses (truncated JSON, bad UTF-8), a version other than
+ * {@value #VERSION} (checked before the rest, since another version may have other fields), unknown
+ * fields, wrong types, missing fields, negative counts and a sequence number below 1. Every problem
+ * found is reported, not only the first.
+ *
+ * <p>Writing refuses an envelope that would be over the limit, so that a peer is never sent what it
+ * must refuse. An instance knows the role of its side, which refusals name.
+ */
+public final class WireCodec {
+
+    /** The protocol version this code speaks. */
+    public static final int VERSION = 1;
+
+    /**
+     * The largest envelope in bytes of UTF-8 (1 MiB). Large enough for a full {@link Request} of some
+     * thousand jobs; a job master with more sends several requests.
+     */
+    public static final int MAX_MESSAGE_BYTES = 1 << 20;
+
+    private static final JsonLimits LIMITS = new JsonLimits(MAX_MESSAGE_BYTES, 32, 65_536, 40);
+    private static final Set<String> ENVELOPE_FIELDS = Set.of("version", "sender", "incarnation", "sequence", "type", "message");
+    private static final Set<String> SENDER_FIELDS = Set.of("role", "id");
+
+    private final Role self;
+
+    /** @param self the role of this side, named in refusals ("this master speaks 1") */
+    public WireCodec(Role self) {
+        this.self = Objects.requireNonNull(self, "self");
+    }
+
+    /** The envelope as UTF-8 JSON. @throws ProtocolException if it is over {@link #MAX_MESSAGE_BYTES} */
+    public byte[] encode(Envelope e) {
+        byte[] bytes = text(e).getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > MAX_MESSAGE_BYTES) {
+            throw tooLarge("outgoing " + e.message().type() + " " + e.sequence() + " to be sent by " + e.sender(), bytes.length);
+        }
+        return bytes;
+    }
+
+    /** The envelope as JSON text (no size check). */
+    public String text(Envelope e) {
+        JsonObject o = JsonObject.builder()
+                .put("version", e.version())
+                .put("sender", JsonObject.builder().put("role", e.sender().role().wire()).put("id", e.sender().id()).build())
+                .put("incarnation", e.incarnation())
+                .put("sequence", e.sequence())
+                .put("type", e.message().type())
+                .put("message", MessageWriter.write(e.message()))
+                .build();
+        return JsonWriter.write(o);
+    }
+
+    /**
+     * Reads one envelope.
+     *
+     * @param source names the peer or connection in every problem, e.g. {@code agent n7 at 10.0.0.7:4711}
+     * @throws ProtocolException naming every problem found
+     */
+    public Envelope decode(byte[] bytes, String source) {
+        if (bytes.length > MAX_MESSAGE_BYTES) {
+            throw tooLarge(source, bytes.length);
+        }
+        JsonValue doc;
+        try {
+            doc = JsonReader.read(bytes, source, LIMITS);
+        } catch (CodecException ex) {
+            throw new ProtocolException(ex.problems());
+        }
+        Json json = new Json(source);
+        JsonObject o = json.object(doc, JsonPath.ROOT);
+        check(json);
+        int version = json.int32(o, "version", JsonPath.ROOT, null);
+        check(json);
+        if (version != VERSION) {
+            throw new ProtocolException(List.of(Problem.of(source, "$.version", "protocol version " + version
+                    + " is not supported; this " + self.wire() + " speaks " + VERSION, VERSION, version)));
+        }
+        json.onlyKnown(o, JsonPath.ROOT, ENVELOPE_FIELDS);
+        Sender sender = sender(json, o);
+        long incarnation = json.integer(o, "incarnation", JsonPath.ROOT, null);
+        long sequence = json.integer(o, "sequence", JsonPath.ROOT, null);
+        if (json.field(o, "sequence", JsonPath.ROOT, false) != null && sequence < 1) {
+            json.problem(o.get("sequence"), "$.sequence", "must be at least 1, got " + sequence);
+        }
+        Message message = message(json, o);
+        check(json);
+        return new Envelope(version, sender, incarnation, sequence, message);
+    }
+
+    private static Sender sender(Json json, JsonObject o) {
+        JsonValue e = json.field(o, "sender", JsonPath.ROOT, true);
+        JsonObject s = e == null ? null : json.object(e, "$.sender");
+        if (s == null) {
+            return null;
+        }
+        json.onlyKnown(s, "$.sender", SENDER_FIELDS);
+        String roleText = json.string(s, "role", "$.sender", null);
+        String id = json.string(s, "id", "$.sender", null);
+        Role role = Role.ofWire(roleText);
+        if (roleText != null && role == null) {
+            json.problem(s.get("role"), "$.sender.role", "expected one of " + wireRoles() + ", got " + Json.kind(s.get("role")));
+        }
+        return role == null || id == null ? null : new Sender(role, id);
+    }
+
+    private static Message message(Json json, JsonObject o) {
+        String type = json.string(o, "type", JsonPath.ROOT, null);
+        JsonValue body = json.field(o, "message", JsonPath.ROOT, true);
+        if (type == null) {
+            return null;
+        }
+        if (!Message.TYPES.contains(type)) {
+            json.problem(o.get("type"), "$.type", "expected one of " + String.join(", ", Message.TYPES)
+                    + ", got " + Json.kind(o.get("type")));
+            return null;
+        }
+        return body == null ? null : new MessageReader(json).read(type, body, "$.message");
+    }
+
+    private static String wireRoles() {
+        List<String> out = new ArrayList<>();
+        for (Role r : Role.values()) {
+            out.add(r.wire());
+        }
+        return String.join(", ", out);
+    }
+
+    private static ProtocolException tooLarge(String source, long size) {
+        return new ProtocolException(List.of(Problem.of(source, JsonPath.ROOT, "the message is " + size
+                + " bytes, larger than the limit of " + MAX_MESSAGE_BYTES + " bytes", MAX_MESSAGE_BYTES, size)));
+    }
+
+    private static void check(Json json) {
+        if (json.ok()) {
+            return;
+        }
+        List<Problem> out = new ArrayList<>();
+        json.problems().forEach(p -> out.add(p.toProblem()));
+        if (json.count() > out.size()) {
+            out.add(Problem.of(json.source(), JsonPath.ROOT, (json.count() - out.size()) + " more problems not shown"));
+        }
+        throw new ProtocolException(out);
+    }
+}

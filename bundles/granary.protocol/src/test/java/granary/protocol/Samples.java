@@ -1,0 +1,39 @@
+package granary.protocol;
+
+import granary.api.model.JobSpec;
+import granary.api.model.Problem;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
+import java.util.List;
+import java.util.Map;
+
+/** One filled-in message of every type, for round trips and sessions. */
+final class Samples {
+
+    static final UnitId MAP = new UnitId("wordcount-7", "map");
+    static final Sender AGENT = new Sender(Role.AGENT, "n7");
+    static final Sender JOB_MASTER = new Sender(Role.JOB_MASTER, "jm-1");
+
+    private Samples() {
+    }
+
+    static List<Message> all() {
+        JobSpec job = JobSpec.of("wordcount-7", "root.batch",
+                UnitSpec.builder("map").slot(100, 2048).desired(4).priority(2).build());
+        return List.of(
+                new Register("n7", "room-2", Map.of("disk", "ssd", "zone", "b"), Resources.of(400, 8192, Map.of("gpu", 1L))),
+                new Heartbeat(List.of(new Heartbeat.Worker(MAP, 0), new Heartbeat.Worker(MAP, 1)),
+                        List.of(new Heartbeat.Worker(MAP, 2)), Resources.of(200, 4096)),
+                new Heartbeat(List.of(), List.of(), null),
+                new Request(true, List.of(job), List.of(new Request.Desire(MAP, 6)), List.of("old-job"),
+                        List.of(new Request.Release(MAP, "n3", 2))),
+                new Hint(List.of(new Hint.Placement(MAP, "n7", 3), new Hint.Placement(MAP, "n3", 0))),
+                new Cap(List.of(new Cap.Grant("jm-1", MAP, 3)), List.of(new Cap.Grant("jm-2", new UnitId("j2", "u"), 1))),
+                new Plan(List.of(new Plan.Launch(MAP, 0, List.of("/bin/wc", "-l", "a b\n\"c\""),
+                        Map.of("LANG", "C.UTF-8", "PART", "0"), "/tmp/wc"))),
+                Ack.applied(41),
+                Ack.refused(42, List.of(Problem.of("job wordcount-7", "units[0].slot.cpu", "must not be negative, got -1", 0, -1),
+                        Problem.of("job x", "id", "is missing"))));
+    }
+}
