@@ -34,4 +34,13 @@ class WaitReasonTest {
         assertEquals(1, h.granted("g/u"));
         assertEquals(ReasonCode.NO_FIT, h.engine.view().unit(UnitId.parse("g/u")).waitReason().code());
     }
+
+    @Test
+    void theLastNodeWithTheLabelGoneNoNodeMatchesAgain() {
+        Harness h = Harness.withFifo().nodes("n", "r1", 1, 400, 4096);
+        h.handle(new NodeAdded(new NodeSpec("g0", "r1", Resources.of(400, 4096), Map.of("gpu", "a100"))));
+        h.handle(new granary.api.event.NodeRemoved("g0", false));
+        h.submit("g", UnitSpec.builder("u").slot(100, 512).desired(1).select("gpu", "a100").build());
+        assertEquals(ReasonCode.LABELS, h.engine.view().unit(UnitId.parse("g/u")).waitReason().code());
+    }
 }

@@ -50,7 +50,8 @@ public final class ActivePlacer {
             };
         }
         if (u.remaining() > 0 && placed < budget) {
-            u.waitReason(Eligibility.anyMatches(u, cluster.nodes())
+            String missing = Eligibility.missingLabel(u, cluster);
+            u.waitReason(missing == null
                     ? Reason.of(ReasonCode.NO_FIT, "unit " + u.id(), "no eligible node has room for slot " + u.slot())
                     : Reason.of(ReasonCode.LABELS, "unit " + u.id(), "no node matches the node selector "
                             + u.request().nodeSelector() + " (" + cluster.size() + " nodes)"));

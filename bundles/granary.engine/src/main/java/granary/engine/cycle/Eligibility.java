@@ -9,6 +9,7 @@ import granary.api.spi.Reason;
 import granary.api.spi.ReasonCode;
 import granary.api.spi.Verdict;
 import granary.engine.policy.PolicySet;
+import granary.engine.state.Cluster;
 import granary.engine.state.GroupState;
 import granary.engine.state.NodeState;
 import granary.engine.state.UnitState;
@@ -49,19 +50,18 @@ public final class Eligibility {
     }
 
     /**
-     * Whether some node of {@code nodes} carries every label of the unit's node selector (true when
-     * it has none). Asked only when a unit waits, to tell "no node matches" from "no room".
+     * A label of the unit's node selector that no node of the cluster carries, or null. O(labels of
+     * the selector), from the cluster's label counts: asked when a unit waits, on the decision path.
+     * (A selector whose labels each exist, but never together on one node, is not told apart from
+     * "no room".)
      */
-    static boolean anyMatches(UnitState u, Iterable<NodeState> nodes) {
-        if (u.request().nodeSelector().isEmpty()) {
-            return true;
-        }
-        for (NodeState n : nodes) {
-            if (labelsMatch(u, n)) {
-                return true;
+    static String missingLabel(UnitState u, Cluster cluster) {
+        for (Map.Entry<String, String> e : u.request().nodeSelector().entrySet()) {
+            if (!cluster.hasLabel(e.getKey(), e.getValue())) {
+                return e.getKey() + "=" + e.getValue();
             }
         }
-        return false;
+        return null;
     }
 
     private static boolean labelsMatch(UnitState u, NodeState n) {

@@ -2,6 +2,7 @@ package granary.engine.state;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -25,6 +26,8 @@ public final class Cluster implements ClusterView {
     private Resources capacity = Resources.ZERO;
     private Resources granted = Resources.ZERO;
     private Resources largest = Resources.ZERO;
+    /** Nodes per label {@code key=value}: whether any node carries a label, in O(1). */
+    private final Map<String, Integer> labels = new HashMap<>();
 
     public Cluster(Dims dims) {
         this.dims = dims;
@@ -93,6 +96,12 @@ public final class Cluster implements ClusterView {
         n.roomPos = rooms.computeIfAbsent(n.room(), r -> new NodeIndex(dims.size())).add(n);
         capacity = capacity.plus(n.capacity());
         largest = largest.max(n.capacity());
+        n.labels().forEach((k, v) -> labels.merge(k + "=" + v, 1, Integer::sum));
+    }
+
+    /** Whether some node of the cluster carries the label {@code key=value}. */
+    public boolean hasLabel(String key, String value) {
+        return labels.containsKey(key + "=" + value);
     }
 
     public void remove(NodeState n) {
@@ -105,6 +114,7 @@ public final class Cluster implements ClusterView {
         }
         capacity = capacity.minus(n.capacity());
         granted = granted.minus(n.granted());
+        n.labels().forEach((k, v) -> labels.computeIfPresent(k + "=" + v, (l, c) -> c == 1 ? null : c - 1));
         recomputeLargest();
     }
 
