@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
+import granary.api.model.Text;
 import granary.api.spi.EngineStatus;
 import granary.api.spi.PolicyInfo;
 
@@ -47,10 +48,10 @@ final class ConsoleText {
         }
         line(sb, "health", s.health());
         for (int i = 0; i < s.held().size(); i++) {
-            line(sb, "held." + (i + 1), granary.api.model.Text.escape(s.held().get(i)));
+            line(sb, "held." + (i + 1), Text.escape(s.held().get(i)));
         }
         for (Map.Entry<String, String> e : new TreeMap<>(s.problems()).entrySet()) {
-            line(sb, "problem." + e.getKey(), granary.api.model.Text.escape(e.getValue()));
+            line(sb, "problem." + e.getKey(), Text.escape(e.getValue()));
         }
         return sb.toString().stripTrailing();
     }

@@ -59,11 +59,24 @@ final class Readiness {
             List<String> waiting = new ArrayList<>();
             List<String> failed = new ArrayList<>();
             components(context, waiting, failed);
+            refusals(context, failed);
             policies(context, waiting, failed);
             if (waiting.isEmpty() || System.nanoTime() > deadline) {
                 return new State(List.copyOf(waiting), List.copyOf(failed));
             }
             Thread.sleep(20);   // outside the framework there is no event to wait on: poll, with a deadline
+        }
+    }
+
+    /** Components that refused their configuration say so on a service (granary.demo does). */
+    private static void refusals(BundleContext context, List<String> failed) {
+        try {
+            ServiceReference<?>[] refused = context.getAllServiceReferences(null, "(" + PROBLEM + "=*)");
+            for (ServiceReference<?> r : refused == null ? new ServiceReference<?>[0] : refused) {
+                failed.add(r.getProperty("granary.component") + ": " + r.getProperty(PROBLEM));
+            }
+        } catch (org.osgi.framework.InvalidSyntaxException e) {
+            throw new IllegalStateException(e);   // the filter is a constant
         }
     }
 
@@ -75,11 +88,6 @@ final class Readiness {
      */
     private static void policies(BundleContext context, List<String> waiting, List<String> failed) {
         try {
-            // a component that refused its configuration says so on a service (granary.demo does)
-            ServiceReference<?>[] refused = context.getAllServiceReferences(null, "(" + PROBLEM + "=*)");
-            for (ServiceReference<?> r : refused == null ? new ServiceReference<?>[0] : refused) {
-                failed.add(r.getProperty("granary.component") + ": " + r.getProperty(PROBLEM));
-            }
             ServiceReference<?>[] hosted = context.getAllServiceReferences(POLICY_PROVIDER, "(" + POLICY_NAME + "=*)");
             for (ServiceReference<?> p : hosted == null ? new ServiceReference<?>[0] : hosted) {
                 Object name = p.getProperty(POLICY_NAME);

@@ -36,7 +36,8 @@ class OneReplayTest {
         }
         started.countDown();
         try {
-            Thread.sleep(60_000);
+            // a replay that runs until it is interrupted (bounded: a stuck test ends after a minute)
+            new CountDownLatch(1).await(60, TimeUnit.SECONDS);
             return new Runner.Outcome(0, "not interrupted\n");
         } catch (InterruptedException e) {
             interrupted.countDown();
