@@ -108,10 +108,14 @@ public class Commands {
         List<JobSpec> jobs = readJobs(Path.of(file));
         // all or nothing: one refused job refuses the file, with every problem (docs/operations.md)
         Receipt r = send(new JobsSubmitted(jobs));
+        // the groups the jobs were resolved to (full queue paths), in one read
+        List<String> groups = await(scheduler.query(v -> jobs.stream()
+                .map(j -> v.job(j.id()) == null ? j.group() : v.job(j.id()).group()).toList()));
         List<String> out = new ArrayList<>();
-        for (JobSpec job : jobs) {
+        for (int i = 0; i < jobs.size(); i++) {
+            JobSpec job = jobs.get(i);
+            String group = groups.get(i);
             long desired = job.units().stream().mapToLong(u -> u.desired()).sum();
-            String group = await(scheduler.query(v -> v.job(job.id()) == null ? job.group() : v.job(job.id()).group()));
             out.add("submitted " + Text.escape(job.id()) + " to " + Text.escape(group) + ": granted "
                     + grantedIn(r, job.id()) + " of " + desired + " slots");
         }
