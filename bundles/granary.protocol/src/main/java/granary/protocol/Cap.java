@@ -9,15 +9,22 @@ import java.util.Objects;
  * workers of which unit on this node, and which such rights are withdrawn. An agent launches a
  * {@link Plan} only within the caps it holds, and stops workers beyond a withdrawn cap.
  *
- * @param grants      rights given or raised: the job master's unit may now use {@code slots} slots here
- * @param withdrawals rights taken back: the unit must give up {@code slots} slots here
+ * @param grants      rights given, raised or lowered by a release: the unit may now use {@code slots} slots here
+ * @param withdrawals rights taken back by the master (revocation): the unit may keep only
+ *                    {@code slots} slots here, and the agent stops its workers beyond that
  */
 public record Cap(List<Grant> grants, List<Grant> withdrawals) implements Message {
 
-    /** {@code jobMaster}'s {@code unit}: {@code slots} slots on this node. */
-    public record Grant(String jobMaster, UnitId unit, int slots) {
+    /**
+     * {@code jobMaster}'s {@code unit} may use {@code slots} slots on this node in total (the count
+     * after this change, not a difference). {@code key} lets the agent check that a {@link Plan}
+     * really comes from that job master: it is {@link granary.protocol.link.Tokens#key the key} of
+     * the job master's token, which the job master presents to the agent.
+     */
+    public record Grant(String jobMaster, UnitId unit, int slots, String key) {
         public Grant {
             Objects.requireNonNull(jobMaster, "jobMaster");
+            Objects.requireNonNull(key, "key");
             Objects.requireNonNull(unit, "unit");
         }
     }

@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param sender      role and id of the sender
  * @param incarnation the sender's current life: a new, larger value after every restart (e.g. its
  *                    start time in milliseconds); messages of an older incarnation are refused
- * @param sequence    1, 2, 3, … within one incarnation of the sender, one per envelope
+ * @param sequence    1, 2, 3, … within one incarnation of the sender, one per envelope; an {@link Ack}
+ *                    sent as the reply to an envelope is outside that stream and carries 0
  * @param message     the message
  */
 public record Envelope(int version, Sender sender, long incarnation, long sequence, Message message) {

@@ -11,14 +11,25 @@ import java.util.Objects;
  * of the envelope makes sure each delta is applied once and in order.
  *
  * @param started  workers that started since the previous heartbeat
- * @param exited   workers that exited since the previous heartbeat
+ * @param exited   workers that exited since the previous heartbeat, with their exit codes; each
+ *                 gives its slot back (the master releases it and tells the job master)
  * @param capacity the node's new total capacity, or null when it did not change
  */
-public record Heartbeat(List<Worker> started, List<Worker> exited, Resources capacity) implements Message {
+public record Heartbeat(List<Worker> started, List<Exit> exited, Resources capacity) implements Message {
 
     /** One worker: the unit it belongs to and the slot (0, 1, 2, …) of that unit on this node it runs in. */
     public record Worker(UnitId unit, int slot) {
         public Worker {
+            Objects.requireNonNull(unit, "unit");
+        }
+    }
+
+    /**
+     * A worker that ended: {@code exitCode} as the operating system reported it (0 success; a
+     * negative value when the agent stopped it or could not start it, see docs/protocol.md).
+     */
+    public record Exit(UnitId unit, int slot, int exitCode) {
+        public Exit {
             Objects.requireNonNull(unit, "unit");
         }
     }

@@ -50,19 +50,22 @@ final class MessageReader {
     }
 
     private Register register(JsonObject o, String p) {
-        known(o, p, "node", "room", "labels", "capacity");
+        known(o, p, "node", "room", "labels", "capacity", "endpoint");
         String node = json.string(o, "node", p, null);
         String room = json.string(o, "room", p, null);
         Map<String, String> labels = json.labels(o, "labels", p);
         json.field(o, "labels", p, true);
         Resources capacity = resources(o, "capacity", p, true);
-        return json.ok() ? new Register(node, room, labels, capacity) : null;
+        String endpoint = json.string(o, "endpoint", p, null);
+        return json.ok() ? new Register(node, room, labels, capacity, endpoint) : null;
     }
 
     private Heartbeat heartbeat(JsonObject o, String p) {
         known(o, p, "started", "exited", "capacity");
         List<Heartbeat.Worker> started = list(o, "started", p, this::worker);
-        List<Heartbeat.Worker> exited = list(o, "exited", p, this::worker);
+        List<Heartbeat.Exit> exited = list(o, "exited", p, (e, at) -> object(e, at, x ->
+                new Heartbeat.Exit(unit(x, at), count(x, "slot", at), json.int32(x, "exitCode", at, null)),
+                "unit", "slot", "exitCode"));
         Resources capacity = resources(o, "capacity", p, false);
         return json.ok() ? new Heartbeat(started, exited, capacity) : null;
     }
@@ -82,11 +85,16 @@ final class MessageReader {
     }
 
     private Hint hint(JsonObject o, String p) {
-        known(o, p, "placements");
+        known(o, p, "placements", "exits");
         List<Hint.Placement> placements = list(o, "placements", p, (e, at) -> object(e, at, x ->
-                new Hint.Placement(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at)),
-                "unit", "node", "slots"));
-        return json.ok() ? new Hint(placements) : null;
+                new Hint.Placement(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at),
+                        json.string(x, "endpoint", at, null)),
+                "unit", "node", "slots", "endpoint"));
+        List<Hint.Exit> exits = list(o, "exits", p, (e, at) -> object(e, at, x ->
+                new Hint.Exit(unit(x, at), json.string(x, "node", at, null), count(x, "slot", at),
+                        json.int32(x, "exitCode", at, null)),
+                "unit", "node", "slot", "exitCode"));
+        return json.ok() ? new Hint(placements, exits) : null;
     }
 
     private Cap cap(JsonObject o, String p) {
@@ -122,7 +130,7 @@ final class MessageReader {
 
     private Cap.Grant grant(JsonValue e, String at) {
         return object(e, at, x -> new Cap.Grant(json.string(x, "jobMaster", at, null), unit(x, at),
-                count(x, "slots", at)), "jobMaster", "unit", "slots");
+                count(x, "slots", at), json.string(x, "key", at, null)), "jobMaster", "unit", "slots", "key");
     }
 
     private String string(JsonValue e, String at) {

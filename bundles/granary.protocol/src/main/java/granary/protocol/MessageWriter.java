@@ -33,7 +33,11 @@ final class MessageWriter {
         }
         if (m instanceof Hint h) {
             return JsonObject.builder().put("placements", list(h.placements(), p -> JsonObject.builder()
-                    .put("unit", unit(p.unit())).put("node", p.node()).put("slots", p.slots()).build())).build();
+                    .put("unit", unit(p.unit())).put("node", p.node()).put("slots", p.slots())
+                    .put("endpoint", p.endpoint()).build()))
+                    .put("exits", list(h.exits(), x -> JsonObject.builder().put("unit", unit(x.unit()))
+                            .put("node", x.node()).put("slot", x.slot()).put("exitCode", x.exitCode()).build()))
+                    .build();
         }
         if (m instanceof Cap c) {
             return JsonObject.builder().put("grants", list(c.grants(), MessageWriter::grant))
@@ -49,12 +53,13 @@ final class MessageWriter {
 
     private static JsonObject register(Register r) {
         return JsonObject.builder().put("node", r.node()).put("room", r.room()).put("labels", strings(r.labels()))
-                .put("capacity", JobCodec.resourcesJson(r.capacity())).build();
+                .put("capacity", JobCodec.resourcesJson(r.capacity())).put("endpoint", r.endpoint()).build();
     }
 
     private static JsonObject heartbeat(Heartbeat h) {
         JsonObject.Builder o = JsonObject.builder().put("started", list(h.started(), MessageWriter::worker))
-                .put("exited", list(h.exited(), MessageWriter::worker));
+                .put("exited", list(h.exited(), x -> JsonObject.builder().put("unit", unit(x.unit()))
+                        .put("slot", x.slot()).put("exitCode", x.exitCode()).build()));
         if (h.capacity() != null) {
             o.put("capacity", JobCodec.resourcesJson(h.capacity()));
         }
@@ -86,7 +91,7 @@ final class MessageWriter {
 
     private static JsonObject grant(Cap.Grant g) {
         return JsonObject.builder().put("jobMaster", g.jobMaster()).put("unit", unit(g.unit()))
-                .put("slots", g.slots()).build();
+                .put("slots", g.slots()).put("key", g.key()).build();
     }
 
     private static JsonObject launch(Plan.Launch l) {

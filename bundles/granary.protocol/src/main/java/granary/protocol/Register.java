@@ -15,10 +15,14 @@ import java.util.TreeMap;
  * @param room     where the node stands (rack, room, zone) for locality
  * @param labels   the node's labels for node selectors
  * @param capacity what the node offers to Granary in total
+ * @param endpoint the base URL where the agent takes {@link Plan}s from job masters, e.g.
+ *                 {@code http://10.0.0.7:7071}; the master passes it on in {@link Hint}s
  */
-public record Register(String node, String room, Map<String, String> labels, Resources capacity) implements Message {
+public record Register(String node, String room, Map<String, String> labels, Resources capacity, String endpoint)
+        implements Message {
 
     public Register {
+        Objects.requireNonNull(endpoint, "endpoint");
         Objects.requireNonNull(node, "node");
         Objects.requireNonNull(room, "room");
         Objects.requireNonNull(capacity, "capacity");

@@ -106,10 +106,11 @@ public final class WireCodec {
         Sender sender = sender(json, o);
         long incarnation = json.integer(o, "incarnation", JsonPath.ROOT, null);
         long sequence = json.integer(o, "sequence", JsonPath.ROOT, null);
-        if (json.field(o, "sequence", JsonPath.ROOT, false) != null && sequence < 1) {
-            json.problem(o.get("sequence"), "$.sequence", "must be at least 1, got " + sequence);
-        }
         Message message = message(json, o);
+        long least = message instanceof Ack ? 0 : 1;
+        if (json.field(o, "sequence", JsonPath.ROOT, false) != null && sequence < least) {
+            json.problem(o.get("sequence"), "$.sequence", "must be at least " + least + ", got " + sequence);
+        }
         check(json);
         return new Envelope(version, sender, incarnation, sequence, message);
     }

@@ -40,7 +40,8 @@ class WireCodecTest {
                 + " \"type\": \"" + type + "\", \"message\": " + message + "}";
     }
 
-    private static final String HINT = "{\"placements\": [{\"unit\": \"j/u\", \"node\": \"n1\", \"slots\": 2}]}";
+    private static final String HINT = "{\"placements\": [{\"unit\": \"j/u\", \"node\": \"n1\", \"slots\": 2,"
+            + " \"endpoint\": \"http://127.0.0.1:7071\"}], \"exits\": []}";
 
     /** Input, then the path and the words of the first problem. */
     static Stream<Arguments> malformed() {
@@ -48,7 +49,7 @@ class WireCodecTest {
                 Arguments.of("unknown field in the envelope", envelope("hint", HINT).replace("\"sequence\"", "\"colour\": 1, \"sequence\""),
                         "$.colour", "unknown field; known fields: incarnation, message, sender, sequence, type, version"),
                 Arguments.of("unknown field in a message", envelope("hint", HINT.replace("\"slots\": 2", "\"slots\": 2, \"slot\": 1")),
-                        "$.message.placements[0].slot", "unknown field; known fields: node, slots, unit"),
+                        "$.message.placements[0].slot", "unknown field; known fields: endpoint, node, slots, unit"),
                 Arguments.of("wrong type", envelope("hint", HINT.replace("\"slots\": 2", "\"slots\": \"2\"")),
                         "$.message.placements[0].slots", "expected a whole number, got the string \"2\""),
                 Arguments.of("wrong type of the sequence", envelope("hint", HINT).replace("\"sequence\": 3", "\"sequence\": 3.5"),
@@ -124,7 +125,8 @@ class WireCodecTest {
 
     @Test
     void everyProblemIsReportedNotOnlyTheFirst() {
-        String input = envelope("hint", "{\"placements\": [{\"unit\": 1, \"node\": 2, \"slots\": 3}], \"more\": 0}");
+        String input = envelope("hint", "{\"placements\": [{\"unit\": 1, \"node\": 2, \"slots\": 3, \"endpoint\": \"e\"}],"
+                + " \"exits\": [], \"more\": 0}");
         ProtocolException ex = assertThrows(ProtocolException.class,
                 () -> codec.decode(input.getBytes(StandardCharsets.UTF_8), "agent n7"));
         assertEquals(3, ex.problems().size(), ex.getMessage());
@@ -135,6 +137,6 @@ class WireCodecTest {
         String whole = envelope("hint", HINT);
         byte[] cut = whole.substring(0, whole.length() - 2).getBytes(StandardCharsets.UTF_8);
         ProtocolException ex = assertThrows(ProtocolException.class, () -> codec.decode(cut, "agent n7"));
-        assertEquals("agent n7:1:175: $.message: not valid JSON: the document ends inside an object", ex.getMessage());
+        assertEquals("agent n7:1:225: $.message: not valid JSON: the document ends inside an object", ex.getMessage());
     }
 }

@@ -1,0 +1,26 @@
+package granary.protocol.link;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The server side of the protocol, independent of the HTTP server that carries it: a servlet on
+ * the master's Jetty, {@link JdkHttpServer} in an agent or a test. Calls come from many threads.
+ */
+public interface Endpoint {
+
+    /**
+     * One envelope posted to {@link Paths#MESSAGES}.
+     *
+     * @param authorization the {@code Authorization} header, or null
+     * @param body          the request body, at most {@link granary.protocol.WireCodec#MAX_MESSAGE_BYTES}
+     *                      + 1 bytes (the adapter stops reading there, so that too large is seen)
+     * @param remote        the caller's address, for messages
+     */
+    Reply post(String authorization, byte[] body, String remote);
+
+    /**
+     * One request for {@link Paths#INBOX}; completes when an envelope is due or the wait is over.
+     * An endpoint without an inbox (an agent) completes with 404.
+     */
+    CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote);
+}

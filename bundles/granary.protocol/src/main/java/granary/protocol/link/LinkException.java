@@ -1,0 +1,44 @@
+package granary.protocol.link;
+
+import granary.api.model.Problem;
+import java.util.List;
+
+/**
+ * A {@link PeerLink} could not get an answer, or the answer says the link itself must change: the
+ * token was refused, the server cannot be reached after the retries, or the server restarted and
+ * the caller must re-sync (register again, send a full request). {@link #kind()} says which.
+ */
+public class LinkException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Why the link failed. */
+    public enum Kind {
+        /** No answer after every retry (connection refused, timeouts, 5xx). */
+        UNREACHABLE,
+        /** 401 or 403: the token is not valid, or not for this sender. Retrying will not help. */
+        UNAUTHORIZED,
+        /** The server answered as a new incarnation: whatever it held for this peer is gone. */
+        RESTARTED,
+        /** The server answered something this protocol does not expect (a 404, a garbled body). */
+        PROTOCOL
+    }
+
+    private final Kind kind;
+    private final transient List<Problem> problems;
+
+    public LinkException(Kind kind, String message, List<Problem> problems, Throwable cause) {
+        super(message, cause);
+        this.kind = kind;
+        this.problems = List.copyOf(problems);
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** What the server said was wrong, when it said so. */
+    public List<Problem> problems() {
+        return problems;
+    }
+}

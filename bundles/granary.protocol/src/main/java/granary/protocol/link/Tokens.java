@@ -1,0 +1,146 @@
+package granary.protocol.link;
+
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.HexFormat;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The tokens that authenticate peers. The master holds one secret (random bytes in a file); the
+ * token of a peer is its identity and a MAC of that identity under the secret:
+ * {@code agent/n7.<base64url HMAC-SHA256>}. The master checks a token without keeping a list,
+ * and a token proves one identity only: an agent's token speaks for its own node and no other.
+ * An operator issues tokens with the master's {@code --issue-token=agent/n7} (docs/protocol.md,
+ * "Authentication"). Rotating the secret invalidates every token.
+ */
+public final class Tokens {
+
+    /** Bytes of secret a new secret file gets. */
+    public static final int SECRET_BYTES = 32;
+
+    private final byte[] secret;
+
+    public Tokens(byte[] secret) {
+        if (secret.length < 16) {
+            throw new IllegalArgumentException("a token secret needs at least 16 bytes, got " + secret.length);
+        }
+        this.secret = secret.clone();
+    }
+
+    /**
+     * The secret in {@code file} (base64, one line). If the file does not exist a new random secret
+     * is written there first, readable by its owner only where the file system allows it.
+     *
+     * @throws IOException if it cannot be read or created, or holds no valid secret (the message says which)
+     */
+    public static Tokens fromFile(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            byte[] fresh = new byte[SECRET_BYTES];
+            new SecureRandom().nextBytes(fresh);
+            Path dir = file.toAbsolutePath().getParent();
+            Files.createDirectories(dir);
+            Path tmp = Files.createTempFile(dir, ".secret", ".tmp");
+            try {
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+            } catch (UnsupportedOperationException ex) {
+                // not a POSIX file system: the directory's permissions protect it
+            }
+            Files.writeString(tmp, Base64.getEncoder().encodeToString(fresh) + "\n");
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+        }
+        String text = Files.readString(file, StandardCharsets.US_ASCII).trim();
+        try {
+            return new Tokens(Base64.getDecoder().decode(text));
+        } catch (IllegalArgumentException ex) {
+            throw new IOException(file + ": not a token secret (one line of base64, at least 16 bytes): " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The token for {@code who}. */
+    public String issue(Sender who) {
+        String identity = identity(who);
+        return identity + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(mac(identity));
+    }
+
+    /** The identity a token proves, or null if it is not a token of this secret. */
+    public Sender verify(String token) {
+        if (token == null) {
+            return null;
+        }
+        int dot = token.lastIndexOf('.');
+        int slash = token.indexOf('/');
+        if (dot < 0 || slash < 0 || slash > dot) {
+            return null;
+        }
+        String identity = token.substring(0, dot);
+        byte[] given;
+        try {
+            given = Base64.getUrlDecoder().decode(token.substring(dot + 1));
+        } catch (IllegalArgumentException ex) {
+            return null;
+        }
+        if (!MessageDigest.isEqual(given, mac(identity))) {
+            return null;
+        }
+        Role role = Role.ofWire(identity.substring(0, slash));
+        String id = identity.substring(slash + 1);
+        return role == null || id.isEmpty() ? null : new Sender(role, id);
+    }
+
+    /** The token in an {@code Authorization: Bearer <token>} header, or null. */
+    public static String bearer(String authorization) {
+        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return null;
+        }
+        return authorization.substring(7).trim();
+    }
+
+    /**
+     * The key of a token: a hash an agent is given in a {@link granary.protocol.Cap} so that it can
+     * check the job master's token on a plan without being able to make one.
+     */
+    public static String key(String token) {
+        try {
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(h);
+        } catch (GeneralSecurityException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", ex);
+        }
+    }
+
+    /** The identity text of a peer, {@code role/id}. */
+    public static String identity(Sender who) {
+        return who.role().wire() + "/" + who.id();
+    }
+
+    /** Reads {@code agent/n7} (or {@code job-master/jm1}) into a sender. @throws IllegalArgumentException naming the forms */
+    public static Sender parseIdentity(String text) {
+        int slash = text.indexOf('/');
+        Role role = slash < 0 ? null : Role.ofWire(text.substring(0, slash));
+        if (role == null || slash == text.length() - 1) {
+            throw new IllegalArgumentException("expected agent/NODE, job-master/NAME or master/NAME, got '" + text + "'");
+        }
+        return new Sender(role, text.substring(slash + 1));
+    }
+
+    private byte[] mac(String identity) {
+        try {
+            Mac m = Mac.getInstance("HmacSHA256");
+            m.init(new SecretKeySpec(secret, "HmacSHA256"));
+            return m.doFinal(identity.getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException ex) {
+            throw new IllegalStateException("HmacSHA256 is missing from this JDK", ex);
+        }
+    }
+}
