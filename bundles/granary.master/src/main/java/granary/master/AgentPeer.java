@@ -1,0 +1,118 @@
+package granary.master;
+
+import granary.api.model.UnitId;
+import granary.protocol.Cap;
+import granary.protocol.Register;
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import granary.protocol.Session;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The master's record of one agent: its session, its registration, the caps its node holds (slots
+ * per unit, mirrored from the engine) and what changed since the last cap it was sent. Guarded by
+ * the master's lock, except {@link #session}, which the agent's own messages use one at a time.
+ */
+final class AgentPeer {
+
+    final String node;
+    final Session session;
+    final Outbox outbox = new Outbox();
+    Register registration;
+    long registeredIncarnation = -1;
+    long lastSeen;
+    boolean lost;
+    int workers;
+    /** Slots per unit on this node, as the engine holds them. */
+    final Map<UnitId, Integer> caps = new HashMap<>();
+    private final Set<UnitId> changed = new LinkedHashSet<>();
+    private final Set<UnitId> withdrawn = new LinkedHashSet<>();
+    private boolean full;
+    long dirtySince = -1;
+
+    AgentPeer(String node) {
+        this.node = node;
+        this.session = new Session(new Sender(Role.AGENT, node));
+    }
+
+    /** The unit's count here changed to {@code slots}; {@code withdrawal}: the agent must stop workers beyond it. */
+    void set(UnitId unit, int slots, boolean withdrawal, long now) {
+        if (slots <= 0) {
+            caps.remove(unit);
+        } else {
+            caps.put(unit, slots);
+        }
+        (withdrawal ? withdrawn : changed).add(unit);
+        if (dirtySince < 0) {
+            dirtySince = now;
+        }
+    }
+
+    /** The next cap sent is the whole table (after a registration). */
+    void sendFull(long now) {
+        full = true;
+        changed.clear();
+        withdrawn.clear();
+        dirtySince = now;
+    }
+
+    boolean hasNews() {
+        return full || !changed.isEmpty() || !withdrawn.isEmpty();
+    }
+
+    /**
+     * The cap to send next, with at most {@code max} entries (the rest stay for the next), or null
+     * if nothing changed. Units whose job has no job master ({@code owner} null) are not agent work
+     * and are left out.
+     */
+    Cap nextCap(Function<String, String> owner, Function<String, String> key, int max) {
+        if (!hasNews()) {
+            return null;
+        }
+        List<Cap.Grant> grants = new ArrayList<>();
+        List<Cap.Grant> withdrawals = new ArrayList<>();
+        boolean wasFull = full;
+        if (full) {
+            full = false;
+            for (Map.Entry<UnitId, Integer> e : caps.entrySet()) {
+                add(grants, e.getKey(), e.getValue(), owner, key);
+            }
+        }
+        drain(withdrawn, withdrawals, owner, key, max);
+        drain(changed, grants, owner, key, max - withdrawals.size());
+        return wasFull || !grants.isEmpty() || !withdrawals.isEmpty() ? new Cap(grants, withdrawals) : null;
+    }
+
+    private void drain(Set<UnitId> from, List<Cap.Grant> to, Function<String, String> owner,
+                       Function<String, String> key, int max) {
+        Iterator<UnitId> it = from.iterator();
+        while (it.hasNext() && to.size() < Math.max(0, max)) {
+            UnitId u = it.next();
+            it.remove();
+            add(to, u, caps.getOrDefault(u, 0), owner, key);
+        }
+    }
+
+    private static void add(List<Cap.Grant> to, UnitId unit, int slots, Function<String, String> owner,
+                            Function<String, String> key) {
+        String jm = owner.apply(unit.job());
+        if (jm != null) {
+            to.add(new Cap.Grant(jm, unit, slots, key.apply(jm)));
+        }
+    }
+
+    long slots() {
+        long n = 0;
+        for (int s : caps.values()) {
+            n += s;
+        }
+        return n;
+    }
+}

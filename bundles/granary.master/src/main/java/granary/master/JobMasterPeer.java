@@ -1,0 +1,114 @@
+package granary.master;
+
+import granary.api.model.UnitId;
+import granary.protocol.Hint;
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import granary.protocol.Session;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The master's record of one job master: its session, its jobs, where its units hold slots
+ * (mirrored from the engine) and what changed since the last hint. Guarded by the master's lock,
+ * except {@link #session}.
+ */
+final class JobMasterPeer {
+
+    /** One unit on one node. */
+    record Spot(UnitId unit, String node) {
+    }
+
+    final String id;
+    final Session session;
+    final Outbox outbox = new Outbox();
+    long requestIncarnation = -1;
+    long lastSeen;
+    boolean lost;
+    final Set<String> jobs = new HashSet<>();
+    final Map<UnitId, Map<String, Integer>> placements = new HashMap<>();
+    private final Set<Spot> changed = new LinkedHashSet<>();
+    private final List<Hint.Exit> exits = new ArrayList<>();
+    private boolean full;
+    long dirtySince = -1;
+
+    JobMasterPeer(String id) {
+        this.id = id;
+        this.session = new Session(new Sender(Role.JOB_MASTER, id));
+    }
+
+    void set(UnitId unit, String node, int slots, long now) {
+        Map<String, Integer> byNode = placements.computeIfAbsent(unit, u -> new HashMap<>());
+        if (slots <= 0) {
+            byNode.remove(node);
+            if (byNode.isEmpty()) {
+                placements.remove(unit);
+            }
+        } else {
+            byNode.put(node, slots);
+        }
+        changed.add(new Spot(unit, node));
+        mark(now);
+    }
+
+    void exited(Hint.Exit exit, long now) {
+        exits.add(exit);
+        mark(now);
+    }
+
+    void sendFull(long now) {
+        full = true;
+        changed.clear();
+        mark(now);
+    }
+
+    private void mark(long now) {
+        if (dirtySince < 0) {
+            dirtySince = now;
+        }
+    }
+
+    boolean hasNews() {
+        return full || !changed.isEmpty() || !exits.isEmpty();
+    }
+
+    /** The hint to send next (at most {@code max} placements and exits), or null if nothing changed. */
+    Hint nextHint(Function<String, String> endpoint, int max) {
+        if (!hasNews()) {
+            return null;
+        }
+        List<Hint.Placement> out = new ArrayList<>();
+        if (full) {
+            full = false;
+            placements.forEach((unit, byNode) -> byNode.forEach((node, slots) -> changed.add(new Spot(unit, node))));
+        }
+        Iterator<Spot> it = changed.iterator();
+        while (it.hasNext() && out.size() < max) {
+            Spot s = it.next();
+            it.remove();
+            int slots = placements.getOrDefault(s.unit(), Map.of()).getOrDefault(s.node(), 0);
+            out.add(new Hint.Placement(s.unit(), s.node(), slots, endpoint.apply(s.node())));
+        }
+        int n = Math.min(exits.size(), Math.max(0, max - out.size()));
+        List<Hint.Exit> sent = new ArrayList<>(exits.subList(0, n));
+        exits.subList(0, n).clear();
+        return new Hint(out, sent);
+    }
+
+    long slots() {
+        long n = 0;
+        for (Map<String, Integer> byNode : placements.values()) {
+            for (int s : byNode.values()) {
+                n += s;
+            }
+        }
+        return n;
+    }
+}

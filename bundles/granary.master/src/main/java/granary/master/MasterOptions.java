@@ -1,0 +1,43 @@
+package granary.master;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How the master's protocol side behaves.
+ *
+ * @param name              the master's id on the wire ({@code master/<name>})
+ * @param incarnation       this life of the master; larger after every restart (start time in ms)
+ * @param agentTimeout      an agent silent this long is lost: its node is removed (offline grants
+ *                          revoked and re-run elsewhere) or, when it holds online work, blacklisted
+ *                          so nothing new lands there (docs/protocol.md, "Timeouts")
+ * @param jobMasterTimeout  a job master silent this long is lost: its offline jobs are cancelled,
+ *                          its online jobs kept
+ * @param maxPlacements     most placements (or cap entries) in one hint (or cap); the rest follow
+ *                          in the next envelope, so that none exceeds the message size limit
+ * @param engineTimeout     longest wait for the engine to apply one message
+ */
+public record MasterOptions(String name, long incarnation, Duration agentTimeout, Duration jobMasterTimeout,
+                            int maxPlacements, Duration engineTimeout) {
+
+    public MasterOptions {
+        Objects.requireNonNull(name, "name");
+        if (maxPlacements < 1) {
+            throw new IllegalArgumentException("maxPlacements must be at least 1, got " + maxPlacements);
+        }
+    }
+
+    /** Name {@code master}, this instant as incarnation, 30 s agent and 60 s job master timeouts. */
+    public static MasterOptions defaults() {
+        return new MasterOptions("master", System.currentTimeMillis(), Duration.ofSeconds(30), Duration.ofSeconds(60),
+                5_000, Duration.ofSeconds(30));
+    }
+
+    public MasterOptions withTimeouts(Duration agents, Duration jobMasters) {
+        return new MasterOptions(name, incarnation, agents, jobMasters, maxPlacements, engineTimeout);
+    }
+
+    public MasterOptions withIncarnation(long value) {
+        return new MasterOptions(name, value, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout);
+    }
+}

@@ -1,0 +1,33 @@
+package granary.master;
+
+/**
+ * One peer as the console and the HTTP API show it.
+ *
+ * @param role          {@code agent} or {@code job-master}
+ * @param id            node name or job master id
+ * @param state         {@code live}, or {@code lost} after its timeout
+ * @param incarnation   its living incarnation
+ * @param silentMillis  time since its last message or poll
+ * @param units         units it holds slots for (an agent: on its node; a job master: of its jobs)
+ * @param slots         slots it holds in all
+ * @param workers       workers running (agents: as reported; job masters: -1, not known)
+ * @param jobs          jobs it owns (job masters; 0 for agents)
+ * @param endpoint      where an agent takes plans ({@code -} for job masters)
+ */
+public record PeerStatus(String role, String id, String state, long incarnation, long silentMillis, int units,
+                         long slots, int workers, int jobs, String endpoint) {
+
+    /** The console's one-line form: {@code key=value} fields. */
+    public String line() {
+        StringBuilder b = new StringBuilder();
+        b.append(role.equals("agent") ? "node=" : "id=").append(id).append(" state=").append(state)
+                .append(" incarnation=").append(incarnation).append(" lastSeen=").append(silentMillis).append("ms");
+        if (role.equals("agent")) {
+            b.append(" caps=").append(units).append(" slots=").append(slots).append(" workers=").append(workers)
+                    .append(" endpoint=").append(endpoint);
+        } else {
+            b.append(" jobs=").append(jobs).append(" units=").append(units).append(" slots=").append(slots);
+        }
+        return b.toString();
+    }
+}

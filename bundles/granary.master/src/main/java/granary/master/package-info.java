@@ -1,0 +1,10 @@
+/**
+ * The master's side of the wire protocol (docs/protocol.md): {@link granary.master.ProtocolMaster}
+ * turns agents' registrations and heartbeats into nodes and releases, job masters' requests into
+ * jobs, and the engine's grants into caps (to agents) and hints (to job masters), delivered by long
+ * poll. Plain Java over the {@link granary.api.event.Scheduler} service: the OSGi runtime serves it
+ * through the HTTP whiteboard, tests and benchmarks through {@link granary.protocol.link.JdkHttpServer}.
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package granary.master;

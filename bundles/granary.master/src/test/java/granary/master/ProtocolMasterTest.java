@@ -1,0 +1,196 @@
+package granary.master;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import granary.api.model.JobSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
+import granary.protocol.Ack;
+import granary.protocol.Cap;
+import granary.protocol.Envelope;
+import granary.protocol.Heartbeat;
+import granary.protocol.Hint;
+import granary.protocol.Register;
+import granary.protocol.Request;
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import granary.protocol.WireCodec;
+import granary.protocol.link.LinkException;
+import granary.protocol.link.Paths;
+import granary.protocol.link.PeerLink;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The master's protocol side over real HTTP on loopback, with a real engine behind it. */
+class ProtocolMasterTest {
+
+    private static final UnitId TASKS = new UnitId("j1", "tasks");
+    private final MasterHarness h;
+    private final WireCodec codec = new WireCodec(Role.AGENT);
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    ProtocolMasterTest() throws Exception {
+        h = new MasterHarness();
+    }
+
+    @AfterEach
+    void close() {
+        h.close();
+    }
+
+    private static Register register(String node, long cpu) {
+        return new Register(node, "r1", Map.of(), Resources.of(cpu, 1024), "http://127.0.0.1:9/" + node);
+    }
+
+    private static JobSpec job(String id, int slots) {
+        return JobSpec.of(id, "default", UnitSpec.builder("tasks").slot(100, 100).desired(slots).build());
+    }
+
+    private static Request full(JobSpec... jobs) {
+        return new Request(true, List.of(jobs), List.of(), List.of(), List.of());
+    }
+
+    private static <T> T poll(PeerLink link, Class<T> type) {
+        for (int i = 0; i < 20; i++) {
+            Optional<Envelope> e = link.poll(500);
+            if (e.isPresent()) {
+                return type.cast(e.get().message());
+            }
+        }
+        throw new AssertionError("no " + type.getSimpleName() + " within 10 s");
+    }
+
+    @Test
+    void grantsBecomeCapsForTheAgentAndHintsForTheJobMaster() {
+        PeerLink agent = h.link(Role.AGENT, "n1", 1);
+        assertFalse(agent.send(register("n1", 300)).isRefusal());
+        Cap first = poll(agent, Cap.class);
+        assertTrue(first.grants().isEmpty(), "the full cap of an empty node is empty: " + first);
+        assertEquals(1, (int) h.live.<Integer>query(v -> v.cluster().nodes().size()));
+
+        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(full(job("j1", 5))).isRefusal());
+        Cap cap = poll(agent, Cap.class);
+        assertEquals(List.of(new Cap.Grant("jm1", TASKS, 3, granary.protocol.link.Tokens.key(h.tokens.issue(new Sender(Role.JOB_MASTER, "jm1"))))),
+                cap.grants());
+        Hint hint = poll(jm, Hint.class);
+        assertEquals(List.of(new Hint.Placement(TASKS, "n1", 3, "http://127.0.0.1:9/n1")), hint.placements());
+
+        // A worker exits: its slot is released (desired 5 → 4), and the slot goes to the waiting rest.
+        assertFalse(agent.send(new Heartbeat(List.of(), List.of(new Heartbeat.Exit(TASKS, 0, 0)), null)).isRefusal());
+        Hint after = poll(jm, Hint.class);
+        assertEquals(List.of(new Hint.Exit(TASKS, "n1", 0, 0)), after.exits());
+        assertEquals(4, (int) h.live.<Integer>query(v -> v.unit(TASKS).desired()));
+        assertEquals(3, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()), "the freed slot went to the unit's waiting rest");
+        assertTrue(h.master.deliveryLatency()[0] > 0);
+    }
+
+    @Test
+    void aDuplicatedEnvelopeIsAppliedOnce() throws Exception {
+        PeerLink agent = h.link(Role.AGENT, "n1", 1);
+        agent.send(register("n1", 300));
+        String jmToken = h.tokens.issue(new Sender(Role.JOB_MASTER, "jm1"));
+        byte[] body = codec.encode(Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 1, 1, full(job("j1", 2))));
+        assertEquals(200, post(jmToken, body).statusCode());
+        assertEquals(200, post(jmToken, body).statusCode());
+        assertEquals(1, (int) h.live.<Integer>query(v -> v.jobs().size()));
+        byte[] next = codec.encode(Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 1, 2,
+                new Request(false, List.of(), List.of(new Request.Desire(TASKS, 3)), List.of(), List.of())));
+        assertEquals(200, post(jmToken, next).statusCode());
+        assertEquals(200, post(jmToken, next).statusCode(), "a replay gets its ack again");
+        assertEquals(3, (int) h.live.<Integer>query(v -> v.unit(TASKS).desired()));
+    }
+
+    @Test
+    void tokensBindTheSenderAndOtherJobMastersJobsAreRefused() throws Exception {
+        byte[] reg = codec.encode(Envelope.of(new Sender(Role.AGENT, "n2"), 1, 1, register("n2", 100)));
+        HttpResponse<byte[]> none = post(null, reg);
+        assertEquals(401, none.statusCode());
+        assertTrue(text(none).contains("no token"), text(none));
+        assertEquals(401, post("agent/n2.AAAA", reg).statusCode());
+        HttpResponse<byte[]> other = post(h.tokens.issue(new Sender(Role.AGENT, "n1")), reg);
+        assertEquals(403, other.statusCode());
+        assertTrue(text(other).contains("the token of agent n1 cannot speak for agent n2"), text(other));
+        assertEquals(0, (int) h.live.<Integer>query(v -> v.cluster().nodes().size()), "nothing changed");
+
+        h.link(Role.AGENT, "n1", 1).send(register("n1", 300));
+        assertFalse(h.link(Role.JOB_MASTER, "jm1", 1).send(full(job("j1", 1))).isRefusal());
+        PeerLink thief = h.link(Role.JOB_MASTER, "jm2", 1);
+        Ack ack = thief.send(new Request(true, List.of(), List.of(), List.of("j1"), List.of()));
+        assertTrue(ack.isRefusal());
+        assertTrue(ack.problems().get(0).message().contains("job j1 belongs to job master jm1"), ack.toString());
+        assertEquals(1, (int) h.live.<Integer>query(v -> v.jobs().size()), "j1 still runs");
+    }
+
+    @Test
+    void aDeadIncarnationAndAnIncompatibleVersionAreRefused() throws Exception {
+        h.link(Role.AGENT, "n1", 5).send(register("n1", 100));
+        h.link(Role.AGENT, "n1", 9).send(register("n1", 100));
+        String token = h.tokens.issue(new Sender(Role.AGENT, "n1"));
+        HttpResponse<byte[]> dead = post(token, codec.encode(Envelope.of(new Sender(Role.AGENT, "n1"), 5, 2,
+                new Heartbeat(List.of(), List.of(), null))));
+        assertEquals(409, dead.statusCode());
+        assertTrue(text(dead).contains("a message from incarnation 5, which ended when 9 began"), text(dead));
+
+        String v2 = codec.text(Envelope.of(new Sender(Role.AGENT, "n1"), 9, 2, new Heartbeat(List.of(), List.of(), null)))
+                .replaceFirst("\"version\": ?1", "\"version\": 2");
+        HttpResponse<byte[]> old = post(token, v2.getBytes(StandardCharsets.UTF_8));
+        assertEquals(400, old.statusCode());
+        assertTrue(text(old).contains("protocol version 2 is not supported; this master speaks 1"), text(old));
+    }
+
+    @Test
+    void aRefusedTokenIsAnUnauthorizedLinkError() {
+        PeerLink bad = h.link(Role.AGENT, "n1", 1, "agent/n1.Zm9yZ2Vk");
+        LinkException ex = assertThrows(LinkException.class, () -> bad.send(register("n1", 100)));
+        assertEquals(LinkException.Kind.UNAUTHORIZED, ex.kind());
+    }
+
+    @Test
+    void aSilentAgentIsLostAndItsNodeLeavesTheCluster() throws Exception {
+        h.link(Role.AGENT, "n1", 1).send(register("n1", 300));
+        h.link(Role.JOB_MASTER, "jm1", 1).send(full(job("j1", 2)));
+        assertEquals(2, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()));
+        h.clock.advance(31_000);
+        h.master.expire();
+        assertEquals("lost", h.master.agents().get(0).state());
+        assertEquals(0, (int) h.live.<Integer>query(v -> v.cluster().nodes().size()));
+        assertEquals(0, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()), "its offline grants wait again");
+        assertTrue(h.master.agents().get(0).line().startsWith("node=n1 state=lost"), h.master.agents().get(0).line());
+    }
+
+    @Test
+    void theInboxOfAnUnknownPeerSaysWhatToDoFirst() {
+        PeerLink agent = h.link(Role.AGENT, "n1", 1);
+        LinkException ex = assertThrows(LinkException.class, () -> agent.poll(0));
+        assertTrue(ex.getMessage().contains("register first"), ex.getMessage());
+    }
+
+    private HttpResponse<byte[]> post(String token, byte[] body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(h.server.url() + Paths.MESSAGES))
+                .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private static String text(HttpResponse<byte[]> r) {
+        assertNotNull(r.body());
+        return new String(r.body(), StandardCharsets.UTF_8);
+    }
+}
