@@ -529,6 +529,10 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                     JobMasterPeer j = jobMasterOf(x.unit().job());
                     if (j != null) {
                         j.exited(x, now);
+                        // The hint names the pair's count even when a re-grant kept it unchanged, so
+                        // that "last count − exits" is never taken for the truth by the job master.
+                        NodeView n = v.cluster().node(x.node());
+                        j.set(x.unit(), x.node(), n == null ? 0 : n.slotsOf(x.unit()), now);
                     }
                 }
                 for (JobMasterPeer j : jobMasters.values()) {

@@ -1,0 +1,74 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real triangle on loopback: the master runtime, three agent processes and a job master
+ * process whose job runs 50 real worker processes to completion (docs/protocol.md).
+ */
+class ClusterIT {
+
+    @TempDir
+    Path dir;
+    private Cluster cluster;
+
+    @AfterEach
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void threeAgentsRunFiftyWorkersOfAJobMasterToCompletion() throws Exception {
+        cluster = new Cluster(dir).startMaster(It.runnableJar());
+        for (int i = 1; i <= 3; i++) {
+            cluster.agent("n" + i, "cpu=400,mem=4096", cluster.token("agent/n" + i));
+        }
+        cluster.console("granary:agents", "node=n3");
+        Cluster.Proc jm = cluster.jobMaster("wave", 50, "echo task $GRANARY_TASK", cluster.token("job-master/jm-wave"));
+        int code = jm.exit(Duration.ofSeconds(120));
+        assertEquals(0, code, jm.toString());
+        String out = jm.stdout();
+        assertEquals(50, Pattern.compile("(?m)^finished task=\\d+ node=n\\d code=0").matcher(out).results().count(), out);
+        assertTrue(out.contains("done=50/50"), out);
+        // Every worker ran on an agent, with its output in the agent's log directory.
+        long logs = 0;
+        for (int i = 1; i <= 3; i++) {
+            Path logDir = dir.resolve("n" + i).resolve("logs");
+            if (Files.isDirectory(logDir)) {
+                try (var files = Files.list(logDir)) {
+                    logs += files.filter(f -> f.toString().endsWith(".out")).count();
+                }
+            }
+        }
+        assertEquals(50, logs, "one stdout log per worker");
+        String agents = cluster.console("granary:agents", "node=n3");
+        assertEquals(3, Pattern.compile("(?m)node=n\\d state=live").matcher(agents).results().count(), agents);
+        String jms = cluster.console("granary:jobmasters", "id=jm-wave");
+        assertTrue(jms.contains("id=jm-wave state="), jms);
+    }
+
+    @Test
+    void anAgentWithAWrongTokenOrTheTokenOfAnotherNodeCannotRegister() throws Exception {
+        cluster = new Cluster(dir).startMaster(It.runnableJar());
+        Path forged = dir.resolve("forged.token");
+        Files.writeString(forged, "agent/n1.bm90LWEtcmVhbC1tYWM\n");
+        Cluster.Proc wrong = cluster.agent("n1", "cpu=400,mem=4096", forged);
+        assertEquals(3, wrong.exit(Duration.ofSeconds(60)), wrong.toString());
+        Cluster.Proc other = cluster.agent("n2", "cpu=400,mem=4096", cluster.token("agent/n1"));
+        assertEquals(3, other.exit(Duration.ofSeconds(60)), other.toString());
+        assertTrue(other.stderr().contains("n2"), other.toString());
+        String agents = cluster.console("granary:agents", "no agents");
+        assertTrue(agents.contains("no agents have registered"), agents);
+    }
+}
