@@ -335,6 +335,9 @@ public final class JobMasterClient implements AutoCloseable {
                 if (e.isPresent() && e.get().message() instanceof Hint h) {
                     apply(h);
                 }
+                if (pause != 0) {
+                    fire(listener::linkRestored);
+                }
                 pause = 0;
             } catch (LinkException ex) {
                 if (closed) {
@@ -356,7 +359,8 @@ public final class JobMasterClient implements AutoCloseable {
                 // a hint the codec could not read, or a bug: report it and keep polling
                 fire(() -> listener.linkFailed(new LinkException(LinkException.Kind.PROTOCOL,
                         "polling the master failed: " + ex, List.of(), ex)));
-                if (!sleep(options.maxPause().toMillis())) {
+                pause = options.maxPause().toMillis();
+                if (!sleep(pause)) {
                     return;
                 }
             }

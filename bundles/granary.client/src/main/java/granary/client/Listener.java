@@ -44,4 +44,8 @@ public interface Listener {
      */
     default void linkFailed(LinkException failure) {
     }
+
+    /** A poll of the master succeeded again after {@link #linkFailed} reported failures. */
+    default void linkRestored() {
+    }
 }
