@@ -1,0 +1,55 @@
+package granary.client;
+
+import granary.api.model.UnitId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Where the client's units hold slots, as the master's hints said: (unit, node) → slots and the agent's endpoint. Not thread-safe. */
+final class Holdings {
+
+    /** One change of a (unit, node) pair's slot count. */
+    record Change(UnitId unit, String node, String endpoint, int oldSlots, int newSlots) {
+    }
+
+    private record Key(UnitId unit, String node) {
+    }
+
+    private record Held(int slots, String endpoint) {
+    }
+
+    private final Map<Key, Held> held = new HashMap<>();
+
+    /** Sets the pair to {@code slots}; the change, or null if the count stayed. */
+    Change set(UnitId unit, String node, int slots, String endpoint) {
+        Key k = new Key(unit, node);
+        Held before = held.get(k);
+        int old = before == null ? 0 : before.slots();
+        if (slots == 0) {
+            held.remove(k);
+        } else {
+            held.put(k, new Held(slots, endpoint));
+        }
+        return old == slots ? null : new Change(unit, node, endpoint, old, slots);
+    }
+
+    /** One slot of the pair is gone (its worker ended); the change, or null if it held none. */
+    Change release(UnitId unit, String node) {
+        Held h = held.get(new Key(unit, node));
+        return h == null ? null : set(unit, node, h.slots() - 1, h.endpoint());
+    }
+
+    /** Forgets every pair; the changes to 0. */
+    List<Change> clear() {
+        List<Change> out = new ArrayList<>();
+        held.forEach((k, h) -> out.add(new Change(k.unit(), k.node(), h.endpoint(), h.slots(), 0)));
+        held.clear();
+        return out;
+    }
+
+    int slots(UnitId unit, String node) {
+        Held h = held.get(new Key(unit, node));
+        return h == null ? 0 : h.slots();
+    }
+}

@@ -1,0 +1,129 @@
+package granary.client;
+
+import granary.api.model.Problem;
+import granary.protocol.Ack;
+import granary.protocol.Envelope;
+import granary.protocol.Hint;
+import granary.protocol.ProtocolException;
+import granary.protocol.Request;
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import granary.protocol.WireCodec;
+import granary.protocol.link.Endpoint;
+import granary.protocol.link.JdkHttpServer;
+import granary.protocol.link.Reply;
+import granary.protocol.link.Tokens;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Not the thing under test: a tiny master on loopback that checks tokens, records the requests it
+ * gets, answers acks and hands out the hints a test puts in its inbox. {@link #restart()} makes it
+ * a new incarnation that knows nothing.
+ */
+final class FakeMaster implements Endpoint, AutoCloseable {
+
+    static final Tokens TOKENS = new Tokens("fake master secret, 32 bytes ...".getBytes());
+
+    private final WireCodec codec = new WireCodec(Role.MASTER);
+    private final List<Request> requests = new ArrayList<>();
+    private final List<Envelope> inbox = new ArrayList<>();
+    private long incarnation = 1_000;
+    private Function<Request, List<Problem>> judge = r -> List.of();
+    private final JdkHttpServer server;
+
+    FakeMaster() throws IOException {
+        server = JdkHttpServer.start(new InetSocketAddress("127.0.0.1", 0), this, null);
+    }
+
+    static String token(String jobMaster) {
+        return TOKENS.issue(new Sender(Role.JOB_MASTER, jobMaster));
+    }
+
+    URI url() {
+        return server.url();
+    }
+
+    synchronized List<Request> requests() {
+        return List.copyOf(requests);
+    }
+
+    synchronized void judge(Function<Request, List<Problem>> j) {
+        judge = j;
+    }
+
+    /** Puts a hint in the inbox. */
+    synchronized void hint(Hint h) {
+        inbox.add(Envelope.of(new Sender(Role.MASTER, "fake"), incarnation, inbox.size() + 1, h));
+        notifyAll();
+    }
+
+    /** A new incarnation with an empty inbox; {@code wakePolls} false leaves a waiting poll asleep. */
+    synchronized void restart(boolean wakePolls) {
+        incarnation++;
+        inbox.clear();
+        if (wakePolls) {
+            notifyAll();
+        }
+    }
+
+    @Override
+    public Reply post(String authorization, byte[] body, String remote) {
+        Envelope e;
+        try {
+            e = codec.decode(body, remote);
+        } catch (ProtocolException ex) {
+            return reply(400, Ack.refused(0, ex.problems()));
+        }
+        Sender who = TOKENS.verify(Tokens.bearer(authorization));
+        if (who == null || !who.equals(e.sender())) {
+            return reply(401, Ack.refused(e.sequence(), List.of(Problem.of("fake master", "token", "not a token of " + e.sender()))));
+        }
+        synchronized (this) {
+            Request r = (Request) e.message();
+            requests.add(r);
+            List<Problem> problems = judge.apply(r);
+            return reply(problems.isEmpty() ? 200 : 400, problems.isEmpty() ? Ack.applied(e.sequence()) : Ack.refused(e.sequence(), problems));
+        }
+    }
+
+    @Override
+    public synchronized CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
+        long deadline = System.currentTimeMillis() + Math.min(waitMillis, 2_000);
+        while (true) {
+            if (after > inbox.size()) {
+                // a stream this incarnation never sent: the poller must learn that the master restarted
+                return CompletableFuture.completedFuture(reply(409, Ack.refused(0,
+                        List.of(Problem.of("fake master", "after", "no envelope " + after + " in this incarnation")))));
+            }
+            if (after < inbox.size()) {
+                Envelope e = inbox.get((int) after);
+                return CompletableFuture.completedFuture(new Reply(200, codec.encode(e)));
+            }
+            long left = deadline - System.currentTimeMillis();
+            if (left <= 0) {
+                return CompletableFuture.completedFuture(Reply.empty());
+            }
+            try {
+                wait(left);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return CompletableFuture.completedFuture(Reply.empty());
+            }
+        }
+    }
+
+    private Reply reply(int status, Ack ack) {
+        return new Reply(status, codec.encode(Envelope.of(new Sender(Role.MASTER, "fake"), incarnation, 0, ack)));
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

@@ -1,0 +1,225 @@
+package granary.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import granary.api.model.InvalidRequestException;
+import granary.api.model.JobSpec;
+import granary.api.model.Problem;
+import granary.api.model.UnitId;
+import granary.api.model.UnitSpec;
+import granary.protocol.Hint;
+import granary.protocol.Plan;
+import granary.protocol.Request;
+import granary.protocol.link.LinkException;
+import granary.protocol.link.PeerLink;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class JobMasterClientTest {
+
+    static final UnitId MAP = new UnitId("wc", "map");
+    static final JobSpec WC = JobSpec.of("wc", "default", UnitSpec.builder("map").slot(100, 256).desired(3).build());
+    static final JobMasterClient.Options FAST = JobMasterClient.Options.defaults()
+            .withLink(new PeerLink.Options(Duration.ofSeconds(3), 1, Duration.ofMillis(20), null))
+            .withPollWait(Duration.ofMillis(300)).withMaxPause(Duration.ofMillis(200));
+
+    /** Every callback as one line, e.g. {@code placement wc/map n1 0->2}. */
+    static final class Recorder implements Listener {
+        final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+
+        @Override
+        public void placementChanged(UnitId unit, String node, String endpoint, int oldSlots, int newSlots) {
+            events.add("placement " + unit + " " + node + " " + oldSlots + "->" + newSlots);
+        }
+
+        @Override
+        public void workerExited(UnitId unit, String node, int slot, int exitCode) {
+            events.add("exit " + unit + " " + node + " slot=" + slot + " code=" + exitCode);
+        }
+
+        @Override
+        public void resynced(long masterIncarnation) {
+            events.add("resynced " + masterIncarnation);
+        }
+
+        @Override
+        public void linkFailed(LinkException failure) {
+            events.add("failed " + failure.kind());
+        }
+
+        /** The next event that is not a link failure, waiting at most 10 s. */
+        String next() throws InterruptedException {
+            while (true) {
+                String e = events.poll(10, TimeUnit.SECONDS);
+                assertNotNull(e, "no event within 10 s");
+                if (!e.startsWith("failed ")) {
+                    return e;
+                }
+            }
+        }
+    }
+
+    FakeMaster master;
+    final Recorder heard = new Recorder();
+    final List<AutoCloseable> open = new ArrayList<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        master = new FakeMaster();
+        open.add(master);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    JobMasterClient connect(String id) {
+        JobMasterClient c = JobMasterClient.connect(master.url(), id, FakeMaster.token(id), System.currentTimeMillis(), FAST, heard);
+        open.add(c);
+        return c;
+    }
+
+    @Test
+    void theFirstRequestIsFullAndLaterOnesAreDeltas() {
+        JobMasterClient c = connect("jm1");
+        c.submit(WC);
+        c.desire(MAP, 5);
+        c.cancel("wc");
+
+        List<Request> got = master.requests();
+        assertEquals(4, got.size(), got.toString());
+        assertEquals(new Request(true, List.of(), List.of(), List.of(), List.of()), got.get(0));
+        assertEquals(new Request(false, List.of(WC), List.of(), List.of(), List.of()), got.get(1));
+        assertEquals(List.of(new Request.Desire(MAP, 5)), got.get(2).desires());
+        assertFalse(got.get(2).full());
+        assertEquals(List.of("wc"), got.get(3).cancels());
+        assertEquals(-1, c.desired(MAP));
+    }
+
+    @Test
+    void placementsAndExitsReachTheListenerInOrder() throws Exception {
+        JobMasterClient c = connect("jm1");
+        c.submit(WC);
+        master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 2, "http://127.0.0.1:1")), List.of()));
+        assertEquals("placement wc/map n1 0->2", heard.next());
+
+        master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 1, "http://127.0.0.1:1")),
+                List.of(new Hint.Exit(MAP, "n1", 0, 0), new Hint.Exit(MAP, "n1", 1, 3))));
+        assertEquals("placement wc/map n1 2->1", heard.next());
+        assertEquals("exit wc/map n1 slot=0 code=0", heard.next());
+        assertEquals("placement wc/map n1 1->0", heard.next());
+        assertEquals("exit wc/map n1 slot=1 code=3", heard.next());
+        assertEquals("placement wc/map n1 0->1", heard.next());
+        assertEquals(1, c.desired(MAP), "each exit lowers the desired count, as the master did");
+        assertEquals(1, c.slots(MAP, "n1"));
+    }
+
+    @Test
+    void afterAMasterRestartTheClientSendsEveryJobWithItsCurrentDesire() throws Exception {
+        JobMasterClient c = connect("jm1");
+        c.submit(WC);
+        master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 2, "http://127.0.0.1:1")), List.of()));
+        assertEquals("placement wc/map n1 0->2", heard.next());
+        master.hint(new Hint(List.of(), List.of(new Hint.Exit(MAP, "n1", 0, 0))));
+        assertEquals("placement wc/map n1 2->1", heard.next());
+        assertEquals("exit wc/map n1 slot=0 code=0", heard.next());
+
+        master.restart(true);
+
+        assertEquals("placement wc/map n1 1->0", heard.next());
+        assertEquals("resynced 1001", heard.next());
+        Request last = master.requests().get(master.requests().size() - 1);
+        assertTrue(last.full());
+        assertEquals(2, last.jobs().get(0).unit("map").desired(), "3 desired, one worker ended");
+
+        c.desire(MAP, 4);
+        Request delta = master.requests().get(master.requests().size() - 1);
+        assertFalse(delta.full(), "after the re-sync, deltas again");
+        master.hint(new Hint(List.of(new Hint.Placement(MAP, "n2", 1, "http://127.0.0.1:2")), List.of()));
+        assertEquals("placement wc/map n2 0->1", heard.next());
+    }
+
+    @Test
+    void aRestartSeenBySendingTurnsTheChangeIntoAFullRequest() throws Exception {
+        JobMasterClient c = connect("jm1");
+        c.submit(WC);
+        master.restart(false);
+
+        c.desire(MAP, 7);
+
+        Request last = master.requests().get(master.requests().size() - 1);
+        assertTrue(last.full(), master.requests().toString());
+        assertEquals(7, last.jobs().get(0).unit("map").desired());
+        assertEquals("resynced 1001", heard.next());
+        assertEquals(7, c.desired(MAP));
+    }
+
+    @Test
+    void plansGoToTheNamedAgentWithTheJobMastersToken() throws Exception {
+        FakeAgent a1 = new FakeAgent();
+        open.add(a1);
+        FakeAgent a2 = new FakeAgent();
+        open.add(a2);
+        JobMasterClient c = connect("jm1");
+        Plan.Launch l = new Plan.Launch(MAP, 0, List.of("/bin/true"), Map.of("GRANARY_TASK", "0"), "/tmp");
+
+        c.launch(a1.url(), List.of(l));
+        c.launch(a1.url(), List.of(l));
+
+        assertEquals(2, a1.received().size());
+        assertEquals(List.of(), a2.received());
+        FakeAgent.Received r = a1.received().get(0);
+        assertEquals("Bearer " + FakeMaster.token("jm1"), r.authorization());
+        assertEquals(c.self(), r.sender());
+        assertEquals(List.of(l), r.plan().launches());
+    }
+
+    @Test
+    void aRefusedRequestThrowsWithTheMastersProblemsAndChangesNothing() {
+        JobMasterClient c = connect("jm1");
+        Problem taken = Problem.of("job wc", "id", "belongs to job master jm2");
+        master.judge(r -> r.jobs().isEmpty() ? List.of() : List.of(taken));
+
+        InvalidRequestException ex = assertThrows(InvalidRequestException.class, () -> c.submit(WC));
+
+        assertEquals(List.of(taken), ex.problems());
+        assertEquals(-1, c.desired(MAP));
+    }
+
+    @Test
+    void aRefusedTokenFailsTheConnect() {
+        LinkException ex = assertThrows(LinkException.class, () -> JobMasterClient.connect(master.url(), "jm1",
+                FakeMaster.token("jm2"), 1, FAST, heard));
+        assertEquals(LinkException.Kind.UNAUTHORIZED, ex.kind());
+    }
+
+    @Test
+    void anUnreachableMasterFailsTheConnect() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        LinkException ex = assertThrows(LinkException.class, () -> JobMasterClient.connect(
+                URI.create("http://127.0.0.1:" + port), "jm1", "t", 1, FAST, heard));
+        assertEquals(LinkException.Kind.UNREACHABLE, ex.kind());
+    }
+}

@@ -1,0 +1,111 @@
+package granary.jobmaster;
+
+import granary.api.model.Resources;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The command line of the sample job master, read strictly: every option is {@code --name=value}
+ * (or {@code --help}); an unknown, repeated, missing or malformed one is an
+ * {@link IllegalArgumentException} naming it.
+ */
+record Settings(URI master, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
+                String group, String user, int retries, Duration timeout, Duration patience, String workdir,
+                boolean help) {
+
+    static final String USAGE = """
+            usage: java -jar granary-jobmaster.jar --master=URL --token-file=FILE --job=ID --tasks=N --command=CMD [options]
+              --master=URL        the master, e.g. http://127.0.0.1:7070
+              --token-file=FILE   file holding this job master's token (job-master/<id>.…)
+              --job=ID            the job's id
+              --tasks=N           how many tasks (one unit 'tasks' of N slots)
+              --command=CMD       run in each task as /bin/sh -c CMD, with GRANARY_JOB, GRANARY_TASK, GRANARY_TASKS set
+              --slot=RES          one task's slot, default cpu=100,mem=256 (cpu in 1/100 cores, mem in MiB)
+              --id=NAME           job master id, default jm-<job>; the token must be for job-master/NAME
+              --group=G           quota group or queue of the job (also --queue=G), default 'default'
+              --user=U            user the job runs for, default anonymous
+              --retries=K         re-runs of a failed task, default 0
+              --timeout=SECONDS   give up (exit 5) after this long, default 0: never
+              --patience=SECONDS  give up (exit 4) when the master stays unreachable this long, default 60
+              --workdir=DIR       working directory of the tasks on their nodes, default /tmp
+              --help              this text
+            exit codes: 0 every task succeeded, 1 some failed, 2 bad options, 3 token refused,
+                        4 master unreachable, 5 timeout, 6 the master refused the job""";
+
+    private static final Set<String> KNOWN = Set.of("master", "token-file", "job", "tasks", "command", "slot", "id",
+            "group", "queue", "user", "retries", "timeout", "patience", "workdir");
+
+    static Settings parse(String... args) {
+        Map<String, String> v = new LinkedHashMap<>();
+        for (String a : args) {
+            if (a.equals("--help") || a.equals("-h")) {
+                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, true);
+            }
+            int eq = a.indexOf('=');
+            if (!a.startsWith("--") || eq < 0) {
+                throw new IllegalArgumentException("'" + a + "' is not an option of the form --name=value");
+            }
+            String name = a.substring(2, eq);
+            if (!KNOWN.contains(name)) {
+                throw new IllegalArgumentException("unknown option --" + name + "; known: " + String.join(", ", KNOWN.stream().sorted().toList()));
+            }
+            String key = name.equals("queue") ? "group" : name;
+            if (v.put(key, a.substring(eq + 1)) != null) {
+                throw new IllegalArgumentException("option --" + name + " is given twice");
+            }
+        }
+        String job = required(v, "job");
+        return new Settings(url(required(v, "master")), Path.of(required(v, "token-file")), job,
+                number(v, "tasks", null, 1), slot(v.getOrDefault("slot", "cpu=100,mem=256")), required(v, "command"),
+                v.getOrDefault("id", "jm-" + job), v.get("group"), v.get("user"), number(v, "retries", "0", 0),
+                Duration.ofSeconds(number(v, "timeout", "0", 0)), Duration.ofSeconds(number(v, "patience", "60", 1)),
+                v.getOrDefault("workdir", "/tmp"), false);
+    }
+
+    private static String required(Map<String, String> v, String name) {
+        String s = v.get(name);
+        if (s == null || s.isBlank()) {
+            throw new IllegalArgumentException("option --" + name + " is missing");
+        }
+        return s;
+    }
+
+    private static int number(Map<String, String> v, String name, String dflt, int least) {
+        String s = dflt == null ? required(v, name) : v.getOrDefault(name, dflt);
+        int n;
+        try {
+            n = Integer.parseInt(s.trim());
+        } catch (NumberFormatException ex) {
+            throw new IllegalArgumentException("option --" + name + ": expected a whole number, got '" + s + "'");
+        }
+        if (n < least) {
+            throw new IllegalArgumentException("option --" + name + ": must be at least " + least + ", got " + n);
+        }
+        return n;
+    }
+
+    private static URI url(String s) {
+        URI u;
+        try {
+            u = URI.create(s);
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("option --master: '" + s + "' is not a URL: " + ex.getMessage());
+        }
+        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+            throw new IllegalArgumentException("option --master: expected http://HOST:PORT or https://HOST:PORT, got '" + s + "'");
+        }
+        return u;
+    }
+
+    private static Resources slot(String s) {
+        try {
+            return Resources.parse(s);
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("option --slot: " + ex.getMessage());
+        }
+    }
+}
