@@ -71,7 +71,7 @@ public class MasterComponent {
         servlet = context.registerService(Servlet.class, new EndpointServlet(master), props);
         Hashtable<String, Object> cmd = new Hashtable<>();
         cmd.put("osgi.command.scope", "granary");
-        cmd.put("osgi.command.function", new String[] {"agents", "jobmasters"});
+        cmd.put("osgi.command.function", new String[] {"agents", "jobmasters", "wire"});
         commands = context.registerService(PeerCommands.class, new PeerCommands(master), cmd);
     }
 
@@ -106,6 +106,17 @@ public class MasterComponent {
         /** Every job master: id, state, incarnation, last seen, jobs, units, slots. */
         public String jobmasters() {
             return lines(master.jobMasters(), "no job masters have connected");
+        }
+
+        /**
+         * The protocol side in one line: peers, and how long grants took from decision to the cap
+         * or hint that carries them leaving the master (p50 / p99 over the last deliveries).
+         */
+        public String wire() {
+            long[] d = master.deliveryLatency();
+            long live = master.agents().stream().filter(p -> p.state().equals("live")).count();
+            return "agents=" + master.agents().size() + " live=" + live + " jobmasters=" + master.jobMasters().size()
+                    + " deliveries=" + d[0] + " deliveryP50=" + d[1] + "ms deliveryP99=" + d[2] + "ms";
         }
 
         private static String lines(List<PeerStatus> peers, String none) {
