@@ -19,13 +19,15 @@ public final class Main {
     public static final int UNAUTHORIZED = 3;
     public static final int UNREACHABLE = 4;
     public static final int REFUSED = 5;
+    /** What {@link #run} returns when the agent runs (and the JVM must stay up). */
+    static final int RUNNING = -1;
 
     private Main() {
     }
 
     public static void main(String[] args) {
         int code = run(args, System.out, System.err);
-        if (code != 0) {
+        if (code != RUNNING) {
             System.exit(code);
         }
         try {
@@ -35,7 +37,7 @@ public final class Main {
         }
     }
 
-    /** Starts an agent and returns 0 once it runs (a shutdown hook closes it), or the exit code why it cannot. */
+    /** Starts an agent and returns {@link #RUNNING} once it runs (a shutdown hook closes it), or the exit code. */
     static int run(String[] args, PrintStream out, PrintStream err) {
         if (CommandLine.wantsHelp(args)) {
             out.println(CommandLine.USAGE);
@@ -74,7 +76,7 @@ public final class Main {
             return IO;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "granary-agent shutdown"));
-        return 0;
+        return RUNNING;
     }
 
     private static String message(AgentConfig config, LinkException ex) {
