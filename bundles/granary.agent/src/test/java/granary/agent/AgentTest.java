@@ -207,6 +207,23 @@ class AgentTest {
     }
 
     @Test
+    void aRestartedMasterGetsANewRegistrationTheRunningWorkersAndSendsTheFullSet() throws Exception {
+        Agent agent = start(dir, master);
+        master.send(new Cap(List.of(new Cap.Grant("jm1", UNIT, 1, key1),
+                new Cap.Grant("jm1", UnitId.parse("j/gone"), 2, key1)), List.of()));
+        await("caps", () -> agent.caps().size() == 2);
+        post(agent, 1, launch(0, "sleep", "60"));
+        await("started", () -> master.started().size() == 1);
+        master.restart();
+        await("registered again", () -> master.registrations().size() == 2);
+        await("the running worker reported again", () -> master.started().size() == 2);
+        master.send(cap(UNIT, 1)); // the full set after a registration: j/gone is no longer capped
+        await("full set applied", () -> agent.caps().size() == 1);
+        assertEquals(List.of(new Cap.Grant("jm1", UNIT, 1, key1)), agent.caps());
+        assertEquals(1, agent.node().running(UNIT), "a full set stops nothing");
+    }
+
+    @Test
     void aCorruptCheckpointIsReportedMovedAsideAndNotLoaded() throws Exception {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(Agent.CHECKPOINT), "granary-agent-checkpoint format=1 bytes=999 sha256=00\n{\"no");

@@ -31,7 +31,7 @@ final class FakeMaster implements Endpoint, AutoCloseable {
 
     private final WireCodec codec = new WireCodec(Role.MASTER);
     private final Sender self = new Sender(Role.MASTER, "m");
-    private final long incarnation = System.currentTimeMillis();
+    private long incarnation = System.currentTimeMillis();
     private final List<Envelope> received = new ArrayList<>();
     private final List<Cap> inbox = new ArrayList<>();
     private final JdkHttpServer server;
@@ -84,6 +84,14 @@ final class FakeMaster implements Endpoint, AutoCloseable {
         return reply(200, inbox.get((int) after), after + 1);
     }
 
+    /** Acts as a restarted master: a new incarnation, an empty inbox, nothing acknowledged. */
+    synchronized void restart() {
+        incarnation++;
+        inbox.clear();
+        acknowledged = 0;
+        notifyAll();
+    }
+
     /** Puts a cap in the inbox; returns its sequence number. */
     synchronized long send(Cap cap) {
         inbox.add(cap);
@@ -125,7 +133,7 @@ final class FakeMaster implements Endpoint, AutoCloseable {
         return out;
     }
 
-    private Reply reply(int status, Message m, long sequence) {
+    private synchronized Reply reply(int status, Message m, long sequence) {
         return new Reply(status, codec.encode(granary.protocol.Envelope.of(self, incarnation, sequence, m)));
     }
 
