@@ -15,13 +15,16 @@ import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.launch.FrameworkFactory;
+import org.osgi.framework.wiring.BundleCapability;
+import org.osgi.framework.wiring.BundleRevision;
 
 /**
  * A started OSGi framework with the embedded bundles. Framework-neutral: it talks to Felix and
  * Equinox through the standard launching API only.
  *
  * <p>Start order: install every bundle, start the framework, start the runtime's service bundles
- * (SCR, Config Admin, Gogo, ...), write the initial configurations, then start the Granary bundles,
+ * (SCR, Config Admin, Gogo, HTTP, ...; SPI Fly and the ServiceLoader providers first, see
+ * {@link #feedsServiceLoader}), write the initial configurations, then start the Granary bundles,
  * so that a Granary component sees its configuration when it first activates.
  */
 public final class Container {
@@ -70,7 +73,8 @@ public final class Container {
             }
             framework.start();
             List<String> problems = new ArrayList<>();
-            startAll(installed, b -> !isGranary(b) && !held.test(b), problems);
+            startAll(installed, b -> !isGranary(b) && !held.test(b) && feedsServiceLoader(b), problems);
+            startAll(installed, b -> !isGranary(b) && !held.test(b) && !feedsServiceLoader(b), problems);
             if (!configurations.isEmpty()) {
                 Configurations.update(context, configurations);
             }
@@ -85,6 +89,28 @@ public final class Container {
     private static boolean isGranary(Bundle b) {
         String bsn = b.getSymbolicName();
         return bsn != null && bsn.startsWith("granary.");
+    }
+
+    /**
+     * SPI Fly (the OSGi ServiceLoader mediator) and the bundles whose ServiceLoader providers it
+     * registers (slf4j-simple): started before the other runtime bundles, because a consumer binds
+     * once, on first use — slf4j-api picks its provider when Jetty first logs, and with none yet it
+     * stays silent (a no-operation logger) for the life of the runtime.
+     */
+    static boolean feedsServiceLoader(Bundle b) {
+        BundleRevision revision = b.adapt(BundleRevision.class);
+        if (revision == null) {
+            return false;
+        }
+        for (BundleCapability c : revision.getDeclaredCapabilities(null)) {
+            boolean mediator = "osgi.extender".equals(c.getNamespace())
+                    && "osgi.serviceloader.registrar".equals(c.getAttributes().get("osgi.extender"));
+            boolean provider = "osgi.serviceloader".equals(c.getNamespace()) && c.getDirectives().containsKey("register");
+            if (mediator || provider) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void startAll(List<Bundle> bundles, Predicate<Bundle> which, List<String> problems) {

@@ -15,6 +15,8 @@ import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
 import org.osgi.framework.launch.FrameworkFactory;
 
+import granary.protocol.link.Tokens;
+
 /**
  * The standalone runtime: starts the framework found on the class path with the bundles packed in
  * the runnable jar, then hands standard input to the Gogo shell (a terminal) or runs it line by
@@ -31,6 +33,18 @@ public final class Launcher {
     public static final String DEMO_PID = "granary.demo";
 
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+    /** How long the HTTP server may take to listen once the runtime is ready (Jetty starts in well under a second). */
+    private static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The PID of the master and its setting of the token secret file. */
+    public static final String MASTER_PID = "granary.master";
+    public static final String SECRET_FILE = "secretFile";
+
+    /**
+     * Kept, so that its level stays: java.util.logging holds loggers weakly. SPI Fly logs each provider it
+     * registers at INFO through java.util.logging when there is no OSGi LogService.
+     */
+    private static final java.util.logging.Logger SPI_FLY_LOG = java.util.logging.Logger.getLogger("org.apache.aries.spifly");
 
     private Launcher() {
     }
@@ -55,14 +69,23 @@ public final class Launcher {
             out.println(Options.USAGE);
             return EXIT_OK;
         }
-        boolean interactive = switch (options.mode()) {
-            case INTERACTIVE -> true;
-            case PIPED -> false;
-            case AUTO -> System.console() != null;
-        };
+        if (options.issueToken() != null) {
+            return issueToken(options, out, err);
+        }
+        Map<String, String> properties;
+        try {
+            properties = frameworkProperties(work, interactive(options));
+            properties.putAll(Http.frameworkProperties(options.listen(), options.tls()));
+            Http.checkBindable(options.listen(), options.tls() != null);
+        } catch (IOException e) {
+            err.println("Error: the runtime did not start: " + e.getMessage());
+            return EXIT_STARTUP;
+        }
+        quietLogging();
+        boolean interactive = interactive(options);
         Container container;
         try {
-            container = Container.startHolding(frameworkFactory(), frameworkProperties(work, interactive),
+            container = Container.startHolding(frameworkFactory(), properties,
                     EmbeddedBundle.listIn(self), configurations(options), Launcher::isShell);
         } catch (BundleException | IOException | RuntimeException e) {
             err.println("Error: the runtime did not start: " + e.getMessage());
@@ -80,6 +103,14 @@ public final class Launcher {
                 return EXIT_STARTUP;
             }
             state.waiting().forEach(p -> err.println("Warning: not ready: " + p));
+            if (options.listen() != null) {
+                err.println("granary: listening on " + Http.awaitListening(container.context(), options.listen(),
+                        options.tls() != null, LISTEN_TIMEOUT));
+            }
+        } catch (IOException e) {
+            err.println("Error: the runtime did not start: " + e.getMessage());
+            container.stop(STOP_TIMEOUT);
+            return EXIT_STARTUP;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -107,6 +138,36 @@ public final class Launcher {
             container.stop(STOP_TIMEOUT);
             removeHook(hook);
         }
+    }
+
+    private static boolean interactive(Options options) {
+        return switch (options.mode()) {
+            case INTERACTIVE -> true;
+            case PIPED -> false;
+            case AUTO -> System.console() != null;
+        };
+    }
+
+    /** {@code --issue-token}: the token of one identity, from the secret file (created if missing). */
+    private static int issueToken(Options options, PrintStream out, PrintStream err) {
+        try {
+            out.println(Tokens.fromFile(options.secret().toAbsolutePath()).issue(Tokens.parseIdentity(options.issueToken())));
+            return EXIT_OK;
+        } catch (IOException e) {
+            err.println("Error: --secret: " + e.getMessage());
+            return EXIT_STARTUP;
+        }
+    }
+
+    /**
+     * Jetty (through slf4j-simple) and SPI Fly (through java.util.logging) log their start at INFO:
+     * only warnings and errors reach standard error, and nothing standard output, which carries the
+     * console's results. A system property given on the command line wins.
+     */
+    static void quietLogging() {
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
+        SPI_FLY_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 
     /** The one framework on the class path (the runnable jar carries exactly one). */
@@ -169,6 +230,9 @@ public final class Launcher {
     /** Initial Config Admin configurations from the options. */
     static Map<String, Map<String, Object>> configurations(Options options) {
         Map<String, Map<String, Object>> all = new java.util.LinkedHashMap<>(options.config());
+        Map<String, Object> master = new java.util.LinkedHashMap<>(all.getOrDefault(MASTER_PID, Map.of()));
+        master.putIfAbsent(SECRET_FILE, options.secret().toAbsolutePath().toString());
+        all.put(MASTER_PID, master);
         if (!options.demo()) {
             Map<String, Object> demo = new java.util.LinkedHashMap<>(all.getOrDefault(DEMO_PID, Map.of()));
             demo.put("enabled", Boolean.FALSE);

@@ -1,9 +1,12 @@
 package granary.launcher;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+
+import granary.protocol.link.Tokens;
 
 /**
  * The launcher's command line.
@@ -14,13 +17,26 @@ import java.util.Properties;
  * @param commandWait piped input: how long to wait for the {@code granary:*} commands to appear
  * @param help        print the usage and exit
  * @param config      Config Admin settings given with {@code --config}: PID → property → value
+ * @param listen      where the HTTP server listens; null: no HTTP server ({@code --listen=off})
+ * @param tls         HTTPS on {@code listen} with this key; null: plain HTTP
+ * @param secret      the master's token secret file
+ * @param issueToken  print the token of this identity ({@code role/id}) and exit; null: run the runtime
  */
 public record Options(boolean demo, boolean strict, Mode mode, Duration commandWait, boolean help,
-                      Map<String, Map<String, Object>> config) {
+                      Map<String, Map<String, Object>> config, Http.Address listen, Http.Tls tls, Path secret,
+                      String issueToken) {
 
     public Options {
         config = Map.copyOf(config);
     }
+
+    /** The options of the runtime before the HTTP server, for tests and callers that need no HTTP settings. */
+    Options(boolean demo, boolean strict, Mode mode, Duration commandWait, boolean help, Map<String, Map<String, Object>> config) {
+        this(demo, strict, mode, commandWait, help, config, Http.Address.DEFAULT, null, DEFAULT_SECRET, null);
+    }
+
+    /** The default of {@code --secret}, in the working directory. */
+    public static final Path DEFAULT_SECRET = Path.of("granary.secret");
 
     /** How the console reads standard input. */
     public enum Mode {
@@ -46,10 +62,20 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
             "                     a Config Admin setting, repeatable; 'a|b' gives a list. E.g.",
             "                     --config=granary.policy.quota:tableFile=quota.json,workerSpans=default:5000",
             "                     --config=granary.engine:policies=fair|queues|quota|gang|reservation",
+            "  --listen=HOST:PORT where the master serves the protocol and the HTTP API (default 127.0.0.1:7070;",
+            "                     PORT 0 = a free port); --listen=off: no HTTP server",
+            "  --keystore=FILE    serve HTTPS, not HTTP, on the listen address with this key store (PKCS12 or JKS);",
+            "                     needs --keystore-password-file=FILE (first line: the password) and, if the",
+            "                     key's password differs, --key-password-file=FILE",
+            "  --secret=FILE      the master's token secret (default granary.secret in the working directory;",
+            "                     created if missing)",
+            "  --issue-token=ROLE/ID",
+            "                     print the token of agent/NODE or job-master/NAME (from --secret) and exit",
             "  --help             print this text",
             "On a terminal the Gogo shell runs the console (granary:status, help granary:policy, ...).",
             "Piped input (a pipe or a file): each line that is not blank and does not start with '#' is a",
             "command; results go to standard output, errors to standard error as 'Error: <message>'.",
+            "Once the HTTP server listens, standard error shows 'granary: listening on http://HOST:PORT'.",
             "Exit codes: 0 done, 1 a command failed (--strict), 2 bad options, 3 the runtime did not start.");
 
     /**
@@ -64,6 +90,12 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
         Mode mode = Mode.AUTO;
         Duration wait = Duration.ofSeconds(60);
         Map<String, Map<String, Object>> config = new LinkedHashMap<>();
+        Http.Address listen = Http.Address.DEFAULT;
+        Path secret = DEFAULT_SECRET;
+        String issueToken = null;
+        Path keystore = null;
+        Path keystorePassword = null;
+        Path keyPassword = null;
         for (String arg : args) {
             if (arg.equals("--demo")) {
                 demo = true;
@@ -79,14 +111,83 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                 wait = seconds(arg.substring("--wait=".length()));
             } else if (arg.startsWith("--config=")) {
                 config(arg.substring("--config=".length()), config);
+            } else if (arg.startsWith("--listen=")) {
+                listen = listen(arg.substring("--listen=".length()));
+            } else if (arg.startsWith("--secret=")) {
+                secret = file("--secret", arg.substring("--secret=".length()));
+            } else if (arg.startsWith("--issue-token=")) {
+                issueToken = identity(arg.substring("--issue-token=".length()));
+            } else if (arg.startsWith("--keystore=")) {
+                keystore = file("--keystore", arg.substring("--keystore=".length()));
+            } else if (arg.startsWith("--keystore-password-file=")) {
+                keystorePassword = file("--keystore-password-file", arg.substring("--keystore-password-file=".length()));
+            } else if (arg.startsWith("--key-password-file=")) {
+                keyPassword = file("--key-password-file", arg.substring("--key-password-file=".length()));
             } else if (arg.equals("--help") || arg.equals("-h")) {
                 help = true;
             } else {
                 throw new IllegalArgumentException("unknown argument '" + arg + "'; valid: --demo=true|false, "
-                        + "--strict, --interactive, --piped, --wait=SECONDS, --config=PID:key=value, --help");
+                        + "--strict, --interactive, --piped, --wait=SECONDS, --config=PID:key=value, --listen=HOST:PORT|off, "
+                        + "--keystore=FILE, --keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, "
+                        + "--issue-token=ROLE/ID, --help");
             }
         }
-        return new Options(demo, strict, mode, wait, help, config);
+        Http.Tls tls = tls(keystore, keystorePassword, keyPassword, listen);
+        return new Options(demo, strict, mode, wait, help, config, listen, tls, secret, issueToken);
+    }
+
+    /** {@code HOST:PORT} (an IPv6 host in brackets, {@code [::1]:7070}), or {@code off} for null. */
+    static Http.Address listen(String text) {
+        if (text.equals("off")) {
+            return null;
+        }
+        int colon = text.lastIndexOf(':');
+        String host = colon < 0 ? "" : text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port = -1;
+        try {
+            port = colon < 0 ? -1 : Integer.parseInt(text.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        if (host.isBlank() || port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--listen: '" + text + "' is not HOST:PORT (PORT 0-65535, 0 = a free port) "
+                    + "or off; e.g. --listen=127.0.0.1:7070");
+        }
+        return new Http.Address(host, port);
+    }
+
+    private static Path file(String option, String text) {
+        if (text.isBlank()) {
+            throw new IllegalArgumentException(option + ": a file name is missing (" + option + "=FILE)");
+        }
+        return Path.of(text);
+    }
+
+    private static String identity(String text) {
+        try {
+            return Tokens.identity(Tokens.parseIdentity(text));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--issue-token: " + e.getMessage(), e);
+        }
+    }
+
+    private static Http.Tls tls(Path keystore, Path keystorePassword, Path keyPassword, Http.Address listen) {
+        if (keystore == null) {
+            if (keystorePassword != null || keyPassword != null) {
+                throw new IllegalArgumentException("--keystore-password-file and --key-password-file need --keystore=FILE");
+            }
+            return null;
+        }
+        if (keystorePassword == null) {
+            throw new IllegalArgumentException("--keystore needs --keystore-password-file=FILE (its first line is the password)");
+        }
+        if (listen == null) {
+            throw new IllegalArgumentException("--keystore serves HTTPS on the listen address, but --listen=off turns it off");
+        }
+        return new Http.Tls(keystore, keystorePassword, keyPassword);
     }
 
     /** Parses {@code PID:key=value,key=value}; a value {@code a|b} becomes a list. */

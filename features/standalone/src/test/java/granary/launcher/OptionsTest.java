@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -21,14 +22,18 @@ class OptionsTest {
     void defaults() {
         Options o = parse(new Properties());
         assertEquals(new Options(true, false, Options.Mode.AUTO, Duration.ofSeconds(60), false, Map.of()), o);
-        assertEquals(Map.of(), Launcher.configurations(o));
+        assertEquals(new Http.Address("127.0.0.1", 7070), o.listen(), "this machine only, by default");
+        assertEquals(null, o.tls());
+        assertEquals(null, o.issueToken());
+        assertEquals(Map.of("granary.master", Map.of("secretFile", Path.of("granary.secret").toAbsolutePath().toString())),
+                Launcher.configurations(o));
     }
 
     @Test
     void everyOption() {
         Options o = parse(new Properties(), "--demo=false", "--strict", "--piped", "--wait=5", "--help");
         assertEquals(new Options(false, true, Options.Mode.PIPED, Duration.ofSeconds(5), true, Map.of()), o);
-        assertEquals(Map.of("granary.demo", Map.of("enabled", false)), Launcher.configurations(o));
+        assertEquals(Map.of("enabled", false), Launcher.configurations(o).get("granary.demo"));
         assertEquals(Options.Mode.INTERACTIVE, parse(new Properties(), "--interactive").mode());
     }
 
@@ -43,12 +48,58 @@ class OptionsTest {
     @Test
     void badArgumentsAreNamed() {
         assertEquals("unknown argument '-x'; valid: --demo=true|false, --strict, --interactive, --piped, "
-                + "--wait=SECONDS, --config=PID:key=value, --help",
+                + "--wait=SECONDS, --config=PID:key=value, --listen=HOST:PORT|off, --keystore=FILE, "
+                + "--keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, --issue-token=ROLE/ID, --help",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "-x")).getMessage());
         assertEquals("--demo: 'maybe' is not true or false",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--demo=maybe")).getMessage());
         assertEquals("--wait: '0' is not a whole number of seconds >= 1",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--wait=0")).getMessage());
+    }
+
+    @Test
+    void listenTakesHostAndPortOrOff() {
+        assertEquals(new Http.Address("0.0.0.0", 0), parse(new Properties(), "--listen=0.0.0.0:0").listen());
+        assertEquals(new Http.Address("::1", 8443), parse(new Properties(), "--listen=[::1]:8443").listen());
+        assertEquals(null, parse(new Properties(), "--listen=off").listen());
+        for (String bad : new String[] {"7070", ":7070", "host:", "host:http", "host:65536", "host:-1"}) {
+            assertEquals("--listen: '" + bad + "' is not HOST:PORT (PORT 0-65535, 0 = a free port) or off; "
+                    + "e.g. --listen=127.0.0.1:7070",
+                    assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--listen=" + bad)).getMessage());
+        }
+    }
+
+    @Test
+    void theSecretFileReachesTheMasterAsAnAbsolutePath() {
+        Options o = parse(new Properties(), "--secret=conf/master.secret");
+        assertEquals(Path.of("conf/master.secret").toAbsolutePath().toString(),
+                Launcher.configurations(o).get(Launcher.MASTER_PID).get(Launcher.SECRET_FILE));
+        assertEquals("--secret: a file name is missing (--secret=FILE)",
+                assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--secret=")).getMessage());
+    }
+
+    @Test
+    void issueTokenNeedsARoleAndAnId() {
+        assertEquals("agent/n1", parse(new Properties(), "--issue-token=agent/n1").issueToken());
+        assertEquals("job-master/jm1", parse(new Properties(), "--issue-token=job-master/jm1").issueToken());
+        for (String bad : new String[] {"n1", "agent/", "boss/n1"}) {
+            assertEquals("--issue-token: expected agent/NODE, job-master/NAME or master/NAME, got '" + bad + "'",
+                    assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--issue-token=" + bad))
+                            .getMessage());
+        }
+    }
+
+    @Test
+    void aKeystoreNeedsItsPasswordFileAndAListenAddress() {
+        Options o = parse(new Properties(), "--keystore=k.p12", "--keystore-password-file=pw", "--listen=127.0.0.1:8443");
+        assertEquals(new Http.Tls(Path.of("k.p12"), Path.of("pw"), null), o.tls());
+        assertEquals("--keystore needs --keystore-password-file=FILE (its first line is the password)",
+                assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--keystore=k.p12")).getMessage());
+        assertEquals("--keystore-password-file and --key-password-file need --keystore=FILE",
+                assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--key-password-file=pw")).getMessage());
+        assertEquals("--keystore serves HTTPS on the listen address, but --listen=off turns it off",
+                assertThrows(IllegalArgumentException.class,
+                        () -> parse(new Properties(), "--keystore=k.p12", "--keystore-password-file=pw", "--listen=off")).getMessage());
     }
 
     @Test
