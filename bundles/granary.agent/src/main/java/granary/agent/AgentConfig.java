@@ -1,0 +1,83 @@
+package granary.agent;
+
+import granary.api.model.Resources;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Everything an agent is told at start, read by {@link CommandLine} (see README.md for the options).
+ *
+ * @param master           the master's base URL
+ * @param node             this node's name (the agent's id on the wire)
+ * @param room             where the node stands, for locality
+ * @param labels           the node's labels
+ * @param capacity         what the node offers in total
+ * @param token            the agent's token ({@code agent/<node>.<mac>})
+ * @param workDir          checkpoint, logs and default working directories of workers
+ * @param listen           where the plan endpoint listens (port 0: a free one)
+ * @param advertise        the base URL registered for the plan endpoint, or null for the listening address
+ * @param heartbeat        period of heartbeats when nothing happens
+ * @param registerRetries  how often the first registration is retried before the agent gives up (exit 4)
+ * @param maxWorkers       most workers running at once on this agent, whatever the caps
+ * @param maxPending       most launches kept while they wait for a cap
+ * @param pendingExpiry    how long a kept launch waits for its cap before it is dropped
+ * @param stopGrace        how long a stopped worker has between destroy and destroyForcibly
+ * @param pollWait         how long one inbox poll waits at the master
+ * @param keepWorkersOnExit leave workers running when the agent exits (default: stop them)
+ */
+public record AgentConfig(URI master, String node, String room, Map<String, String> labels, Resources capacity,
+                          String token, Path workDir, InetSocketAddress listen, URI advertise, Duration heartbeat,
+                          int registerRetries, int maxWorkers, int maxPending, Duration pendingExpiry,
+                          Duration stopGrace, Duration pollWait, boolean keepWorkersOnExit) {
+
+    public static final int DEFAULT_MAX_WORKERS = 1024;
+    public static final int DEFAULT_MAX_PENDING = 10_000;
+
+    public AgentConfig {
+        Objects.requireNonNull(master, "master");
+        Objects.requireNonNull(node, "node");
+        Objects.requireNonNull(room, "room");
+        Objects.requireNonNull(capacity, "capacity");
+        Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(workDir, "workDir");
+        Objects.requireNonNull(listen, "listen");
+        labels = Map.copyOf(new TreeMap<>(labels));
+    }
+
+    /** A configuration with the defaults for everything but what identifies the node and its master. */
+    public static AgentConfig of(URI master, String node, Resources capacity, String token, Path workDir) {
+        return new AgentConfig(master, node, "default", Map.of(), capacity, token, workDir,
+                new InetSocketAddress("127.0.0.1", 0), null, Duration.ofSeconds(1), 5, DEFAULT_MAX_WORKERS,
+                DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false);
+    }
+
+    public AgentConfig withHeartbeat(Duration d) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, d,
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit);
+    }
+
+    public AgentConfig withPollWait(Duration d) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit);
+    }
+
+    public AgentConfig withStopGrace(Duration d) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
+                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit);
+    }
+
+    public AgentConfig withRegisterRetries(int n) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
+                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit);
+    }
+
+    public AgentConfig withPending(int max, Duration expiry) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
+                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit);
+    }
+}

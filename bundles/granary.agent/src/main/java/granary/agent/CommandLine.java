@@ -1,0 +1,240 @@
+package granary.agent;
+
+import granary.api.model.Resources;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** Reads the agent's options ({@code --name=value}) into an {@link AgentConfig}; every refusal names the option and its form. */
+public final class CommandLine {
+
+    public static final String USAGE = String.join("\n",
+            "usage: java -jar granary-agent.jar --master=URL --node=NAME --capacity=cpu=N,mem=MIB[,NAME=N...]",
+            "                                   --token-file=FILE --work-dir=DIR [options]",
+            "  --master=URL              the master's base URL, e.g. http://10.0.0.1:7070",
+            "  --node=NAME               this node's name",
+            "  --room=ROOM               where the node stands (default: default)",
+            "  --labels=k=v,k=v          the node's labels",
+            "  --capacity=cpu=6400,mem=262144,gpu=4   cpu in 1/100 cores, mem in MiB, others extended",
+            "  --token-file=FILE         the agent's token (agent/NAME.<mac>), one line",
+            "  --work-dir=DIR            checkpoint, worker logs and working directories",
+            "  --listen=HOST:PORT        the plan endpoint (default 127.0.0.1:0, a free port)",
+            "  --advertise=URL           the plan endpoint's URL as job masters reach it (default: from --listen)",
+            "  --heartbeat=1s            heartbeat period (ms, s, m, h)",
+            "  --register-retries=5      retries of the first registration before giving up (exit 4)",
+            "  --max-workers=1024        workers running at once on this node",
+            "  --max-pending=10000       launches kept while they wait for their cap",
+            "  --pending-expiry=5m       how long a kept launch waits for its cap",
+            "  --stop-grace=10s          between stopping a worker and killing it",
+            "  --poll-wait=25s           how long one inbox poll waits at the master (at most 30s)",
+            "  --keep-workers-on-exit    leave workers running when the agent exits (default: stop them)",
+            "  --help                    this text",
+            "exit codes: 0 stopped, 1 I/O failure, 2 bad options, 3 token refused, 4 master unreachable,",
+            "            5 registration refused or not understood");
+
+    private static final Set<String> FLAGS = Set.of("keep-workers-on-exit", "help");
+    private static final Set<String> VALUED = Set.of("master", "node", "room", "labels", "capacity", "token-file",
+            "work-dir", "listen", "advertise", "heartbeat", "register-retries", "max-workers", "max-pending",
+            "pending-expiry", "stop-grace", "poll-wait");
+
+    private CommandLine() {
+    }
+
+    /** True if {@code --help} is among the arguments. */
+    public static boolean wantsHelp(String[] args) {
+        for (String a : args) {
+            if (a.equals("--help") || a.equals("-h")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public static AgentConfig parse(String[] args) throws UsageException {
+        Map<String, String> o = options(args);
+        URI master = url("master", required(o, "master", "--master=http://HOST:PORT"));
+        String node = required(o, "node", "--node=NAME");
+        Resources capacity = capacity(required(o, "capacity", "--capacity=cpu=6400,mem=262144"));
+        String token = token(required(o, "token-file", "--token-file=FILE"));
+        Path workDir = Path.of(required(o, "work-dir", "--work-dir=DIR")).toAbsolutePath();
+        AgentConfig d = AgentConfig.of(master, node, capacity, token, workDir);
+        return new AgentConfig(master, node, o.getOrDefault("room", d.room()), labels(o.get("labels")), capacity,
+                token, workDir, listen(o.getOrDefault("listen", "127.0.0.1:0")),
+                o.containsKey("advertise") ? url("advertise", o.get("advertise")) : null,
+                duration(o, "heartbeat", d.heartbeat()), count(o, "register-retries", d.registerRetries(), 0),
+                count(o, "max-workers", d.maxWorkers(), 1), count(o, "max-pending", d.maxPending(), 0),
+                duration(o, "pending-expiry", d.pendingExpiry()), duration(o, "stop-grace", d.stopGrace()),
+                pollWait(duration(o, "poll-wait", d.pollWait())), o.containsKey("keep-workers-on-exit"));
+    }
+
+    private static Map<String, String> options(String[] args) throws UsageException {
+        Map<String, String> o = new LinkedHashMap<>();
+        for (String a : args) {
+            if (!a.startsWith("--")) {
+                throw new UsageException("unexpected argument '" + a + "': options are --name=value (see --help)");
+            }
+            int eq = a.indexOf('=');
+            String name = eq < 0 ? a.substring(2) : a.substring(2, eq);
+            if (FLAGS.contains(name)) {
+                if (eq >= 0) {
+                    throw new UsageException("--" + name + " takes no value, got '" + a + "'");
+                }
+                o.put(name, "");
+            } else if (VALUED.contains(name)) {
+                if (eq < 0) {
+                    throw new UsageException("--" + name + " needs a value: --" + name + "=VALUE");
+                }
+                o.put(name, a.substring(eq + 1));
+            } else {
+                throw new UsageException("unknown option --" + name + "; known options: --"
+                        + String.join(", --", sorted()));
+            }
+        }
+        return o;
+    }
+
+    private static Set<String> sorted() {
+        TreeSet<String> all = new TreeSet<>(VALUED);
+        all.addAll(FLAGS);
+        return all;
+    }
+
+    private static String required(Map<String, String> o, String name, String form) throws UsageException {
+        String v = o.get(name);
+        if (v == null || v.isBlank()) {
+            throw new UsageException("--" + name + " is missing: " + form);
+        }
+        return v;
+    }
+
+    private static URI url(String name, String text) throws UsageException {
+        try {
+            URI u = new URI(text);
+            if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+                throw new URISyntaxException(text, "not an http(s) URL with a host");
+            }
+            return u;
+        } catch (URISyntaxException ex) {
+            throw new UsageException("--" + name + "=" + text + ": expected an URL like http://10.0.0.1:7070 ("
+                    + ex.getReason() + ")");
+        }
+    }
+
+    private static Resources capacity(String text) throws UsageException {
+        try {
+            Resources r = Resources.parse(text);
+            if (!r.isNonNegative()) {
+                throw new IllegalArgumentException(r.firstNegative() + " is negative");
+            }
+            return r;
+        } catch (RuntimeException ex) {
+            throw new UsageException("--capacity=" + text + ": expected cpu=N,mem=MIB[,NAME=N...] (cpu in 1/100 cores,"
+                    + " mem in MiB): " + ex.getMessage());
+        }
+    }
+
+    private static String token(String file) throws UsageException {
+        String t;
+        try {
+            t = Files.readString(Path.of(file), StandardCharsets.UTF_8).trim();
+        } catch (IOException ex) {
+            throw new UsageException("--token-file=" + file + ": cannot read it (" + ex + "); expected a file holding"
+                    + " the agent's token agent/NODE.<mac>");
+        }
+        if (t.isEmpty() || t.contains("\n")) {
+            throw new UsageException("--token-file=" + file + ": expected one line holding the agent's token"
+                    + " agent/NODE.<mac>, got " + (t.isEmpty() ? "an empty file" : "several lines"));
+        }
+        return t;
+    }
+
+    private static Map<String, String> labels(String text) throws UsageException {
+        Map<String, String> m = new TreeMap<>();
+        if (text == null || text.isBlank()) {
+            return m;
+        }
+        for (String pair : text.split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new UsageException("--labels=" + text + ": entry '" + pair + "' is not k=v; expected --labels=k=v,k=v");
+            }
+            m.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+        return m;
+    }
+
+    private static InetSocketAddress listen(String text) throws UsageException {
+        int colon = text.lastIndexOf(':');
+        try {
+            int port = Integer.parseInt(text.substring(colon + 1));
+            if (colon <= 0 || port < 0 || port > 65_535) {
+                throw new NumberFormatException();
+            }
+            return new InetSocketAddress(text.substring(0, colon), port);
+        } catch (RuntimeException ex) {
+            throw new UsageException("--listen=" + text + ": expected HOST:PORT with a port from 0 to 65535, e.g. 127.0.0.1:0");
+        }
+    }
+
+    /** {@code 250ms}, {@code 1s}, {@code 5m}, {@code 2h}. */
+    static Duration duration(Map<String, String> o, String name, Duration dflt) throws UsageException {
+        String text = o.get(name);
+        if (text == null) {
+            return dflt;
+        }
+        String form = "--" + name + "=" + text + ": expected a positive duration like 250ms, 1s, 5m or 2h";
+        int unitAt = 0;
+        while (unitAt < text.length() && Character.isDigit(text.charAt(unitAt))) {
+            unitAt++;
+        }
+        if (unitAt == 0 || unitAt > 12) {
+            throw new UsageException(form);
+        }
+        long n = Long.parseLong(text.substring(0, unitAt));
+        Duration d = switch (text.substring(unitAt)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> null;
+        };
+        if (d == null || d.isZero()) {
+            throw new UsageException(form);
+        }
+        return d;
+    }
+
+    private static Duration pollWait(Duration d) throws UsageException {
+        if (d.toMillis() > granary.protocol.link.Paths.MAX_WAIT_MILLIS) {
+            throw new UsageException("--poll-wait=" + d.toMillis() + "ms: at most "
+                    + granary.protocol.link.Paths.MAX_WAIT_MILLIS + "ms (the longest wait a master grants)");
+        }
+        return d;
+    }
+
+    private static int count(Map<String, String> o, String name, int dflt, int least) throws UsageException {
+        String text = o.get(name);
+        if (text == null) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(text);
+            if (n < least) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException ex) {
+            throw new UsageException("--" + name + "=" + text + ": expected a whole number of at least " + least);
+        }
+    }
+}

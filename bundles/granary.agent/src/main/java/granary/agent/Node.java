@@ -1,0 +1,276 @@
+package granary.agent;
+
+import granary.api.model.Clock;
+import granary.api.model.Problem;
+import granary.api.model.UnitId;
+import granary.protocol.Ack;
+import granary.protocol.Cap;
+import granary.protocol.Envelope;
+import granary.protocol.Heartbeat;
+import granary.protocol.Plan;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+
+/**
+ * The agent's state and its rules: the caps it holds, the launches waiting for a cap, the workers
+ * it runs and what the next heartbeat reports. Every method is synchronized: plans arrive on HTTP
+ * threads, caps on the poll thread, exits on process threads.
+ *
+ * <p>The rule: a worker of a unit starts only under a cap of the job master that planned it, with
+ * the key of the token the plan came with, while fewer workers of that unit run here than the cap
+ * allows and fewer than {@link AgentConfig#maxWorkers()} run in all. A launch that cannot start yet
+ * is kept and retried when a cap arrives; withdrawals stop the newest workers beyond the cap.
+ */
+final class Node {
+
+    private final AgentConfig config;
+    private final Clock clock;
+    private final Consumer<String> events;
+    private final Runnable heartbeatNow;
+    private final Workers workers;
+    private final CapTable caps = new CapTable();
+    private final PendingLaunches pending;
+    private final List<Heartbeat.Worker> started = new ArrayList<>();
+    private final List<Heartbeat.Exit> exited = new ArrayList<>();
+    private boolean fullCapDue;
+
+    Node(AgentConfig config, Clock clock, Workers workers, Consumer<String> events, Runnable heartbeatNow) {
+        this.config = config;
+        this.clock = clock;
+        this.workers = workers;
+        this.events = events;
+        this.heartbeatNow = heartbeatNow;
+        this.pending = new PendingLaunches(config.maxPending(), config.pendingExpiry().toMillis());
+    }
+
+    /** Takes the caps of a checkpoint. */
+    synchronized void load(List<Cap.Grant> grants) {
+        caps.replace(grants);
+    }
+
+    synchronized List<Cap.Grant> caps() {
+        return caps.all();
+    }
+
+    synchronized int running(UnitId unit) {
+        return workers.running(unit);
+    }
+
+    synchronized int pendingCount() {
+        return pending.size();
+    }
+
+    /**
+     * The master accepted a registration: the next cap is the full set, and the next heartbeat
+     * reports every running worker as started (a master that restarted knows none of them).
+     */
+    synchronized void registered() {
+        fullCapDue = true;
+        started.clear();
+        exited.clear();
+        for (Worker w : workers.all()) {
+            started.add(new Heartbeat.Worker(w.unit(), w.slot()));
+        }
+    }
+
+    /** Applies a cap from the master's inbox; returns the whole table to checkpoint before the next poll. */
+    synchronized List<Cap.Grant> apply(Cap cap) {
+        boolean full = fullCapDue;
+        fullCapDue = false;
+        Set<UnitId> touched = new TreeSet<>();
+        if (full) {
+            caps.all().forEach(g -> touched.add(g.unit()));
+        }
+        Set<UnitId> withdrawn = caps.apply(cap, full);
+        cap.grants().forEach(g -> touched.add(g.unit()));
+        cap.withdrawals().forEach(g -> touched.add(g.unit()));
+        for (UnitId u : touched) {
+            events.accept("cap unit=" + u + " slots=" + caps.slots(u) + (withdrawn.contains(u) ? " withdrawn" : "")
+                    + (full ? " full" : ""));
+        }
+        for (UnitId u : withdrawn) {
+            for (Worker w : workers.stopBeyond(u, caps.slots(u))) {
+                events.accept("stopping unit=" + u + " slot=" + w.slot() + " pid=" + w.process().pid());
+            }
+        }
+        touched.forEach(this::startKept);
+        return caps.all();
+    }
+
+    /** Null if a plan with {@code key} may come from {@code jobMaster}, else why not (a 403). */
+    synchronized String refusesKey(String jobMaster, String key) {
+        if (caps.holdsAny(jobMaster) && !caps.keyMatches(jobMaster, key)) {
+            return "the token is not the one job master " + jobMaster + "'s caps on node " + config.node()
+                    + " were granted for (its key does not match)";
+        }
+        return null;
+    }
+
+    /** Applies a plan all or nothing: launches what its caps allow now, keeps the rest. */
+    synchronized Ack plan(String jobMaster, String key, Envelope e) {
+        Plan plan = (Plan) e.message();
+        List<Problem> problems = check(jobMaster, key, plan);
+        if (!problems.isEmpty()) {
+            return Ack.refused(e.sequence(), problems);
+        }
+        for (Plan.Launch l : plan.launches()) {
+            PendingLaunches.Kept k = new PendingLaunches.Kept(l, jobMaster, key, e.incarnation(), clock.millis());
+            String wait = waitReason(k);
+            if (wait == null) {
+                start(k);
+            } else {
+                pending.add(k);
+                events.accept("kept unit=" + l.unit() + " slot=" + l.slot() + " reason=" + wait);
+            }
+        }
+        return Ack.applied(e.sequence());
+    }
+
+    private List<Problem> check(String jobMaster, String key, Plan plan) {
+        List<Problem> out = new ArrayList<>();
+        String subject = "job master " + jobMaster + " on node " + config.node();
+        Set<String> seen = new HashSet<>();
+        Map<UnitId, Integer> room = new HashMap<>();
+        int agentRoom = config.maxWorkers() - workers.total();
+        int toKeep = 0;
+        for (int i = 0; i < plan.launches().size(); i++) {
+            Plan.Launch l = plan.launches().get(i);
+            String at = "$.message.launches[" + i + "]";
+            Cap.Grant g = caps.get(l.unit());
+            if (g != null && !g.jobMaster().equals(jobMaster)) {
+                out.add(Problem.of(subject, at + ".unit", "unit " + l.unit() + " is capped here for job master "
+                        + g.jobMaster() + ", not for " + jobMaster));
+            } else if (g != null && !CapTable.sameKey(g.key(), key)) {
+                out.add(Problem.of(subject, at + ".unit", "the token does not match the key of the cap of unit " + l.unit()));
+            }
+            if (l.command().isEmpty()) {
+                out.add(Problem.of(subject, at + ".command", "is empty; expected the program and its arguments"));
+            }
+            if (workers.isRunning(l.unit(), l.slot())) {
+                out.add(Problem.of(subject, at + ".slot", "slot " + l.slot() + " of unit " + l.unit() + " is already running"));
+            } else if (pending.contains(l.unit(), l.slot()) || !seen.add(l.unit() + "#" + l.slot())) {
+                out.add(Problem.of(subject, at + ".slot", "slot " + l.slot() + " of unit " + l.unit()
+                        + " is already planned and waiting for its cap"));
+            }
+            int r = room.computeIfAbsent(l.unit(), u -> g == null ? 0 : caps.slots(u) - workers.running(u));
+            if (r > 0 && agentRoom > 0) {
+                room.put(l.unit(), r - 1);
+                agentRoom--;
+            } else {
+                toKeep++;
+            }
+        }
+        if (pending.size() + toKeep > pending.limit()) {
+            out.add(new Problem(subject, "$.message.launches", "keeping " + toKeep + " more launches until their caps"
+                    + " arrive would exceed the limit of " + pending.limit() + " kept launches (" + pending.size()
+                    + " kept)", (long) pending.limit(), (long) pending.size() + toKeep));
+        }
+        return out;
+    }
+
+    /** Null if the kept launch may start now, else why it waits. */
+    private String waitReason(PendingLaunches.Kept k) {
+        UnitId u = k.launch().unit();
+        Cap.Grant g = caps.get(u);
+        if (g == null) {
+            return "no-cap-yet";
+        }
+        int running = workers.running(u);
+        if (running >= g.slots()) {
+            return "cap-full(" + running + "-of-" + g.slots() + ")";
+        }
+        if (workers.total() >= config.maxWorkers()) {
+            return "agent-full(max-workers=" + config.maxWorkers() + ")";
+        }
+        return null;
+    }
+
+    /** Starts the launches kept for {@code unit} that its cap now allows; drops those the cap's owner or key contradicts. */
+    private void startKept(UnitId unit) {
+        Cap.Grant g = caps.get(unit);
+        if (g == null) {
+            return;
+        }
+        for (PendingLaunches.Kept k : pending.of(unit)) {
+            if (!g.jobMaster().equals(k.jobMaster()) || !CapTable.sameKey(g.key(), k.key())) {
+                pending.remove(k);
+                events.accept("dropped unit=" + unit + " slot=" + k.launch().slot() + " reason=the cap is for job master "
+                        + g.jobMaster() + " with another key than the plan's token from " + k.jobMaster());
+            } else if (waitReason(k) == null) {
+                pending.remove(k);
+                start(k);
+            }
+        }
+    }
+
+    private void start(PendingLaunches.Kept k) {
+        Plan.Launch l = k.launch();
+        Worker w;
+        try {
+            w = workers.start(l);
+        } catch (IOException | RuntimeException ex) {
+            events.accept("launch-failed unit=" + l.unit() + " slot=" + l.slot() + " error=" + ex.getMessage());
+            exited.add(new Heartbeat.Exit(l.unit(), l.slot(), Workers.NOT_STARTED));
+            heartbeatNow.run();
+            return;
+        }
+        started.add(new Heartbeat.Worker(l.unit(), l.slot()));
+        events.accept("launched unit=" + l.unit() + " slot=" + l.slot() + " pid=" + w.process().pid());
+        w.process().onExit().thenAccept(p -> exited(w));
+    }
+
+    private synchronized void exited(Worker w) {
+        boolean stopped = workers.exited(w);
+        int code = stopped ? Workers.STOPPED : w.process().exitValue();
+        exited.add(new Heartbeat.Exit(w.unit(), w.slot(), code));
+        events.accept("exited unit=" + w.unit() + " slot=" + w.slot() + " code=" + code);
+        heartbeatNow.run();
+    }
+
+    /** A job master's incarnation ended: the launches it planned and that still wait are dropped. */
+    synchronized void ended(String jobMaster, String key, long incarnation) {
+        for (PendingLaunches.Kept k : pending.removeIf(k -> k.jobMaster().equals(jobMaster) && k.key().equals(key)
+                && k.incarnation() == incarnation)) {
+            events.accept("dropped unit=" + k.launch().unit() + " slot=" + k.launch().slot()
+                    + " reason=job master " + jobMaster + " restarted");
+        }
+    }
+
+    /** Drops kept launches older than the expiry. */
+    synchronized void expire() {
+        for (PendingLaunches.Kept k : pending.expire(clock.millis())) {
+            events.accept("expired unit=" + k.launch().unit() + " slot=" + k.launch().slot()
+                    + " reason=no cap within " + config.pendingExpiry().toSeconds() + "s");
+        }
+    }
+
+    /** The deltas for the next heartbeat, and forgets them; null if nothing changed. */
+    synchronized Heartbeat drain(boolean evenIfEmpty) {
+        if (started.isEmpty() && exited.isEmpty() && !evenIfEmpty) {
+            return null;
+        }
+        Heartbeat h = new Heartbeat(started, exited, null);
+        started.clear();
+        exited.clear();
+        return h;
+    }
+
+    /** True if a heartbeat has something to report. */
+    synchronized boolean changed() {
+        return !started.isEmpty() || !exited.isEmpty();
+    }
+
+    /** Stops every worker (the agent exits); returns them so that the caller can wait for their ends. */
+    synchronized List<Worker> stopAll() {
+        List<Worker> all = workers.stopAll();
+        all.forEach(w -> events.accept("stopping unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.process().pid()));
+        return all;
+    }
+}

@@ -1,0 +1,286 @@
+package granary.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import granary.api.model.Clock;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.protocol.Cap;
+import granary.protocol.Heartbeat;
+import granary.protocol.Plan;
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import granary.protocol.link.Tokens;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real agent on loopback against a stand-in master, running real processes in a temporary work dir. */
+class AgentTest {
+
+    private static final UnitId UNIT = UnitId.parse("j/u");
+
+    @TempDir
+    Path dir;
+
+    private final Tokens tokens = new Tokens(secret());
+    private final String agentToken = tokens.issue(new Sender(Role.AGENT, "n1"));
+    private final String jm1 = tokens.issue(new Sender(Role.JOB_MASTER, "jm1"));
+    private final String key1 = Tokens.key(jm1);
+    private final List<String> events = new CopyOnWriteArrayList<>();
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private FakeMaster master;
+
+    @BeforeEach
+    void master() throws Exception {
+        master = new FakeMaster();
+        open.add(master);
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    @Test
+    void capBeforePlanLaunchesAndReportsExitCodesAndOutput() throws Exception {
+        Agent agent = start(dir, master);
+        master.send(cap(UNIT, 2));
+        await("cap arrived", () -> agent.node().caps().size() == 1);
+        JobMasterClient.Answer a = jobMaster(agent).post(jm1, "jm1", 1, 1, new Plan(List.of(
+                launch(0, "/bin/sh", "-c", "echo $GREETING $GRANARY_NODE $GRANARY_UNIT $GRANARY_SLOT"),
+                launch(1, "/bin/sh", "-c", "exit 3"))));
+        assertEquals(200, a.status(), a.ack().toString());
+        await("both exits reported", () -> master.exits().containsAll(List.of(
+                new Heartbeat.Exit(UNIT, 0, 0), new Heartbeat.Exit(UNIT, 1, 3))));
+        assertTrue(master.started().containsAll(List.of(new Heartbeat.Worker(UNIT, 0), new Heartbeat.Worker(UNIT, 1))));
+        assertEquals("hello n1 j/u 0\n", Files.readString(dir.resolve("logs/j.u.0.out")));
+        assertTrue(events.stream().anyMatch(e -> e.startsWith("launched unit=j/u slot=0 pid=")), events.toString());
+        assertTrue(events.contains("exited unit=j/u slot=1 code=3"), events.toString());
+        assertEquals(0, agent.node().running(UNIT), "finished workers no longer count against the cap");
+    }
+
+    @Test
+    void planBeforeCapIsKeptAndLaunchedWhenTheCapArrives() throws Exception {
+        Agent agent = start(dir, master);
+        JobMasterClient.Answer a = jobMaster(agent).post(jm1, "jm1", 1, 1, new Plan(List.of(
+                launch(0, "true"), launch(1, "false"))));
+        assertEquals(200, a.status(), a.ack().toString());
+        assertEquals(2, agent.node().pendingCount());
+        assertTrue(master.started().isEmpty(), "nothing runs without a cap");
+        master.send(cap(UNIT, 2));
+        await("exits reported", () -> master.exits().containsAll(List.of(
+                new Heartbeat.Exit(UNIT, 0, 0), new Heartbeat.Exit(UNIT, 1, 1))));
+        assertEquals(0, agent.node().pendingCount());
+    }
+
+    @Test
+    void aKeptPlanWhoseTokenDoesNotMatchTheCapsKeyNeverRuns() throws Exception {
+        Agent agent = start(dir, master);
+        String forged = new Tokens(secret()).issue(new Sender(Role.JOB_MASTER, "jm1"));
+        assertEquals(200, jobMaster(agent).post(forged, "jm1", 1, 1, new Plan(List.of(launch(0, "true")))).status());
+        master.send(cap(UNIT, 1));
+        await("dropped", () -> events.stream().anyMatch(e -> e.startsWith("dropped unit=j/u slot=0")));
+        assertEquals(0, agent.node().pendingCount());
+        assertTrue(master.started().isEmpty());
+    }
+
+    @Test
+    void capIsCheckpointedBeforeTheNextPollAcknowledgesIt() throws Exception {
+        start(dir, master);
+        long seq = master.send(cap(UNIT, 3));
+        await("acknowledged", () -> master.acknowledged() >= seq);
+        Checkpoint.State s = new Checkpoint(dir.resolve(Agent.CHECKPOINT)).read();
+        assertEquals(List.of(new Cap.Grant("jm1", UNIT, 3, key1)), s.caps());
+    }
+
+    @Test
+    void withdrawalStopsTheNewestWorkerAndReportsMinus15() throws Exception {
+        Agent agent = start(dir, master);
+        master.send(cap(UNIT, 2));
+        await("cap", () -> agent.node().caps().size() == 1);
+        post(agent, 1, launch(0, "sleep", "60"));
+        post(agent, 2, launch(1, "sleep", "60"));
+        await("two running", () -> master.started().size() == 2);
+        master.send(new Cap(List.of(), List.of(new Cap.Grant("jm1", UNIT, 1, key1))));
+        await("slot 1 stopped", () -> master.exits().contains(new Heartbeat.Exit(UNIT, 1, Workers.STOPPED)));
+        assertEquals(1, agent.node().running(UNIT));
+        assertEquals(List.of(new Heartbeat.Exit(UNIT, 1, -15)), master.exits(), "the older worker keeps running");
+    }
+
+    @Test
+    void planAuthentication() throws Exception {
+        Agent agent = start(dir, master);
+        master.send(cap(UNIT, 1));
+        await("cap", () -> agent.node().caps().size() == 1);
+        JobMasterClient c = jobMaster(agent);
+        Plan plan = new Plan(List.of(launch(0, "true")));
+        assertEquals(401, c.post(null, "jm1", 1, 1, plan).status(), "no token");
+        assertEquals(401, c.post("not-a-token", "jm1", 1, 1, plan).status(), "not a token");
+        String otherSecret = new Tokens(secret()).issue(new Sender(Role.JOB_MASTER, "jm1"));
+        JobMasterClient.Answer wrongKey = c.post(otherSecret, "jm1", 1, 1, plan);
+        assertEquals(403, wrongKey.status(), "a token whose key is not the caps' key");
+        assertTrue(wrongKey.ack().problems().get(0).message().contains("key does not match"), wrongKey.ack().toString());
+        String jm2 = tokens.issue(new Sender(Role.JOB_MASTER, "jm2"));
+        assertEquals(403, c.post(jm2, "jm1", 1, 1, plan).status(), "jm2's token on jm1's envelope");
+        JobMasterClient.Answer foreign = c.post(jm2, "jm2", 1, 1, plan);
+        assertEquals(400, foreign.status(), "jm2 planning jm1's unit");
+        assertTrue(foreign.ack().problems().get(0).message().contains("capped here for job master jm1, not for jm2"),
+                foreign.ack().toString());
+        assertEquals(400, c.post(jm1, "{".getBytes(StandardCharsets.UTF_8)).status(), "not JSON");
+        assertTrue(master.started().isEmpty() && agent.node().pendingCount() == 0, "nothing refused was applied");
+        HttpResponse<String> inbox = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                agent.endpoint().resolve("/protocol/v1/inbox?after=0&wait=0")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(404, inbox.statusCode(), "an agent has no inbox");
+    }
+
+    @Test
+    void sessionsApplyEachPlanOnceAndRefuseDeadIncarnations() throws Exception {
+        Agent agent = start(dir, master);
+        master.send(cap(UNIT, 2));
+        await("cap", () -> agent.node().caps().size() == 1);
+        JobMasterClient c = jobMaster(agent);
+        Plan plan = new Plan(List.of(launch(0, "sleep", "60")));
+        JobMasterClient.Answer first = c.post(jm1, "jm1", 5, 1, plan);
+        JobMasterClient.Answer again = c.post(jm1, "jm1", 5, 1, plan);
+        assertEquals(200, first.status());
+        assertEquals(first, again, "a retry gets the same ack");
+        assertEquals(1, agent.node().running(UNIT), "applied once: one process");
+        assertEquals(1, events.stream().filter(e -> e.startsWith("launched")).count(), events.toString());
+        JobMasterClient.Answer sameSlot = c.post(jm1, "jm1", 5, 2, plan);
+        assertEquals(400, sameSlot.status());
+        assertTrue(sameSlot.ack().problems().get(0).message().contains("slot 0 of unit j/u is already running"),
+                sameSlot.ack().toString());
+        assertEquals(409, c.post(jm1, "jm1", 4, 1, new Plan(List.of(launch(1, "true")))).status(), "dead incarnation");
+        assertEquals(409, c.post(jm1, "jm1", 5, 9, new Plan(List.of(launch(1, "true")))).status(), "a gap");
+        assertEquals(1, agent.node().running(UNIT));
+    }
+
+    @Test
+    void aLaunchBeyondTheCapWaitsUntilTheCapRises() throws Exception {
+        Agent agent = start(dir, master);
+        master.send(cap(UNIT, 1));
+        await("cap", () -> agent.node().caps().size() == 1);
+        post(agent, 1, launch(0, "sleep", "60"), launch(1, "sleep", "60"));
+        assertEquals(1, agent.node().running(UNIT));
+        assertEquals(1, agent.node().pendingCount());
+        master.send(cap(UNIT, 2));
+        await("second launched", () -> agent.node().running(UNIT) == 2);
+        assertEquals(0, agent.node().pendingCount());
+    }
+
+    @Test
+    void aRestartedAgentHoldsItsCapsFromTheCheckpoint() throws Exception {
+        Agent first = start(dir, master);
+        long seq = master.send(cap(UNIT, 3));
+        await("acknowledged", () -> master.acknowledged() >= seq);
+        first.close();
+        FakeMaster silent = new FakeMaster(); // sends no caps: what the agent holds comes from its disk
+        open.add(silent);
+        Agent second = start(dir, silent);
+        assertEquals(List.of(new Cap.Grant("jm1", UNIT, 3, key1)), second.caps());
+        assertTrue(second.incarnation() > first.incarnation());
+        assertEquals(1, silent.registrations().size());
+        JobMasterClient.Answer a = jobMaster(second).post(jm1, "jm1", 1, 1, new Plan(List.of(launch(0, "true"))));
+        assertEquals(200, a.status(), "the job master is authenticated by the reloaded caps");
+        await("ran", () -> silent.exits().contains(new Heartbeat.Exit(UNIT, 0, 0)));
+    }
+
+    @Test
+    void aRestartedMasterGetsANewRegistrationTheRunningWorkersAndSendsTheFullSet() throws Exception {
+        Agent agent = start(dir, master);
+        master.send(new Cap(List.of(new Cap.Grant("jm1", UNIT, 1, key1),
+                new Cap.Grant("jm1", UnitId.parse("j/gone"), 2, key1)), List.of()));
+        await("caps", () -> agent.caps().size() == 2);
+        post(agent, 1, launch(0, "sleep", "60"));
+        await("started", () -> master.started().size() == 1);
+        master.restart();
+        await("registered again", () -> master.registrations().size() == 2);
+        await("the running worker reported again", () -> master.started().size() == 2);
+        master.send(cap(UNIT, 1)); // the full set after a registration: j/gone is no longer capped
+        await("full set applied", () -> agent.caps().size() == 1);
+        assertEquals(List.of(new Cap.Grant("jm1", UNIT, 1, key1)), agent.caps());
+        assertEquals(1, agent.node().running(UNIT), "a full set stops nothing");
+    }
+
+    @Test
+    void aCorruptCheckpointIsReportedMovedAsideAndNotLoaded() throws Exception {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(Agent.CHECKPOINT), "granary-agent-checkpoint format=1 bytes=999 sha256=00\n{\"no");
+        Agent agent = start(dir, master);
+        assertTrue(agent.caps().isEmpty());
+        String line = events.stream().filter(e -> e.startsWith("checkpoint-corrupt")).findFirst().orElseThrow();
+        assertTrue(line.contains(dir.resolve(Agent.CHECKPOINT).toString()) && line.contains("torn"), line);
+        try (Stream<Path> files = Files.list(dir)) {
+            assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("caps.checkpoint.corrupt-")));
+        }
+        assertEquals(List.of(), new Checkpoint(dir.resolve(Agent.CHECKPOINT)).read().caps(), "a fresh checkpoint");
+    }
+
+    // --- helpers
+
+    private Agent start(Path workDir, FakeMaster m) throws Exception {
+        AgentConfig config = AgentConfig.of(m.url(), "n1", Resources.of(800, 4096), agentToken, workDir)
+                .withHeartbeat(Duration.ofMillis(200)).withPollWait(Duration.ofMillis(300))
+                .withStopGrace(Duration.ofSeconds(2)).withRegisterRetries(1);
+        Agent agent = new Agent(config, Clock.system(), events::add);
+        open.add(agent);
+        agent.start();
+        return agent;
+    }
+
+    private JobMasterClient jobMaster(Agent agent) {
+        return new JobMasterClient(agent.endpoint());
+    }
+
+    private void post(Agent agent, long sequence, Plan.Launch... launches) throws Exception {
+        JobMasterClient.Answer a = jobMaster(agent).post(jm1, "jm1", 1, sequence, new Plan(List.of(launches)));
+        assertEquals(200, a.status(), a.ack().toString());
+    }
+
+    private Cap cap(UnitId unit, int slots) {
+        return new Cap(List.of(new Cap.Grant("jm1", unit, slots, key1)), List.of());
+    }
+
+    private static Plan.Launch launch(int slot, String... command) {
+        return new Plan.Launch(UNIT, slot, List.of(command), Map.of("GREETING", "hello"), "");
+    }
+
+    private static byte[] secret() {
+        byte[] b = new byte[32];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    /** Waits at most 10 s for {@code condition}. */
+    private void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("waited 10 s for: " + what + "; events: " + events);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+}

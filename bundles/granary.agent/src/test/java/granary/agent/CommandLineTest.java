@@ -1,0 +1,69 @@
+package granary.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import granary.api.model.Resources;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CommandLineTest {
+
+    @TempDir
+    Path dir;
+
+    private String[] args(String... extra) throws Exception {
+        Path token = dir.resolve("token");
+        Files.writeString(token, "agent/n1.abc\n");
+        String[] base = {"--master=http://127.0.0.1:7070", "--node=n1", "--capacity=cpu=6400,mem=262144,gpu=4",
+                "--token-file=" + token, "--work-dir=" + dir.resolve("w")};
+        String[] all = new String[base.length + extra.length];
+        System.arraycopy(base, 0, all, 0, base.length);
+        System.arraycopy(extra, 0, all, base.length, extra.length);
+        return all;
+    }
+
+    @Test
+    void readsEveryOptionWithDefaults() throws Exception {
+        AgentConfig c = CommandLine.parse(args());
+        assertEquals("agent/n1.abc", c.token());
+        assertEquals(Resources.of(6400, 262_144, Map.of("gpu", 4L)), c.capacity());
+        assertEquals("default", c.room());
+        assertEquals(Duration.ofSeconds(1), c.heartbeat());
+        assertEquals(0, c.listen().getPort());
+        assertFalse(c.keepWorkersOnExit());
+        AgentConfig d = CommandLine.parse(args("--room=r7", "--labels=zone=a,disk=ssd", "--heartbeat=250ms",
+                "--register-retries=0", "--max-workers=8", "--max-pending=5", "--pending-expiry=2m", "--stop-grace=3s",
+                "--poll-wait=30s", "--listen=0.0.0.0:7071", "--advertise=http://n1.example:7071", "--keep-workers-on-exit"));
+        assertEquals(Map.of("zone", "a", "disk", "ssd"), d.labels());
+        assertEquals(Duration.ofMillis(250), d.heartbeat());
+        assertEquals(0, d.registerRetries());
+        assertEquals(8, d.maxWorkers());
+        assertEquals(Duration.ofMinutes(2), d.pendingExpiry());
+        assertEquals(7071, d.listen().getPort());
+        assertTrue(d.keepWorkersOnExit());
+    }
+
+    @Test
+    void refusalsNameTheOptionAndItsForm() throws Exception {
+        assertRefused("--heartbeat=1x: expected a positive duration", "--heartbeat=1x");
+        assertRefused("--listen=nowhere: expected HOST:PORT", "--listen=nowhere");
+        assertRefused("--max-workers=0: expected a whole number of at least 1", "--max-workers=0");
+        assertRefused("--poll-wait=60000ms: at most 30000ms", "--poll-wait=1m");
+        assertRefused("--labels=x: entry 'x' is not k=v", "--labels=x");
+        assertRefused("--keep-workers-on-exit takes no value", "--keep-workers-on-exit=yes");
+        UsageException ex = assertThrows(UsageException.class, () -> CommandLine.parse(new String[] {"--node=n1"}));
+        assertEquals("--master is missing: --master=http://HOST:PORT", ex.getMessage());
+    }
+
+    private void assertRefused(String expected, String option) throws Exception {
+        UsageException ex = assertThrows(UsageException.class, () -> CommandLine.parse(args(option)));
+        assertTrue(ex.getMessage().startsWith(expected), ex.getMessage());
+    }
+}
