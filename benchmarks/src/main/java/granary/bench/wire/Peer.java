@@ -78,6 +78,9 @@ abstract class Peer {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(run.codec.encode(e))).build();
         long t0 = System.nanoTime();
         http.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()).whenComplete((resp, ex) -> {
+            if (stopped) {
+                return;
+            }
             if (ex != null || resp.statusCode() >= 500) {
                 run.errors.incrementAndGet();
                 run.note(self + ": post " + e.message().type() + " " + e.sequence() + " failed: "
