@@ -212,10 +212,11 @@ public final class WireLoad {
             jobMasters.forEach(SimJobMaster::start);
             CompletableFuture.allOf(jobMasters.stream().map(j -> j.accepted).toArray(CompletableFuture[]::new))
                     .get(60, TimeUnit.SECONDS);
-            // warm-up: until 90 % of the slots run (at most 60 s), then --warmup seconds more
+            // warm-up: until 90 % of the slots run (at most 15 s: a master that cannot keep them busy
+            // never gets there), then --warmup seconds more
             long slots = (long) o.agents() * o.slotsPerAgent();
             long fillStart = System.nanoTime();
-            while (running(agents) < 0.9 * slots && System.nanoTime() - fillStart < TimeUnit.SECONDS.toNanos(60)) {
+            while (running(agents) < 0.9 * slots && System.nanoTime() - fillStart < TimeUnit.SECONDS.toNanos(15)) {
                 Thread.sleep(100);
             }
             double fillSeconds = (System.nanoTime() - fillStart) / 1e9;
