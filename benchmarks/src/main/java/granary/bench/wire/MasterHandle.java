@@ -1,0 +1,225 @@
+package granary.bench.wire;
+
+import granary.protocol.link.Tokens;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The master under load: an external one, a child JVM (the runtime jar or {@link WireMaster}), or one in this JVM. */
+abstract class MasterHandle implements AutoCloseable {
+
+    /** The master's base URL. */
+    abstract URI url();
+
+    /** The master's process id (this JVM's when it runs here), or -1 when unknown. */
+    abstract long pid();
+
+    /** The {@code granary:wire} line, or null when the master cannot be asked. */
+    abstract String wire();
+
+    /** What the master is, for the report. */
+    abstract String kind();
+
+    @Override
+    public abstract void close();
+
+    /** A master someone else runs. */
+    static MasterHandle external(URI url, long pid) {
+        return new MasterHandle() {
+            URI url() {
+                return url;
+            }
+
+            long pid() {
+                return pid;
+            }
+
+            String wire() {
+                return null;
+            }
+
+            String kind() {
+                return "external " + url;
+            }
+
+            public void close() {
+            }
+        };
+    }
+
+    /** {@link WireMaster} in this JVM (the smoke test): its CPU and memory are this JVM's. */
+    static MasterHandle here(Path secret) throws IOException {
+        WireMaster m = WireMaster.start(Tokens.fromFile(secret), new InetSocketAddress("127.0.0.1", 0));
+        return new MasterHandle() {
+            URI url() {
+                return m.url();
+            }
+
+            long pid() {
+                return ProcessHandle.current().pid();
+            }
+
+            String wire() {
+                return m.wireLine();
+            }
+
+            String kind() {
+                return "ProtocolMaster + JdkHttpServer in the load generator's JVM";
+            }
+
+            public void close() {
+                m.close();
+            }
+        };
+    }
+
+    /**
+     * The runtime jar ({@code --demo=false --piped --listen=127.0.0.1:0 --secret=FILE}) when
+     * {@code runtime} exists and takes those options; otherwise {@link WireMaster} in a child JVM.
+     */
+    static MasterHandle child(Path runtime, Path secret, List<String> jvm) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        if (runtime != null && Files.isRegularFile(runtime)) {
+            List<String> cmd = new ArrayList<>(List.of(java));
+            cmd.addAll(jvm);
+            cmd.addAll(List.of("-jar", runtime.toString(), "--demo=false", "--piped", "--listen=127.0.0.1:0", "--secret=" + secret));
+            try {
+                return new Child(cmd, "runtime " + runtime);
+            } catch (IOException ex) {
+                System.err.println("wire: the runtime did not come up (" + ex.getMessage() + "); using WireMaster in a child JVM");
+            }
+        }
+        List<String> cmd = new ArrayList<>(List.of(java));
+        cmd.addAll(jvm);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), WireMaster.class.getName(), "--secret=" + secret));
+        return new Child(cmd, "WireMaster (ProtocolMaster + JdkHttpServer) in a child JVM");
+    }
+
+    private static final class Child extends MasterHandle {
+        private static final Pattern LISTENING = Pattern.compile("granary: listening on (\\S+)");
+        private final Process process;
+        private final Writer stdin;
+        private final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
+        private final ArrayDeque<String> stderrTail = new ArrayDeque<>();
+        private final URI url;
+        private final String kind;
+
+        Child(List<String> cmd, String kind) throws IOException {
+            this.kind = kind;
+            process = new ProcessBuilder(cmd).start();
+            stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            CompletableFuture<URI> listening = new CompletableFuture<>();
+            daemon("wire-master-stdout", () -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line; (line = r.readLine()) != null; ) {
+                        stdout.add(line);
+                    }
+                } catch (IOException ex) {
+                    // the child ended
+                }
+            });
+            daemon("wire-master-stderr", () -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                    for (String line; (line = r.readLine()) != null; ) {
+                        synchronized (stderrTail) {
+                            stderrTail.add(line);
+                            if (stderrTail.size() > 40) {
+                                stderrTail.poll();
+                            }
+                        }
+                        Matcher m = LISTENING.matcher(line);
+                        if (m.find()) {
+                            listening.complete(URI.create(m.group(1)));
+                        }
+                    }
+                } catch (IOException ex) {
+                    // the child ended
+                }
+                listening.completeExceptionally(new IOException("exited before listening"));
+            });
+            try {
+                url = listening.get(90, TimeUnit.SECONDS);
+            } catch (Exception ex) {
+                process.destroyForcibly();
+                String tail;
+                synchronized (stderrTail) {
+                    tail = String.join("\n  ", stderrTail);
+                }
+                throw new IOException(kind + ": " + ex.getMessage() + "; its stderr:\n  " + tail, ex);
+            }
+        }
+
+        URI url() {
+            return url;
+        }
+
+        long pid() {
+            return process.pid();
+        }
+
+        String kind() {
+            return kind;
+        }
+
+        String wire() {
+            try {
+                stdout.clear();
+                stdin.write("granary:wire\n");
+                stdin.flush();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (System.nanoTime() < deadline) {
+                    String line = stdout.poll(1, TimeUnit.SECONDS);
+                    if (line != null && line.contains("agents=")) {
+                        return line.substring(line.indexOf("agents="));
+                    }
+                }
+            } catch (IOException ex) {
+                return null;
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        }
+
+        public void close() {
+            try {
+                stdin.close(); // end of piped input: the runtime and WireMaster stop
+            } catch (IOException ex) {
+                // gone already
+            }
+            try {
+                if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                    process.destroy();
+                    if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                        process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                    }
+                }
+            } catch (InterruptedException ex) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void daemon(String name, Runnable r) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+    }
+}

@@ -1,0 +1,234 @@
+package granary.bench.wire;
+
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.protocol.Cap;
+import granary.protocol.Envelope;
+import granary.protocol.Heartbeat;
+import granary.protocol.Register;
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import java.net.http.HttpClient;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A simulated agent: registers a node of {@code slotsPerAgent} slots (100 cpu, 1 GiB each), keeps
+ * its inbox poll open, heartbeats every {@code heartbeatMillis} (random phase), and "runs" what its
+ * caps allow: each worker ends {@code workMillis} after it started, and its exit is reported at once
+ * (a heartbeat is posted as soon as none is in flight) or, with {@code --report=heartbeat}, in the
+ * next periodic heartbeat.
+ *
+ * <p>Caps carry absolute counts, and a slot released and granted again in one go leaves the count
+ * unchanged, so the agent does not wait for a rise: a unit may run {@code cap − running − exits not
+ * yet acknowledged} more workers, looked at whenever a cap or a heartbeat's ack arrives. An exit
+ * frees its slot once acknowledged; the next worker started on the node takes the oldest freed slot
+ * and its "turnaround" (exit sent → worker started on a cap or ack that allowed it) is recorded.
+ */
+final class SimAgent extends Peer {
+
+    private final String node;
+    private final Map<UnitId, Integer> caps = new HashMap<>();
+    private final Map<UnitId, Integer> running = new HashMap<>();
+    private final Map<UnitId, BitSet> slots = new HashMap<>();
+    private final List<Heartbeat.Exit> pending = new ArrayList<>();
+    /** Per heartbeat sequence: the exits it carries that are not acknowledged yet. */
+    private final Map<Long, List<Heartbeat.Exit>> unacked = new HashMap<>();
+    private int unackedCount;
+    /** nanoTime each exit was sent at, oldest first: slots the master should hand out again. */
+    private final ArrayDeque<Long> freed = new ArrayDeque<>();
+    private boolean tickDue;
+    final CompletableFuture<Void> registered = new CompletableFuture<>();
+
+    SimAgent(WireLoad.Run run, String node, HttpClient http) {
+        super(run, new Sender(Role.AGENT, node), http);
+        this.node = node;
+    }
+
+    void start() {
+        WireLoad.Options o = run.options;
+        Resources capacity = Resources.of(100L * o.slotsPerAgent(), 1024L * o.slotsPerAgent());
+        post(new Register(node, "room-" + (node.hashCode() & 7), Map.of(), capacity, "http://127.0.0.1:9/" + node), ack -> {
+            if (ack != null && !ack.isRefusal()) {
+                poll();
+                long phase = (long) (Math.random() * o.heartbeatMillis());
+                run.timer.scheduleAtFixedRate(this::tick, phase, o.heartbeatMillis(), TimeUnit.MILLISECONDS);
+                registered.complete(null);
+            } else {
+                registered.completeExceptionally(new IllegalStateException(node + " was not registered: " + ack));
+            }
+        });
+    }
+
+    /** The periodic heartbeat: with the exits pending, or empty; skipped while a post is in flight (sent after it). */
+    private void tick() {
+        synchronized (this) {
+            if (posting()) {
+                tickDue = true;
+                return;
+            }
+        }
+        heartbeat();
+    }
+
+    private void heartbeat() {
+        synchronized (this) {
+            tickDue = false;
+            List<Heartbeat.Exit> exits = List.copyOf(pending);
+            pending.clear();
+            post(new Heartbeat(List.of(), exits, null), null);
+        }
+    }
+
+    @Override
+    synchronized void sending(Envelope e, long nanos) {
+        if (e.message() instanceof Heartbeat h && !h.exited().isEmpty() && !unacked.containsKey(e.sequence())) {
+            unacked.put(e.sequence(), h.exited());
+            unackedCount += h.exited().size();
+            for (int i = 0; i < h.exited().size(); i++) {
+                freed.add(nanos);
+            }
+            run.exitsSent.add(h.exited().size());
+        }
+    }
+
+    @Override
+    void answered(Envelope e, long rttNanos) {
+        if (!(e.message() instanceof Heartbeat h)) {
+            return;
+        }
+        run.heartbeatRtt.add(rttNanos / 1000);
+        if (!h.exited().isEmpty()) {
+            run.exitHeartbeatRtt.add(rttNanos / 1000);
+        }
+        synchronized (this) {
+            List<Heartbeat.Exit> acked = unacked.remove(e.sequence());
+            if (acked != null) {
+                unackedCount -= acked.size();
+                for (Heartbeat.Exit x : acked) {
+                    slots.get(x.unit()).clear(x.slot());
+                }
+            }
+            launch(System.nanoTime(), false);
+        }
+    }
+
+    @Override
+    void idle() {
+        boolean send;
+        synchronized (this) {
+            send = tickDue || (run.options.immediate() && !pending.isEmpty());
+        }
+        if (send) {
+            heartbeat();
+        }
+    }
+
+    @Override
+    void inbox(Envelope e, long nanos) {
+        if (!(e.message() instanceof Cap cap)) {
+            return;
+        }
+        run.caps.increment();
+        synchronized (this) {
+            int total = 0;
+            for (List<Cap.Grant> list : List.of(cap.grants(), cap.withdrawals())) {
+                for (Cap.Grant g : list) {
+                    int before = caps.getOrDefault(g.unit(), 0);
+                    if (g.slots() > before) {
+                        run.capIncrease.add(g.slots() - before);
+                    }
+                    if (g.slots() <= 0) {
+                        caps.remove(g.unit());
+                    } else {
+                        caps.put(g.unit(), g.slots());
+                    }
+                }
+            }
+            for (int c : caps.values()) {
+                total += c;
+            }
+            if (total > run.options.slotsPerAgent()) {
+                run.overshoot.increment();
+            }
+            launch(nanos, true);
+        }
+    }
+
+    /** Starts what the caps allow now. Under the lock. */
+    private void launch(long now, boolean onCap) {
+        List<Object[]> batch = null;
+        for (Map.Entry<UnitId, Integer> c : caps.entrySet()) {
+            UnitId unit = c.getKey();
+            int busy = running.getOrDefault(unit, 0);
+            int held = 0;
+            for (List<Heartbeat.Exit> xs : unacked.values()) {
+                for (Heartbeat.Exit x : xs) {
+                    if (x.unit().equals(unit)) {
+                        held++;
+                    }
+                }
+            }
+            for (Heartbeat.Exit x : pending) {
+                if (x.unit().equals(unit)) {
+                    held++;
+                }
+            }
+            int free = c.getValue() - busy - held;
+            if (free <= 0) {
+                continue;
+            }
+            BitSet used = slots.computeIfAbsent(unit, u -> new BitSet());
+            for (int i = 0; i < free; i++) {
+                int slot = used.nextClearBit(0);
+                used.set(slot);
+                busy++;
+                if (batch == null) {
+                    batch = new ArrayList<>();
+                }
+                batch.add(new Object[] {unit, slot});
+                Long exitSent = freed.poll();
+                if (exitSent != null) {
+                    run.turnaround.add((now - exitSent) / 1000);
+                }
+                (onCap ? run.startsOnCap : run.startsOnAck).increment();
+            }
+            running.put(unit, busy);
+        }
+        if (batch != null) {
+            run.started.add(batch.size());
+            List<Object[]> workers = batch;
+            run.timer.schedule(() -> finish(workers), run.options.workMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Workers ended: their exits are due. */
+    private void finish(List<Object[]> workers) {
+        boolean now;
+        synchronized (this) {
+            for (Object[] w : workers) {
+                UnitId unit = (UnitId) w[0];
+                running.merge(unit, -1, Integer::sum);
+                pending.add(new Heartbeat.Exit(unit, (Integer) w[1], 0));
+            }
+            now = run.options.immediate() && !posting();
+        }
+        if (now) {
+            heartbeat();
+        }
+    }
+
+    synchronized int running() {
+        int n = 0;
+        for (int r : running.values()) {
+            n += r;
+        }
+        return n;
+    }
+}

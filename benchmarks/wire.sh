@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Wire load: simulated agents and job masters against a fresh master over loopback HTTP
+# (granary.bench.wire.WireLoad; benchmarks/RESULTS.md, "Wire: agents and job masters over loopback").
+#
+#   benchmarks/wire.sh                  N = 1000 5000 10000 agents, 10 job masters, 30 s measured each
+#   benchmarks/wire.sh 1000 2000        the agent counts you give
+#   WIRE_ARGS="--seconds=10 --report=heartbeat" benchmarks/wire.sh 1000     more WireLoad options
+#   benchmarks/wire.sh --help           this text
+#
+# Each N runs against a fresh master in a child JVM (-Xmx1g): the runtime jar
+# features/standalone/target/granary-standalone.jar when it exists and takes --listen, else
+# WireMaster (ProtocolMaster + JdkHttpServer over the engine with the fifo policy). The load
+# generator runs with -Xmx1g. Per N it runs
+#   java -Xmx1g -cp benchmarks/target/benchmarks.jar granary.bench.wire.WireLoad --in-process \
+#        --runtime=features/standalone/target/granary-standalone.jar --agents=N $WIRE_ARGS
+# and prints a table of the figures at the end. SKIP_BUILD=1 reuses the jars as they are.
+# Logs and JSON lines: benchmarks/target/wire/<time>-N.log
+set -euo pipefail
+if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  mvn -q -B -DskipTests -pl benchmarks -am package
+  if [ -f features/standalone/pom.xml ] && [ ! -f features/standalone/target/granary-standalone.jar ]; then
+    mvn -q -B -DskipTests -pl features/standalone -am package || echo "wire: no runtime jar; WireMaster stands in" >&2
+  fi
+fi
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true   # 10,000 agents hold ~20,000 sockets (both ends)
+out=benchmarks/target/wire
+mkdir -p "$out"
+stamp=$(date +%Y%m%d-%H%M%S)
+ns=("$@")
+[ ${#ns[@]} -gt 0 ] || ns=(1000 5000 10000)
+rows=()
+for n in "${ns[@]}"; do
+  log="$out/$stamp-$n.log"
+  echo "== WireLoad --agents=$n ${WIRE_ARGS:-}  (log: $log)" >&2
+  java -Xmx1g -cp benchmarks/target/benchmarks.jar granary.bench.wire.WireLoad --in-process \
+    --runtime=features/standalone/target/granary-standalone.jar --agents="$n" ${WIRE_ARGS:-} 2>&1 | tee "$log" >&2 || true
+  rows+=("$(grep -o 'WIRE-JSON .*' "$log" | tail -1 | cut -d' ' -f2-)")
+done
+printf '%s\n' "${rows[@]}" | python3 -c '
+import json, sys
+cols = [("agents", "agents"), ("heartbeat_p50_ms", "hb p50 ms"), ("heartbeat_p99_ms", "hb p99 ms"),
+        ("slots_started_per_s", "slots/s"), ("master_decided_sent_p50_ms", "decided→sent p50"),
+        ("master_decided_sent_p99_ms", "decided→sent p99"), ("turnaround_p50_ms", "turnaround p50 ms"),
+        ("turnaround_p99_ms", "turnaround p99 ms"), ("master_cpu_s_per_s", "master cpu s/s"),
+        ("master_rss_mib", "master RSS MiB"), ("loadgen_cpu_s_per_s", "loadgen cpu s/s"), ("errors", "errors")]
+print("| " + " | ".join(c[1] for c in cols) + " |")
+print("|" + "---|" * len(cols))
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        print("| (run failed) |")
+        continue
+    r = json.loads(line)
+    print("| " + " | ".join(str(r.get(k, "")) for k, _ in cols) + " |")
+'
