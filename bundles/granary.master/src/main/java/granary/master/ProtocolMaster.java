@@ -296,20 +296,22 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         }
         List<Problem> problems = new ArrayList<>();
         Set<UnitId> released = new LinkedHashSet<>();
-        for (Heartbeat.Exit x : h.exited()) {
-            boolean held;
-            synchronized (lock) {
-                held = p.caps.getOrDefault(x.unit(), 0) > 0;
-            }
-            if (!held) {
-                continue; // its grant is gone already (cancelled, revoked): nothing to release
-            }
-            try {
-                apply(new GrantReleased(x.unit(), p.node, 1));
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        synchronized (lock) {
+            for (Heartbeat.Exit x : h.exited()) {
+                if (p.caps.getOrDefault(x.unit(), 0) <= 0) {
+                    continue; // its grant is gone already (cancelled, revoked): nothing to release
+                }
+                // Lower the mirror before the engine frees the slot: the grant its cycle may make of
+                // that slot then adds to the right count (a release has no output event).
+                lower(p.node, x.unit(), 1, false);
                 released.add(x.unit());
-            } catch (InvalidRequestException ex) {
-                problems.addAll(ex.problems());
+                pending.add(scheduler.submit(new GrantReleased(x.unit(), p.node, 1)));
             }
+        }
+        // Submitted together, applied in order by the engine: one wait for all of them.
+        for (CompletableFuture<?> f : pending) {
+            collect(problems, () -> await(f));
         }
         List<Hint.Exit> exits = new ArrayList<>();
         h.exited().forEach(x -> exits.add(new Hint.Exit(x.unit(), p.node, x.slot(), x.exitCode())));
@@ -425,11 +427,12 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         Set<UnitId> units = new LinkedHashSet<>();
         Set<String> nodes = new LinkedHashSet<>();
         for (Request.Release x : r.releases()) {
-            collect(problems, () -> {
-                apply(new GrantReleased(x.unit(), x.node(), x.slots()));
-                units.add(x.unit());
-                nodes.add(x.node());
-            });
+            synchronized (lock) {
+                lower(x.node(), x.unit(), x.slots(), true);
+            }
+            units.add(x.unit());
+            nodes.add(x.node());
+            collect(problems, () -> apply(new GrantReleased(x.unit(), x.node(), x.slots())));
         }
         sync(units, nodes, true, List.of());
         return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
@@ -457,6 +460,13 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                     nodes.addAll(byNode.keySet());
                 }
             });
+        }
+        synchronized (lock) {
+            for (UnitId u : units) {
+                for (String node : nodes) {
+                    lower(node, u, Integer.MAX_VALUE, true);
+                }
+            }
         }
         collect(problems, () -> apply(new JobCancelled(job)));
         synchronized (lock) {
@@ -542,6 +552,19 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             return null;
         }));
         wake.forEach(Runnable::run);
+    }
+
+    /** Takes {@code slots} off the mirror of {@code unit} on {@code node} (agent and job master). Under the lock. */
+    private void lower(String node, UnitId unit, int slots, boolean withdrawal) {
+        long now = clock.millis();
+        AgentPeer a = agents.get(node);
+        if (a != null) {
+            a.set(unit, Math.max(0, a.caps.getOrDefault(unit, 0) - slots), withdrawal, now);
+        }
+        JobMasterPeer j = jobMasterOf(unit.job());
+        if (j != null) {
+            j.set(unit, node, Math.max(0, j.placements.getOrDefault(unit, Map.of()).getOrDefault(node, 0) - slots), now);
+        }
     }
 
     private JobMasterPeer jobMasterOf(String job) {

@@ -10,11 +10,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -60,21 +57,22 @@ public final class JdkHttpServer implements AutoCloseable {
             byte[] body = readLimited(ex.getRequestBody(), WireCodec.MAX_MESSAGE_BYTES + 1);
             return endpoint.post(ex.getRequestHeaders().getFirst("Authorization"), body, remote(ex));
         }));
-        server.createContext(Paths.INBOX, ex -> serve(ex, () -> {
+        server.createContext(Paths.INBOX, ex -> {
             if (!"GET".equals(ex.getRequestMethod())) {
-                return null;
+                serve(ex, () -> null);
+                return;
             }
             Query q = Query.of(ex.getRequestURI());
-            try {
-                return endpoint.poll(ex.getRequestHeaders().getFirst("Authorization"), q.after(), q.waitMillis(), remote(ex))
-                        .get(Paths.MAX_WAIT_MILLIS + 5_000, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return new Reply(503, new byte[0]);
-            } catch (ExecutionException | TimeoutException e) {
-                return new Reply(503, new byte[0]);
-            }
-        }));
+            // Answered when the endpoint completes: a waiting poll holds no thread.
+            endpoint.poll(ex.getRequestHeaders().getFirst("Authorization"), q.after(), q.waitMillis(), remote(ex))
+                    .whenComplete((reply, failure) -> {
+                        try {
+                            serve(ex, () -> failure == null ? reply : new Reply(503, new byte[0]));
+                        } catch (IOException gone) {
+                            // the peer went away; it polls again
+                        }
+                    });
+        });
         server.start();
         return new JdkHttpServer(server, threads, tls == null ? "http" : "https");
     }

@@ -30,6 +30,8 @@ public final class Tokens {
     public static final int SECRET_BYTES = 32;
 
     private final byte[] secret;
+    /** A MAC per thread: making one costs more than using it, and checks run on many threads. */
+    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
 
     public Tokens(byte[] secret) {
         if (secret.length < 16) {
@@ -135,10 +137,14 @@ public final class Tokens {
     }
 
     private byte[] mac(String identity) {
+        return macs.get().doFinal(identity.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private Mac newMac() {
         try {
             Mac m = Mac.getInstance("HmacSHA256");
             m.init(new SecretKeySpec(secret, "HmacSHA256"));
-            return m.doFinal(identity.getBytes(StandardCharsets.UTF_8));
+            return m;
         } catch (GeneralSecurityException ex) {
             throw new IllegalStateException("HmacSHA256 is missing from this JDK", ex);
         }
