@@ -81,7 +81,7 @@ public final class Launcher {
             err.println("Error: the runtime did not start: " + e.getMessage());
             return EXIT_STARTUP;
         }
-        quietLogging();
+        quietLogging(options.listen() == null);
         boolean interactive = interactive(options);
         Container container;
         try {
@@ -162,11 +162,15 @@ public final class Launcher {
     /**
      * Jetty (through slf4j-simple) and SPI Fly (through java.util.logging) log their start at INFO:
      * only warnings and errors reach standard error, and nothing standard output, which carries the
-     * console's results. A system property given on the command line wins.
+     * console's results. With {@code --listen=off}, Felix HTTP's warning that it starts no server is
+     * expected and left out. A system property given on the command line wins.
      */
-    static void quietLogging() {
+    static void quietLogging(boolean httpOff) {
         System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         System.getProperties().putIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
+        if (httpOff) {
+            System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.org.apache.felix.http", "error");
+        }
         SPI_FLY_LOG.setLevel(java.util.logging.Level.WARNING);
     }
 

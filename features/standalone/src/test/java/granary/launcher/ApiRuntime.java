@@ -50,7 +50,7 @@ final class ApiRuntime implements AutoCloseable {
         Path work = Files.createTempDirectory("granary-it-");
         List<EmbeddedBundle> all = EmbeddedBundle.listIn(It.runnableJar());
         EmbeddedBundle api = all.stream().filter(b -> b.symbolicName().equals("granary.api")).findFirst().orElseThrow();
-        Map<String, String> props = new HashMap<>(Launcher.frameworkProperties(work, false));
+        Map<String, String> props = new HashMap<>(It.frameworkProperties(work));
         props.put("org.osgi.framework.system.packages.extra", exports(api));
         Map<String, Map<String, Object>> configs = new LinkedHashMap<>(config);
         configs.put(Launcher.DEMO_PID, Map.of("enabled", false));

@@ -29,11 +29,14 @@ final class ChildProcess {
      * Runs the jar with {@code stdin} piped in (then closed) and waits for it to exit.
      *
      * @param tmp the child's java.io.tmpdir (its framework storage goes there) and working directory
+     * @param args the jar's arguments, after {@code --listen=off}: these runs are about the console, and
+     *             HttpListenIT's about the HTTP server (a later {@code --listen} wins)
      */
     static Result run(Path jar, Path tmp, String stdin, String... args) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, "-Djava.io.tmpdir=" + tmp, "-jar", jar.toString()));
+        List<String> command = new ArrayList<>(List.of(java, "-Djava.io.tmpdir=" + tmp, "-jar", jar.toString(),
+                "--listen=off"));
         command.addAll(List.of(args));
         Path out = Files.createTempFile("child-", ".out");
         Path err = Files.createTempFile("child-", ".err");

@@ -42,7 +42,7 @@ class InteractiveConsoleIT {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // a pseudo-terminal of 0 x 0 would leave JLine no room for the prompt: give it a size
         String command = "stty cols 120 rows 40; exec " + java + " -jar " + It.runnableJar().toAbsolutePath()
-                + " --demo=false --interactive";
+                + " --demo=false --interactive --listen=off";
         process = new ProcessBuilder(SCRIPT.toString(), "-qfec", command, "/dev/null").redirectErrorStream(true).start();
         Thread reader = new Thread(() -> copy(process.getInputStream()), "pty-reader");
         reader.setDaemon(true);

@@ -56,6 +56,20 @@ final class It {
         return f;
     }
 
+    /**
+     * The launcher's framework properties for an in-process runtime: its HTTP server on a free port
+     * of 127.0.0.1, not the default 7070, which another run may hold.
+     */
+    static Map<String, String> frameworkProperties(Path work) {
+        Map<String, String> p = new LinkedHashMap<>(Launcher.frameworkProperties(work, false));
+        try {
+            p.putAll(Http.frameworkProperties(new Http.Address("127.0.0.1", 0), null));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);   // no files to read for plain HTTP
+        }
+        return p;
+    }
+
     /** Polls {@code done} every 20 ms until it holds; fails after {@code timeout} showing the last state. */
     static void await(String what, BooleanSupplier done, Supplier<?> state, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -41,7 +41,7 @@ class RuntimeIT {
     @BeforeAll
     static void start() throws Exception {
         work = Files.createTempDirectory("granary-it-");
-        container = Container.start(It.factory(), Launcher.frameworkProperties(work, false),
+        container = Container.start(It.factory(), It.frameworkProperties(work),
                 EmbeddedBundle.listIn(It.runnableJar()), Map.of());
         container.awaitCommands("granary", It.TIMEOUT);
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
