@@ -24,7 +24,13 @@ pids=()
 cleanup() {
   exec 3>&- 2>/dev/null || true
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  for _ in $(seq 1 40); do   # at most 10 s for them to stop, then force
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.25
+  done
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT INT TERM
 
@@ -50,7 +56,7 @@ echo "== master listening on $url"
 for i in $(seq 1 "$agents"); do
   java -jar "$agent_jar" --master="$url" --node="n$i" --room="room-$(( (i + 1) % 2 + 1 ))" \
     --capacity=cpu=400,mem=4096 --token-file="$work/n$i.token" --work-dir="$work/n$i" \
-    2>&1 | sed -u "s/^/[agent n$i] /" &
+    > >(sed -u "s/^/[agent n$i] /") 2>&1 &
   pids+=($!)
 done
 

@@ -94,13 +94,20 @@ final class Cluster implements AutoCloseable {
         return this;
     }
 
-    /** Runs console commands on the master (its piped standard input) and waits until {@code expect} shows in its output. */
+    /**
+     * Runs a console command on the master (its piped standard input), again every second, until
+     * {@code expect} shows in what it printed since; returns that output.
+     */
     String console(String command, String expect) throws IOException, InterruptedException {
         int before = master.stdout().length();
-        masterConsole.write((command + "\n").getBytes(StandardCharsets.UTF_8));
-        masterConsole.flush();
         long end = System.nanoTime() + It.TIMEOUT.toNanos();
+        long next = 0;
         while (System.nanoTime() < end) {
+            if (System.nanoTime() >= next) {
+                masterConsole.write((command + "\n").getBytes(StandardCharsets.UTF_8));
+                masterConsole.flush();
+                next = System.nanoTime() + 1_000_000_000L;
+            }
             String out = master.stdout();
             if (out.length() > before && out.substring(before).contains(expect)) {
                 return out.substring(before);

@@ -53,9 +53,33 @@ class ClusterIT {
         }
         assertEquals(50, logs, "one stdout log per worker");
         String agents = cluster.console("granary:agents", "node=n3");
-        assertEquals(3, Pattern.compile("(?m)node=n\\d state=live").matcher(agents).results().count(), agents);
+        for (int i = 1; i <= 3; i++) {
+            assertTrue(agents.contains("node=n" + i + " state=live"), agents);
+        }
         String jms = cluster.console("granary:jobmasters", "id=jm-wave");
         assertTrue(jms.contains("id=jm-wave state="), jms);
+    }
+
+    @Test
+    void theReadmesDemoScriptRunsTheTriangleAndCleansUp() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(It.framework().equals("felix"), "the script uses the Felix jar");
+        Path root = It.target().toAbsolutePath().getParent().getParent().getParent();
+        ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("features/standalone/bin/triangle.sh").toString(), "8", "2")
+                .directory(root.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("triangle.out").toFile());
+        pb.environment().put("TMPDIR", dir.toString()); // its work directory goes into the test's
+        Process p = pb.start();
+        try {
+            assertTrue(p.waitFor(150, java.util.concurrent.TimeUnit.SECONDS), "triangle.sh did not end");
+            String out = Files.readString(dir.resolve("triangle.out"));
+            assertEquals(0, p.exitValue(), out);
+            assertTrue(out.contains("[job master] progress job=demo done=8/8"), out);
+            assertTrue(out.contains("[agent n2] launched"), out);
+            assertTrue(out.contains("[master] node=n1 state=live"), out);
+            assertTrue(p.descendants().noneMatch(ProcessHandle::isAlive), "the script left processes behind");
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
     }
 
     @Test

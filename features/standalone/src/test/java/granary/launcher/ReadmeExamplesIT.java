@@ -31,7 +31,13 @@ class ReadmeExamplesIT {
             "mvn ", "the build itself (this test runs inside it)",
             "cd features/standalone/target/stock-felix", "a stock Felix console: StockFelixIT runs that distribution",
             "java -jar features/standalone/target/granary-standalone-equinox.jar --demo=false < commands.txt",
-            "reads the reader's own commands.txt; the same jar runs piped in PipedConsoleIT");
+            "reads the reader's own commands.txt; the same jar runs piped in PipedConsoleIT",
+            "java -jar features/standalone/target/granary-standalone.jar --demo=false --listen=127.0.0.1:7070",
+            "a master that runs until stopped: ClusterIT starts the same master on a free port",
+            "java -jar features/standalone/target/granary-standalone.jar --secret=granary.secret --issue-token=",
+            "writes token files into the working directory: HttpListenIT and ClusterIT issue tokens",
+            "java -jar features/agent/", "needs the master above: ClusterIT runs agents against a real master",
+            "java -jar features/jobmaster/", "needs the master and agents above: ClusterIT runs the job master");
 
     private static final Pattern BLOCK = Pattern.compile("```(\\w*)\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern COMMAND = Pattern.compile("^(java|printf|mvn|cd|echo|cat|benchmarks/)\\b.*");

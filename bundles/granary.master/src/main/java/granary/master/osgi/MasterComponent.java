@@ -34,6 +34,9 @@ public class MasterComponent {
 
     public static final String PID = "granary.master";
 
+    /** Felix HTTP's switch, which the launcher's {@code --listen=off} turns off. */
+    static final String HTTP_ENABLE = "org.apache.felix.http.enable";
+
     @ObjectClassDefinition(name = "Granary master", description = "The master's side of the wire protocol.")
     public @interface Config {
         @AttributeDefinition(description = "The token secret file (created with a random secret if missing). Relative: to the working directory.")
@@ -58,6 +61,9 @@ public class MasterComponent {
 
     @Activate
     void activate(BundleContext context, Config config) throws IOException {
+        if ("false".equals(context.getProperty(HTTP_ENABLE))) {
+            return; // the runtime serves no HTTP (--listen=off): no peer can reach a master side
+        }
         Tokens tokens = Tokens.fromFile(Path.of(config.secretFile()).toAbsolutePath());
         MasterOptions options = MasterOptions.defaults();
         options = new MasterOptions(config.name(), System.currentTimeMillis(),
@@ -77,6 +83,9 @@ public class MasterComponent {
 
     @Deactivate
     void deactivate() {
+        if (master == null) {
+            return;
+        }
         unregister(commands);
         unregister(servlet);
         master.close();
