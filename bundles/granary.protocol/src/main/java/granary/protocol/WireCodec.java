@@ -64,7 +64,7 @@ public final class WireCodec {
         return bytes;
     }
 
-    /** The envelope as JSON text (no size check). */
+    /** The envelope as compact JSON text, as it travels (no size check). */
     public String text(Envelope e) {
         JsonObject o = JsonObject.builder()
                 .put("version", e.version())
@@ -74,7 +74,7 @@ public final class WireCodec {
                 .put("type", e.message().type())
                 .put("message", MessageWriter.write(e.message()))
                 .build();
-        return JsonWriter.write(o);
+        return JsonWriter.compact(o);
     }
 
     /**

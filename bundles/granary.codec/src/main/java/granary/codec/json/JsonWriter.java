@@ -1,8 +1,9 @@
 package granary.codec.json;
 
 /**
- * Writes a {@link JsonValue} as indented JSON (two spaces), members in their order. Strings are
- * escaped so that the output is plain JSON that {@link JsonReader} reads back to the same values.
+ * Writes a {@link JsonValue} as indented JSON (two spaces) for files people read, or compact (no
+ * whitespace) for the wire; members in their order. Strings are escaped so that the output is
+ * plain JSON that {@link JsonReader} reads back to the same values.
  */
 public final class JsonWriter {
 
@@ -15,7 +16,19 @@ public final class JsonWriter {
         return sb.toString();
     }
 
+    /** The same JSON without any whitespace between tokens. */
+    public static String compact(JsonValue v) {
+        StringBuilder sb = new StringBuilder();
+        write(v, sb, null);
+        return sb.toString();
+    }
+
+    /** {@code indent} null: compact. */
     private static void write(JsonValue v, StringBuilder sb, String indent) {
+        if (indent == null && (v instanceof JsonObject || v instanceof JsonArray)) {
+            compactContainer(v, sb);
+            return;
+        }
         if (v instanceof JsonObject o) {
             if (o.size() == 0) {
                 sb.append("{}");
@@ -53,6 +66,32 @@ public final class JsonWriter {
             sb.append(b.value());
         } else {
             sb.append("null");
+        }
+    }
+
+    private static void compactContainer(JsonValue v, StringBuilder sb) {
+        if (v instanceof JsonObject o) {
+            sb.append('{');
+            for (int i = 0; i < o.size(); i++) {
+                JsonObject.Member m = o.members().get(i);
+                if (i > 0) {
+                    sb.append(',');
+                }
+                string(m.key(), sb);
+                sb.append(':');
+                write(m.value(), sb, null);
+            }
+            sb.append('}');
+        } else {
+            JsonArray a = (JsonArray) v;
+            sb.append('[');
+            for (int i = 0; i < a.size(); i++) {
+                if (i > 0) {
+                    sb.append(',');
+                }
+                write(a.get(i), sb, null);
+            }
+            sb.append(']');
         }
     }
 

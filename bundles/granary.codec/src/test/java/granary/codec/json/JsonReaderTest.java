@@ -111,6 +111,15 @@ class JsonReaderTest {
     }
 
     @Test
+    void compactValuesReadBackTheSame() {
+        JsonObject o = JsonObject.builder().put("s", "a b\n").put("a", new JsonArray(java.util.List.of(JsonValue.of(1),
+                JsonObject.builder().put("x", true).build()), JsonPosition.NONE)).put("e", JsonObject.builder().build()).build();
+        String compact = JsonWriter.compact(o);
+        assertEquals("{\"s\":\"a b\\n\",\"a\":[1,{\"x\":true}],\"e\":{}}", compact);
+        assertEquals(JsonWriter.write(o), JsonWriter.write(JsonReader.read(compact, "wire")));
+    }
+
+    @Test
     void keysThatAreNotPlainAreQuotedInPaths() {
         String e = error("{\"a b\": {\"x\\u001b[31m\": [1,]}}", JsonLimits.DEFAULT);
         assertEquals("in.json:1:28: $[\"a b\"][\"x\\u001B[31m\"]: not valid JSON: expected a value after ',' (no trailing commas)", e);
