@@ -74,6 +74,7 @@ final class Cluster implements AutoCloseable {
     Cluster startMaster(Path jar, String... extra) throws IOException, InterruptedException {
         List<String> args = new ArrayList<>(List.of("--demo=false", "--piped", "--listen=127.0.0.1:0",
                 "--secret=" + dir.resolve("granary.secret")));
+        // an HTTPS master (--keystore) prints an https:// URL, matched below like an http:// one
         args.addAll(List.of(extra));
         master = start("master", jar, args);
         masterConsole = master.process().getOutputStream();
@@ -127,10 +128,15 @@ final class Cluster implements AutoCloseable {
     }
 
     Proc agent(String node, String capacity, Path tokenFile, String... extra) throws IOException {
+        return agent(List.of(), node, capacity, tokenFile, extra);
+    }
+
+    /** An agent whose JVM gets {@code jvm} options first (e.g. the trust store for an HTTPS master). */
+    Proc agent(List<String> jvm, String node, String capacity, Path tokenFile, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("--master=" + url, "--node=" + node, "--room=r1",
                 "--capacity=" + capacity, "--token-file=" + tokenFile, "--work-dir=" + dir.resolve(node)));
         args.addAll(List.of(extra));
-        return start("agent " + node, AGENT_JAR, args);
+        return start("agent " + node, AGENT_JAR, jvm, args);
     }
 
     Proc jobMaster(String job, int tasks, String command, Path tokenFile, String... extra) throws IOException {
@@ -141,12 +147,18 @@ final class Cluster implements AutoCloseable {
     }
 
     Proc start(String name, Path jar, List<String> args) throws IOException {
+        return start(name, jar, List.of(), args);
+    }
+
+    Proc start(String name, Path jar, List<String> jvm, List<String> args) throws IOException {
         if (!Files.isRegularFile(jar)) {
             fail(jar + " missing: run 'mvn verify' from the root, which packages it first");
         }
         String java = ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-Djava.io.tmpdir=" + dir, "-jar", jar.toAbsolutePath().toString()));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-Djava.io.tmpdir=" + dir));
+        command.addAll(jvm);
+        command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
         command.addAll(args);
         String file = name.replace(' ', '-');
         Path out = dir.resolve(file + ".out");

@@ -83,6 +83,33 @@ class ClusterIT {
     }
 
     @Test
+    void overHttpsAnAgentThatTrustsTheMastersCertificateRegisters() throws Exception {
+        Path keystore = dir.resolve("master.p12");
+        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "granary", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
+                "-keystore", keystore.toString(), "-storetype", "PKCS12", "-storepass", "s3cret!", "-keypass", "s3cret!",
+                "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1").redirectErrorStream(true).start();
+        try {
+            assertTrue(keytool.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "keytool did not finish");
+            assertEquals(0, keytool.exitValue(), new String(keytool.getInputStream().readAllBytes()));
+        } finally {
+            keytool.destroyForcibly();
+        }
+        Files.writeString(dir.resolve("password"), "s3cret!\n");
+        cluster = new Cluster(dir).startMaster(It.runnableJar(), "--keystore=" + keystore,
+                "--keystore-password-file=" + dir.resolve("password"));
+        assertTrue(cluster.url.startsWith("https://"), cluster.url);
+        // Agents and job masters trust the master's certificate through the JDK's standard trust store settings.
+        java.util.List<String> trust = java.util.List.of("-Djavax.net.ssl.trustStore=" + keystore,
+                "-Djavax.net.ssl.trustStorePassword=s3cret!", "-Djavax.net.ssl.trustStoreType=PKCS12");
+        cluster.agent(trust, "n1", "cpu=400,mem=4096", cluster.token("agent/n1"));
+        assertTrue(cluster.console("granary:agents", "node=n1 state=live").contains("node=n1 state=live"));
+        Cluster.Proc untrusting = cluster.agent("n2", "cpu=400,mem=4096", cluster.token("agent/n2"), "--register-retries=0");
+        assertEquals(4, untrusting.exit(Duration.ofSeconds(60)), "an agent that does not trust the certificate cannot reach it: "
+                + untrusting);
+    }
+
+    @Test
     void anAgentWithAWrongTokenOrTheTokenOfAnotherNodeCannotRegister() throws Exception {
         cluster = new Cluster(dir).startMaster(It.runnableJar());
         Path forged = dir.resolve("forged.token");

@@ -36,6 +36,8 @@ public class MasterComponent {
 
     /** Felix HTTP's switch, which the launcher's {@code --listen=off} turns off. */
     static final String HTTP_ENABLE = "org.apache.felix.http.enable";
+    /** Its HTTPS switch, on with the launcher's {@code --keystore}. */
+    static final String HTTPS_ENABLE = "org.apache.felix.https.enable";
 
     @ObjectClassDefinition(name = "Granary master", description = "The master's side of the wire protocol.")
     public @interface Config {
@@ -61,7 +63,7 @@ public class MasterComponent {
 
     @Activate
     void activate(BundleContext context, Config config) throws IOException {
-        if ("false".equals(context.getProperty(HTTP_ENABLE))) {
+        if ("false".equals(context.getProperty(HTTP_ENABLE)) && !"true".equals(context.getProperty(HTTPS_ENABLE))) {
             return; // the runtime serves no HTTP (--listen=off): no peer can reach a master side
         }
         Tokens tokens = Tokens.fromFile(Path.of(config.secretFile()).toAbsolutePath());
