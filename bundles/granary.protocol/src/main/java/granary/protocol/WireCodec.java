@@ -1,14 +1,11 @@
 package granary.protocol;
 
 import granary.api.model.Problem;
-import granary.codec.CodecException;
 import granary.codec.json.Json;
 import granary.codec.json.JsonLimits;
 import granary.codec.json.JsonObject;
 import granary.codec.json.JsonPath;
-import granary.codec.json.JsonReader;
 import granary.codec.json.JsonValue;
-import granary.codec.json.JsonWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +20,14 @@ import java.util.Set;
  *  "sequence": 42, "type": "heartbeat", "message": {...}}
  * </pre>
  *
+ * <p>The JSON syntax is Gson's, strict ({@link GsonTree}): reading and writing go through Gson's
+ * streaming reader and writer; the tree in between and everything read from it are Granary's.
+ *
  * <p>Reading refuses, with a {@link ProtocolException} whose problems name the source (the peer)
  * and the JSON path: a message over {@value #MAX_MESSAGE_BYTES} bytes (checked before parsing),
- * anything {@link JsonReader} refuses (truncated JSON, bad UTF-8), a version other than
+ * anything strict Gson refuses (truncated JSON, comments, single quotes, {@code NaN}), bad UTF-8,
+ * content after the document, a key given twice, nesting deeper than 32, a string over 65,536
+ * characters or a number over 40, a version other than
  * {@value #VERSION} (checked before the rest, since another version may have other fields), unknown
  * fields, wrong types, missing fields, negative counts and a sequence number below 1. Every problem
  * found is reported, not only the first.
@@ -74,7 +76,7 @@ public final class WireCodec {
                 .put("type", e.message().type())
                 .put("message", MessageWriter.write(e.message()))
                 .build();
-        return JsonWriter.compact(o);
+        return GsonTree.write(o);
     }
 
     /**
@@ -87,12 +89,7 @@ public final class WireCodec {
         if (bytes.length > MAX_MESSAGE_BYTES) {
             throw tooLarge(source, bytes.length);
         }
-        JsonValue doc;
-        try {
-            doc = JsonReader.read(bytes, source, LIMITS);
-        } catch (CodecException ex) {
-            throw new ProtocolException(ex.problems());
-        }
+        JsonValue doc = GsonTree.read(bytes, source, LIMITS);
         Json json = new Json(source);
         JsonObject o = json.object(doc, JsonPath.ROOT);
         check(json);

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Problem;
+import granary.codec.json.JsonReader;
+import granary.codec.json.JsonWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -138,5 +140,137 @@ class WireCodecTest {
         byte[] cut = whole.substring(0, whole.length() - 2).getBytes(StandardCharsets.UTF_8);
         ProtocolException ex = assertThrows(ProtocolException.class, () -> codec.decode(cut, "agent n7"));
         assertEquals("agent n7:1:225: $.message: not valid JSON: the document ends inside an object", ex.getMessage());
+    }
+
+    // The JSON syntax layer is strict Gson (GsonTree); these pin what it refuses and in which words.
+
+    private static final String OK = envelope("hint", HINT);
+
+    /** Input, then the path and the whole message of the one problem. */
+    static Stream<Arguments> notJson() {
+        return Stream.of(
+                Arguments.of("empty body", "", "$", "not valid JSON: the document is empty; expected a value"),
+                Arguments.of("only spaces", "   ", "$", "not valid JSON: the document is empty; expected a value"),
+                Arguments.of("a key given twice", OK.replace("\"sequence\": 3", "\"sequence\": 3, \"sequence\": 4"),
+                        "$.sequence", "key 'sequence' is given twice in the same object"),
+                Arguments.of("a key given twice deeper", envelope("hint", HINT.replace("\"slots\": 2", "\"slots\": 2, \"slots\": 2")),
+                        "$.message.placements[0].slots", "key 'slots' is given twice in the same object"),
+                Arguments.of("trailing garbage", OK + " x", "$", "not valid JSON: unexpected content after the JSON document"),
+                Arguments.of("a second document", OK + OK, "$", "not valid JSON: unexpected content after the JSON document"),
+                Arguments.of("trailing brace", OK + "}", "$", "not valid JSON: unexpected content after the JSON document"),
+                Arguments.of("nesting too deep", envelope("hint", "[".repeat(40) + "]".repeat(40)),
+                        "$.message" + "[0]".repeat(31), "not valid JSON: nested deeper than the limit of 32 levels"),
+                Arguments.of("a string over the limit", envelope("h".repeat(70_000), HINT),
+                        "$.type", "not valid JSON: a string is longer than the limit of 65536 characters"),
+                Arguments.of("a key over the limit", OK.replace("\"sequence\": 3", "\"" + "k".repeat(65_537) + "\": 3"),
+                        "$", "not valid JSON: a string is longer than the limit of 65536 characters"),
+                Arguments.of("a number over the limit", OK.replace("\"sequence\": 3", "\"sequence\": " + "9".repeat(50)),
+                        "$.sequence", "not valid JSON: a number is longer than the limit of 40 characters"),
+                Arguments.of("a number over Gson's buffer", OK.replace("\"sequence\": 3", "\"sequence\": " + "9".repeat(5_000)),
+                        "$.sequence", "not valid JSON: a number is longer than the limit of 40 characters"),
+                Arguments.of("NaN", OK.replace("\"sequence\": 3", "\"sequence\": NaN"),
+                        "$.sequence", "not valid JSON: 'NaN' is not a JSON value (JSON has no NaN or Infinity)"),
+                Arguments.of("Infinity", OK.replace("\"sequence\": 3", "\"sequence\": Infinity"),
+                        "$.sequence", "not valid JSON: 'Infinity' is not a JSON value (JSON has no NaN or Infinity)"),
+                Arguments.of("-Infinity", OK.replace("\"sequence\": 3", "\"sequence\": -Infinity"),
+                        "$.sequence", "not valid JSON: '-Infinity' is not a JSON value (JSON has no NaN or Infinity)"),
+                Arguments.of("a leading zero", OK.replace("\"sequence\": 3", "\"sequence\": 03"),
+                        "$.sequence", "not valid JSON: '03' is not a JSON number (no '+', no leading zeros, a digit before and after '.')"),
+                Arguments.of("a plus sign", OK.replace("\"sequence\": 3", "\"sequence\": +3"),
+                        "$.sequence", "not valid JSON: '+3' is not a JSON number (no '+', no leading zeros, a digit before and after '.')"),
+                Arguments.of("a single-quoted value", OK.replace("\"hint\"", "'hint'"),
+                        "$.type", "not valid JSON: strings need double quotes, not single quotes"),
+                Arguments.of("a single-quoted name", OK.replace("\"type\"", "'type'"),
+                        "$", "not valid JSON: strings need double quotes, not single quotes"),
+                Arguments.of("an unquoted name", OK.replace("\"type\"", "type"),
+                        "$", "not valid JSON: expected a key in double quotes"),
+                Arguments.of("an unquoted value", OK.replace("\"hint\"", "hint"),
+                        "$.type", "not valid JSON: 'hint' is not a JSON value; strings need double quotes"),
+                Arguments.of("a block comment", OK.replace("\"type\"", "/* the type */ \"type\""),
+                        "$", "not valid JSON: comments are not allowed in JSON"),
+                Arguments.of("a line comment", OK.replace("\"type\"", "// the type\n\"type\""),
+                        "$", "not valid JSON: comments are not allowed in JSON"),
+                Arguments.of("a hash comment", OK.replace("\"type\"", "# the type\n\"type\""),
+                        "$", "not valid JSON: comments are not allowed in JSON"),
+                Arguments.of("a trailing comma in an object", OK.substring(0, OK.length() - 1) + ",}",
+                        "$", "not valid JSON: expected a key in double quotes"),
+                Arguments.of("a trailing comma in an array", envelope("hint", HINT.replace("\"exits\": []", "\"exits\": [1,]")),
+                        "$.message.exits", "not valid JSON: expected a value after ',' (no trailing commas)"),
+                Arguments.of("a missing colon", OK.replace("\"type\": ", "\"type\" "),
+                        "$.type", "not valid JSON: expected ':' after the key"),
+                Arguments.of("a missing comma", OK.replace(", \"type\"", " \"type\""),
+                        "$", "not valid JSON: expected ',' or '}'"),
+                Arguments.of("a raw tab in a string", OK.replace("\"n7\"", "\"n\t7\""),
+                        "$.sender.id", "not valid JSON: a control character in a string; write it escaped (\\n, \\t, \\u0000 ...)"),
+                Arguments.of("a bad escape", OK.replace("\"n7\"", "\"n\\x7\""),
+                        "$.sender.id", "not valid JSON: bad escape; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX"),
+                Arguments.of("an unterminated string", OK.substring(0, OK.indexOf("\"n7\"") + 2),
+                        "$.sender.id", "not valid JSON: the document ends inside a string"),
+                Arguments.of("the end inside an array", OK.substring(0, OK.indexOf("\"exits\": [") + 10),
+                        "$.message.exits", "not valid JSON: the document ends inside an array"),
+                Arguments.of("the end after a key", OK.substring(0, OK.indexOf("\"type\":") + 7),
+                        "$.type", "not valid JSON: the document ends where a value was expected"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("notJson")
+    void strictGsonRefusesWhatIsNotJsonNamingThePath(String name, String input, String path, String message) {
+        ProtocolException ex = assertThrows(ProtocolException.class,
+                () -> codec.decode(input.getBytes(StandardCharsets.UTF_8), "agent n7"));
+        assertEquals(1, ex.problems().size(), ex.getMessage());
+        Problem p = ex.problems().get(0);
+        assertEquals(path, p.field(), ex.getMessage());
+        assertEquals(message, p.message(), ex.getMessage());
+        assertTrue(p.subject().startsWith("agent n7"), p.subject());
+    }
+
+    @Test
+    void malformedUtf8IsRefusedWithItsByte() {
+        byte[] bad = OK.replace("\"n7\"", "\"n7?\"").getBytes(StandardCharsets.UTF_8);
+        int at = OK.indexOf("\"n7\"") + 3;
+        bad[at] = (byte) 0xC3; // a lead byte followed by a quote: not UTF-8
+        ProtocolException ex = assertThrows(ProtocolException.class, () -> codec.decode(bad, "agent n7"));
+        assertEquals("agent n7:1:" + (at + 1) + ": $: not valid JSON: not UTF-8 at byte " + at + " (0xC3)", ex.getMessage());
+    }
+
+    @Test
+    void aByteOrderMarkIsSkipped() {
+        Envelope e = Envelope.of(Samples.AGENT, 5, 3, Samples.all().get(0));
+        byte[] withBom = ("\uFEFF" + codec.text(e)).getBytes(StandardCharsets.UTF_8);
+        assertEquals(e, codec.decode(withBom, "test"));
+    }
+
+    @Test
+    void syntaxErrorsNameTheLineAndColumnGsonReports() {
+        String twoLines = OK.replace(", \"type\"", ",\n\"type\"").replace("\"hint\"", "'hint'");
+        ProtocolException ex = assertThrows(ProtocolException.class,
+                () -> codec.decode(twoLines.getBytes(StandardCharsets.UTF_8), "agent n7"));
+        assertEquals("agent n7:2:10: $.type: not valid JSON: strings need double quotes, not single quotes", ex.getMessage());
+    }
+
+    @ParameterizedTest
+    @MethodSource("messages")
+    void theWireFormIsCompactJsonThatGranarysOwnReaderReadsBack(Message m) {
+        String wire = codec.text(Envelope.of(Samples.AGENT, 1_700_000_000_000L, 42, m));
+        assertEquals(JsonWriter.compact(JsonReader.read(wire, "test")), wire);
+        assertEquals(new String(codec.encode(Envelope.of(Samples.AGENT, 1_700_000_000_000L, 42, m)), StandardCharsets.UTF_8), wire);
+    }
+
+    @Test
+    void stringsAreEscapedSoTheyComeBackTheSame() {
+        String nasty = "a\"b\\c\n\t\u0000\u007f\u2028\u202e<>&='\uD83D\uDE00";
+        Envelope e = Envelope.of(Samples.AGENT, 1, 1, new Register("n7", nasty, java.util.Map.of(nasty, nasty),
+                granary.api.model.Resources.of(1, 1), "http://10.0.0.7:7071"));
+        String wire = codec.text(e);
+        assertTrue(wire.contains("\"a\\\"b\\\\c\\n\\t\\u0000"), wire);
+        assertTrue(wire.contains("<>&='"), "not HTML-escaped: " + wire);
+        assertEquals(e, codec.decode(codec.encode(e), "test"));
+    }
+
+    @Test
+    void numbersKeepTheirText() {
+        Envelope e = Envelope.of(Samples.AGENT, Long.MAX_VALUE, Long.MAX_VALUE, Ack.applied(Long.MAX_VALUE));
+        assertEquals(e, codec.decode(codec.encode(e), "test"));
+        assertTrue(codec.text(e).contains("\"incarnation\":9223372036854775807"), codec.text(e));
     }
 }
