@@ -298,16 +298,21 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         Set<UnitId> released = new LinkedHashSet<>();
         List<CompletableFuture<?>> pending = new ArrayList<>();
         synchronized (lock) {
-            for (Heartbeat.Exit x : h.exited()) {
-                if (p.caps.getOrDefault(x.unit(), 0) <= 0) {
-                    continue; // its grant is gone already (cancelled, revoked): nothing to release
+            // One release per unit with all its exits: one engine event (and scheduling cycle) for
+            // a heartbeat's exits of a unit, not one per worker.
+            Map<UnitId, Integer> exitsPerUnit = new java.util.LinkedHashMap<>();
+            h.exited().forEach(x -> exitsPerUnit.merge(x.unit(), 1, Integer::sum));
+            exitsPerUnit.forEach((unit, n) -> {
+                int slots = Math.min(n, p.caps.getOrDefault(unit, 0));
+                if (slots <= 0) {
+                    return; // its grant is gone already (cancelled, revoked): nothing to release
                 }
-                // Lower the mirror before the engine frees the slot: the grant its cycle may make of
-                // that slot then adds to the right count (a release has no output event).
-                lower(p.node, x.unit(), 1, false);
-                released.add(x.unit());
-                pending.add(scheduler.submit(new GrantReleased(x.unit(), p.node, 1)));
-            }
+                // Lower the mirror before the engine frees the slots: the grants its cycle may make of
+                // them then add to the right count (a release has no output event).
+                lower(p.node, unit, slots, false);
+                released.add(unit);
+                pending.add(scheduler.submit(new GrantReleased(unit, p.node, slots)));
+            });
         }
         // Submitted together, applied in order by the engine: one wait for all of them.
         for (CompletableFuture<?> f : pending) {
