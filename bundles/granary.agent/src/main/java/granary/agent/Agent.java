@@ -235,6 +235,7 @@ public final class Agent implements AutoCloseable {
         pause(ex.kind() == LinkException.Kind.UNREACHABLE ? 500 : 1_000);
     }
 
+    /** Backoff after a failed heartbeat or poll: the master is unreachable or refusing, retrying hot would not help. */
     private void pause(long millis) {
         try {
             Thread.sleep(millis);

@@ -429,6 +429,7 @@ public final class JobMasterClient implements AutoCloseable {
         }
     }
 
+    /** Backoff between failed polls: the master is down or refusing, and polling it hot would not help. */
     private static boolean sleep(long millis) {
         try {
             Thread.sleep(millis);

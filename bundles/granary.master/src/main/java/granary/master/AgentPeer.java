@@ -20,22 +20,18 @@ import java.util.function.Function;
  * per unit, mirrored from the engine) and what changed since the last cap it was sent. Guarded by
  * the master's lock, except {@link #session}, which the agent's own messages use one at a time.
  */
-final class AgentPeer {
+final class AgentPeer extends Peer {
 
     final String node;
     final Session session;
-    final Outbox outbox = new Outbox();
     Register registration;
     long registeredIncarnation = -1;
-    long lastSeen;
-    boolean lost;
     int workers;
     /** Slots per unit on this node, as the engine holds them. */
     final Map<UnitId, Integer> caps = new HashMap<>();
     private final Set<UnitId> changed = new LinkedHashSet<>();
     private final Set<UnitId> withdrawn = new LinkedHashSet<>();
     private boolean full;
-    long dirtySince = -1;
 
     AgentPeer(String node) {
         this.node = node;
@@ -63,6 +59,12 @@ final class AgentPeer {
         dirtySince = now;
     }
 
+    @Override
+    boolean ready() {
+        return registration != null;
+    }
+
+    @Override
     boolean hasNews() {
         return full || !changed.isEmpty() || !withdrawn.isEmpty();
     }

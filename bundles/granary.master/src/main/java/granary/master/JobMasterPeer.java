@@ -20,7 +20,7 @@ import java.util.function.Function;
  * (mirrored from the engine) and what changed since the last hint. Guarded by the master's lock,
  * except {@link #session}.
  */
-final class JobMasterPeer {
+final class JobMasterPeer extends Peer {
 
     /** One unit on one node. */
     record Spot(UnitId unit, String node) {
@@ -28,16 +28,12 @@ final class JobMasterPeer {
 
     final String id;
     final Session session;
-    final Outbox outbox = new Outbox();
     long requestIncarnation = -1;
-    long lastSeen;
-    boolean lost;
     final Set<String> jobs = new HashSet<>();
     final Map<UnitId, Map<String, Integer>> placements = new HashMap<>();
     private final Set<Spot> changed = new LinkedHashSet<>();
     private final List<Hint.Exit> exits = new ArrayList<>();
     private boolean full;
-    long dirtySince = -1;
 
     JobMasterPeer(String id) {
         this.id = id;
@@ -75,6 +71,12 @@ final class JobMasterPeer {
         }
     }
 
+    @Override
+    boolean ready() {
+        return true;
+    }
+
+    @Override
     boolean hasNews() {
         return full || !changed.isEmpty() || !exits.isEmpty();
     }

@@ -318,9 +318,10 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         for (CompletableFuture<?> f : pending) {
             collect(problems, () -> await(f));
         }
-        List<Hint.Exit> exits = new ArrayList<>();
-        h.exited().forEach(x -> exits.add(new Hint.Exit(x.unit(), p.node, x.slot(), x.exitCode())));
-        sync(released, Set.of(p.node), false, exits);
+        if (!problems.isEmpty()) {
+            sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
+        }
+        tellJobMasters(p.node, h.exited());
         return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
     }
 
@@ -333,7 +334,8 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         }
         List<Problem> problems = new ArrayList<>();
         Set<String> listed = new HashSet<>();
-        Set<String> engineJobs = await(scheduler.query(v -> {
+        // Jobs in the engine not run by a job master (a request without jobs asks nothing of the engine).
+        Set<String> engineJobs = r.jobs().isEmpty() ? Set.of() : await(scheduler.query(v -> {
             Set<String> ids = new HashSet<>();
             r.jobs().forEach(j -> {
                 if (v.job(j.id()) != null) {
@@ -439,7 +441,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             nodes.add(x.node());
             collect(problems, () -> apply(new GrantReleased(x.unit(), x.node(), x.slots())));
         }
-        sync(units, nodes, true, List.of());
+        sync(units, nodes, true);
         return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
     }
 
@@ -478,7 +480,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             owners.remove(job);
             p.jobs.remove(job);
         }
-        sync(units, nodes, true, List.of());
+        sync(units, nodes, true);
     }
 
     // ---- engine output --------------------------------------------------------------------------
@@ -512,11 +514,10 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
 
     /**
      * Sets the counts of {@code units} on {@code nodes} from the engine's state, on the engine
-     * thread, after an input that changed them without an output event; queues {@code exits} for
-     * their job masters.
+     * thread, after an input that changed them without an output event.
      */
-    private void sync(Set<UnitId> units, Set<String> nodes, boolean withdrawal, List<Hint.Exit> exits) {
-        if (units.isEmpty() && exits.isEmpty()) {
+    private void sync(Set<UnitId> units, Set<String> nodes, boolean withdrawal) {
+        if (units.isEmpty()) {
             return;
         }
         List<Runnable> wake = new ArrayList<>();
@@ -540,22 +541,38 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                         deliver(a, wake);
                     }
                 }
-                for (Hint.Exit x : exits) {
-                    JobMasterPeer j = jobMasterOf(x.unit().job());
-                    if (j != null) {
-                        j.exited(x, now);
-                        // The hint names the pair's count even when a re-grant kept it unchanged, so
-                        // that "last count − exits" is never taken for the truth by the job master.
-                        NodeView n = v.cluster().node(x.node());
-                        j.set(x.unit(), x.node(), n == null ? 0 : n.slotsOf(x.unit()), now);
-                    }
-                }
                 for (JobMasterPeer j : jobMasters.values()) {
                     deliver(j, wake);
                 }
             }
             return null;
         }));
+        wake.forEach(Runnable::run);
+    }
+
+    /**
+     * Queues the exits of workers on {@code node} for their job masters' next hint, each with its
+     * pair's current count (so that "last count − exits" is never taken for the truth when a
+     * re-grant kept the count unchanged), and answers their parked polls.
+     */
+    private void tellJobMasters(String node, List<Heartbeat.Exit> exited) {
+        if (exited.isEmpty()) {
+            return;
+        }
+        List<Runnable> wake = new ArrayList<>();
+        synchronized (lock) {
+            long now = clock.millis();
+            Set<JobMasterPeer> told = new LinkedHashSet<>();
+            for (Heartbeat.Exit x : exited) {
+                JobMasterPeer j = jobMasterOf(x.unit().job());
+                if (j != null) {
+                    j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode()), now);
+                    j.set(x.unit(), node, j.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(node, 0), now);
+                    told.add(j);
+                }
+            }
+            told.forEach(j -> deliver(j, wake));
+        }
         wake.forEach(Runnable::run);
     }
 
@@ -588,18 +605,14 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         }
         CompletableFuture<Reply> poll = new CompletableFuture<>();
         CompletableFuture<Reply> displaced;
+        Peer peer;
         synchronized (lock) {
-            Object peer = who.role() == Role.AGENT ? agents.get(who.id()) : who.role() == Role.JOB_MASTER ? jobMasters.get(who.id()) : null;
-            if (peer == null || (peer instanceof AgentPeer a && a.registration == null)) {
+            peer = peer(who);
+            if (peer == null || !peer.ready()) {
                 return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "after",
                         "this master has no inbox for " + who + ": " + (who.role() == Role.AGENT ? "register" : "send a full request") + " first")));
             }
-            Outbox box = peer instanceof AgentPeer a ? a.outbox : ((JobMasterPeer) peer).outbox;
-            if (peer instanceof AgentPeer a) {
-                a.lastSeen = clock.millis();
-            } else {
-                ((JobMasterPeer) peer).lastSeen = clock.millis();
-            }
+            peer.lastSeen = clock.millis();
             Envelope due = due(peer, after);
             if (due != null) {
                 return CompletableFuture.completedFuture(new Reply(200, codec.encode(due)));
@@ -607,42 +620,34 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             if (waitMillis <= 0 || closed) {
                 return CompletableFuture.completedFuture(Reply.empty());
             }
-            displaced = box.park(poll, after);
+            displaced = peer.outbox.park(poll, after);
         }
         if (displaced != null) {
             displaced.complete(Reply.empty());
         }
-        long wait = Math.min(waitMillis, Paths.MAX_WAIT_MILLIS);
         timer.schedule(() -> {
-            boolean expired;
             synchronized (lock) {
-                Object peer = who.role() == Role.AGENT ? agents.get(who.id()) : jobMasters.get(who.id());
-                Outbox box = peer instanceof AgentPeer a ? a.outbox : peer instanceof JobMasterPeer j ? j.outbox : null;
-                expired = box != null && box.isParked(poll);
-                if (expired) {
-                    box.unpark();
+                if (peer.outbox.isParked(poll)) {
+                    peer.outbox.unpark();
                 }
             }
             poll.complete(Reply.empty());
-        }, wait, TimeUnit.MILLISECONDS);
+        }, Math.min(waitMillis, Paths.MAX_WAIT_MILLIS), TimeUnit.MILLISECONDS);
         return poll;
     }
 
+    /** The agent or job master {@code who} is, or null. Under the lock. */
+    private Peer peer(Sender who) {
+        return who.role() == Role.AGENT ? agents.get(who.id()) : who.role() == Role.JOB_MASTER ? jobMasters.get(who.id()) : null;
+    }
+
     /** The envelope due for {@code peer} after its sequence {@code after}, or null. Under the lock. */
-    private Envelope due(Object peer, long after) {
-        if (peer instanceof AgentPeer a) {
-            return a.outbox.due(after, () -> {
-                long since = a.dirtySince;
-                Message m = a.nextCap(owners::get, this::key, options.maxPlacements());
-                a.dirtySince = delivered(since, a.hasNews());
-                return m;
-            }, self, options.incarnation());
-        }
-        JobMasterPeer j = (JobMasterPeer) peer;
-        return j.outbox.due(after, () -> {
-            long since = j.dirtySince;
-            Message m = j.nextHint(this::endpoint, options.maxPlacements());
-            j.dirtySince = delivered(since, j.hasNews());
+    private Envelope due(Peer peer, long after) {
+        return peer.outbox.due(after, () -> {
+            long since = peer.dirtySince;
+            Message m = peer instanceof AgentPeer a ? a.nextCap(owners::get, this::key, options.maxPlacements())
+                    : ((JobMasterPeer) peer).nextHint(this::endpoint, options.maxPlacements());
+            peer.dirtySince = delivered(since, peer.hasNews());
             return m;
         }, self, options.incarnation());
     }
@@ -657,8 +662,8 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
     }
 
     /** Answers {@code peer}'s parked poll if something is due now. Under the lock; runs the answer after it. */
-    private void deliver(Object peer, List<Runnable> wake) {
-        Outbox box = peer instanceof AgentPeer a ? a.outbox : ((JobMasterPeer) peer).outbox;
+    private void deliver(Peer peer, List<Runnable> wake) {
+        Outbox box = peer.outbox;
         if (!box.hasParked()) {
             return;
         }
@@ -711,7 +716,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                 synchronized (lock) {
                     units = new LinkedHashSet<>(a.caps.keySet());
                 }
-                sync(units, Set.of(a.node), true, List.of());
+                sync(units, Set.of(a.node), true);
             } catch (RuntimeException ex) {
                 // The engine refused both; the next round tries again.
                 synchronized (lock) {

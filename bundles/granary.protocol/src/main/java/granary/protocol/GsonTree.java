@@ -20,12 +20,6 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -339,31 +333,13 @@ final class GsonTree {
         return new ProtocolException(List.of(p));
     }
 
-    /** Decodes UTF-8, refusing malformed bytes with their offset, line and column. */
+    /** Decodes UTF-8 with the codec's decoder, refusing malformed bytes with their offset, line and column. */
     private static String utf8(byte[] bytes, String source) {
-        CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        CharBuffer out = CharBuffer.allocate(bytes.length + 1);
-        CoderResult r = d.decode(in, out, true);
-        if (!r.isError()) {
-            r = d.flush(out);
+        try {
+            return granary.codec.json.JsonReader.utf8(bytes, source, "");
+        } catch (granary.codec.json.JsonSyntaxException ex) {
+            JsonProblem p = ex.problem();
+            throw refusal(source, p.at(), p.path(), "not valid JSON: " + p.message());
         }
-        if (r.isError()) {
-            int at = in.position();
-            int line = 1;
-            int lineStart = 0;
-            for (int i = 0; i < at; i++) {
-                if (bytes[i] == '\n') {
-                    line++;
-                    lineStart = i + 1;
-                }
-            }
-            int column = new String(bytes, lineStart, at - lineStart, StandardCharsets.UTF_8).length() + 1;
-            throw refusal(source, new JsonPosition(line, column), JsonPath.ROOT,
-                    String.format("not valid JSON: not UTF-8 at byte %d (0x%02X)", at, bytes[at] & 0xff));
-        }
-        out.flip();
-        return out.toString();
     }
 }

@@ -135,6 +135,14 @@ public final class JsonReader {
      * {@link JsonSyntaxException} that gives their offset, line and column.
      */
     public static String utf8(byte[] bytes, String source) {
+        return utf8(bytes, source, "; save the file as UTF-8");
+    }
+
+    /**
+     * As {@link #utf8(byte[], String)}, with {@code advice} after the refusal's words (empty: none);
+     * the wire, which has no file to save, uses this.
+     */
+    public static String utf8(byte[] bytes, String source, String advice) {
         CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(bytes);
@@ -155,7 +163,7 @@ public final class JsonReader {
             }
             int column = new String(bytes, lineStart, at - lineStart, StandardCharsets.UTF_8).length() + 1;
             throw new JsonSyntaxException(new JsonProblem(source, new JsonPosition(line, column), JsonPath.ROOT,
-                    String.format("not UTF-8 at byte %d (0x%02X); save the file as UTF-8", at, bytes[at] & 0xff)));
+                    String.format("not UTF-8 at byte %d (0x%02X)", at, bytes[at] & 0xff) + advice));
         }
         out.flip();
         return out.toString();
