@@ -239,6 +239,7 @@ public final class PeerLink {
         pending = null;
     }
 
+    /** The pause before a retry ({@link Options#backoff()}): the same envelope is posted again after it. */
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
