@@ -57,7 +57,8 @@ import granary.codec.json.JsonWriter;
  *       "blacklist": ["r2-n9"],              optional
  *       "nodeSelector": {"disk": "ssd"},     optional: labels a node must carry
  *       "allOrNothing": false,               optional
- *       "kind": "OFFLINE"                    optional: OFFLINE (revocable) or ONLINE (a service)
+ *       "kind": "OFFLINE",                   optional: OFFLINE (revocable) or ONLINE (a service)
+ *       "expectedSeconds": 600               optional: declared run time of one slot's work, 0 = unknown
  *     }
  *   ]
  * }
@@ -73,7 +74,7 @@ public final class JobCodec {
     public static final Set<String> JOB_FIELDS = Set.of("id", "group", "user", "productionLevel", "gang", "units");
     /** The fields of a unit object. */
     public static final Set<String> UNIT_FIELDS = Set.of("name", "slot", "desired", "priority", "locality",
-            "maxPerNode", "blacklist", "nodeSelector", "allOrNothing", "kind");
+            "maxPerNode", "blacklist", "nodeSelector", "allOrNothing", "kind", "expectedSeconds");
     private static final Set<String> LOCALITY_FIELDS = Set.of("level", "target", "count");
 
     private JobCodec() {
@@ -183,6 +184,7 @@ public final class JobCodec {
         int priority = json.int32(o, "priority", path, 0);
         int maxPerNode = json.int32(o, "maxPerNode", path, 0);
         boolean aon = json.bool(o, "allOrNothing", path, false);
+        int expected = json.int32(o, "expectedSeconds", path, 0);
         String kindText = json.string(o, "kind", path, "OFFLINE");
         UnitKind kind = UnitKind.OFFLINE;
         try {
@@ -198,7 +200,7 @@ public final class JobCodec {
         }
         try {
             return new UnitSpec(name, slot, desired, priority, locality, maxPerNode, new HashSet<>(blacklist),
-                    selector, aon, kind);
+                    selector, aon, kind, expected);
         } catch (InvalidRequestException ex) {
             json.problem(o, path, ex);
             return null;
@@ -340,6 +342,9 @@ public final class JobCodec {
         }
         if (u.allOrNothing()) {
             o.put("allOrNothing", true);
+        }
+        if (u.expectedSeconds() > 0) {
+            o.put("expectedSeconds", u.expectedSeconds());
         }
         if (u.kind() != UnitKind.OFFLINE) {
             o.put("kind", u.kind().name());

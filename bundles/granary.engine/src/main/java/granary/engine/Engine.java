@@ -98,7 +98,7 @@ public final class Engine {
         this.allocator = new Allocator(cluster, workload, agenda, clock::millis, this::emit);
         this.context = new EngineContext(clock::millis, cluster, workload, allocator);
         this.policies = new PolicySet(context);
-        this.eligibility = new Eligibility(policies, context);
+        this.eligibility = new Eligibility(policies, context, dims);
         this.active = new ActivePlacer(cluster, eligibility, allocator);
         this.passive = new PassiveFiller(workload, policies, eligibility, allocator, context);
         this.gangs = new GangScheduler(cluster, workload, policies, eligibility, allocator, context);

@@ -24,10 +24,23 @@ import java.util.TreeSet;
  * @param nodeSelector labels a node must carry ({@code key=value}, all of them) to be used
  * @param allOrNothing grant all desired slots in one step or none (docs/scheduling.md, "Gangs")
  * @param kind         OFFLINE (revocable) or ONLINE (stable)
+ * @param expectedSeconds how long one slot's work is expected to run, as the job master declares
+ *                     it; 0 = not declared. Advice for policies that plan ahead (the quota policy's
+ *                     boundary lookahead, docs/multi-tenancy.md); at most one year.
  */
 public record UnitSpec(String name, Resources slot, int desired, int priority, List<Locality> locality,
                        int maxPerNode, Set<String> blacklist, Map<String, String> nodeSelector,
-                       boolean allOrNothing, UnitKind kind) {
+                       boolean allOrNothing, UnitKind kind, long expectedSeconds) {
+
+    /** The longest declared run time: one year. */
+    public static final long MAX_EXPECTED_SECONDS = 31_536_000L;
+
+    /** A unit without a declared run time. */
+    public UnitSpec(String name, Resources slot, int desired, int priority, List<Locality> locality,
+                    int maxPerNode, Set<String> blacklist, Map<String, String> nodeSelector,
+                    boolean allOrNothing, UnitKind kind) {
+        this(name, slot, desired, priority, locality, maxPerNode, blacklist, nodeSelector, allOrNothing, kind, 0);
+    }
 
     public UnitSpec {
         locality = locality == null ? List.of() : List.copyOf(locality);
@@ -37,6 +50,8 @@ public record UnitSpec(String name, Resources slot, int desired, int priority, L
         Checks c = new Checks("unit " + name).name("name", name).nonNegative("slot", slot).bounded("slot", slot);
         c.check(slot == null || !slot.isZero(), "slot", "must ask for some resource, got " + slot);
         c.atLeast("desired", desired, 0).atLeast("maxPerNode", maxPerNode, 0);
+        c.check(expectedSeconds >= 0 && expectedSeconds <= MAX_EXPECTED_SECONDS, "expectedSeconds",
+                "must be 0 (not declared) to " + MAX_EXPECTED_SECONDS + " (one year), got " + expectedSeconds);
         blacklist.forEach(n -> c.check(Names.isValid(n), "blacklist", "'" + Text.escape(n) + "' is not a node name"));
         Set<String> machines = new HashSet<>();
         for (int i = 0; i < locality.size(); i++) {
@@ -62,7 +77,13 @@ public record UnitSpec(String name, Resources slot, int desired, int priority, L
     /** This unit with another desired count. */
     public UnitSpec withDesired(int newDesired) {
         return new UnitSpec(name, slot, newDesired, priority, locality, maxPerNode, blacklist, nodeSelector,
-                allOrNothing, kind);
+                allOrNothing, kind, expectedSeconds);
+    }
+
+    /** This unit with a declared run time per slot (0 = not declared). */
+    public UnitSpec withExpectedSeconds(long seconds) {
+        return new UnitSpec(name, slot, desired, priority, locality, maxPerNode, blacklist, nodeSelector,
+                allOrNothing, kind, seconds);
     }
 
     /** Builds a {@link UnitSpec}; defaults: priority 0, anywhere, no per-node limit, OFFLINE. */
@@ -77,6 +98,7 @@ public record UnitSpec(String name, Resources slot, int desired, int priority, L
         private final Map<String, String> selector = new TreeMap<>();
         private boolean allOrNothing;
         private UnitKind kind = UnitKind.OFFLINE;
+        private long expectedSeconds;
 
         private Builder(String name) {
             this.name = name;
@@ -131,9 +153,14 @@ public record UnitSpec(String name, Resources slot, int desired, int priority, L
             return this;
         }
 
+        public Builder expectedSeconds(long seconds) {
+            this.expectedSeconds = seconds;
+            return this;
+        }
+
         public UnitSpec build() {
             return new UnitSpec(name, slot, desired, priority, locality, maxPerNode, blacklist, selector,
-                    allOrNothing, kind);
+                    allOrNothing, kind, expectedSeconds);
         }
     }
 }

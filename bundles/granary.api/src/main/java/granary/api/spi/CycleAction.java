@@ -18,4 +18,12 @@ public interface CycleAction extends Policy {
 
     default void afterAllocate(CycleContext ctx) {
     }
+
+    /**
+     * Slots came back because their work finished ({@code GrantReleased}), just before the engine
+     * frees them: {@code heldMillis} is how long the oldest of them had been held. Lets a policy learn
+     * how long a group's work runs. Must not change state.
+     */
+    default void released(UnitView unit, int slots, long heldMillis, EngineView view) {
+    }
 }

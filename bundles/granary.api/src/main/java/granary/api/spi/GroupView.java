@@ -31,4 +31,10 @@ public interface GroupView {
 
     /** Jobs of the group not yet finished. */
     int jobs();
+
+    /**
+     * Jobs of the group that hold at least one slot, in the order they started holding (the one
+     * running longest first). Lets a policy find victims without walking the backlog.
+     */
+    Iterable<? extends JobView> running();
 }

@@ -34,6 +34,8 @@ public enum ReasonCode {
     BEHIND,
     /** The named queue or group does not exist. */
     UNKNOWN_GROUP,
+    /** Held back before a quota slice boundary: the work would outlive it beyond the next slice's quota. */
+    LOOKAHEAD,
     /** Anything else; the message says what. */
     OTHER
 }

@@ -2,7 +2,9 @@ package granary.engine.cycle;
 
 import java.util.Map;
 
+import granary.api.model.Resources;
 import granary.api.spi.Admission;
+import granary.api.spi.GroupBounds;
 import granary.api.spi.EngineView;
 import granary.api.spi.NodeFilter;
 import granary.api.spi.Reason;
@@ -10,6 +12,7 @@ import granary.api.spi.ReasonCode;
 import granary.api.spi.Verdict;
 import granary.engine.policy.PolicySet;
 import granary.engine.state.Cluster;
+import granary.engine.state.Dims;
 import granary.engine.state.GroupState;
 import granary.engine.state.NodeState;
 import granary.engine.state.UnitState;
@@ -23,10 +26,36 @@ public final class Eligibility {
 
     private final PolicySet policies;
     private final EngineView view;
+    private final Dims dims;
 
-    public Eligibility(PolicySet policies, EngineView view) {
+    public Eligibility(PolicySet policies, EngineView view, Dims dims) {
         this.policies = policies;
         this.view = view;
+        this.dims = dims;
+    }
+
+    /**
+     * {@code free} narrowed to what the admission policies' limits leave the group ({@code max −
+     * used}, never below zero), so the fit search skips units admission would refuse for their size
+     * instead of visiting them one by one; {@code free} itself when no policy limits the group in
+     * resources.
+     */
+    long[] bound(GroupState g, long[] free) {
+        long[] out = free;
+        for (Admission a : policies.admissions()) {
+            GroupBounds b = a.bounds(g, view);
+            if (b == null || b.max() == null) {
+                continue;
+            }
+            long[] room = dims.vector(b.max().minus(g.used()).max(Resources.ZERO));
+            if (out == free) {
+                out = free.clone();
+            }
+            for (int d = 0; d < out.length; d++) {
+                out[d] = Math.min(out[d], d < room.length ? room[d] : 0);
+            }
+        }
+        return out;
     }
 
     /** True if {@code u} may have at least one more slot on {@code n}, resources aside. */

@@ -78,7 +78,8 @@ public final class PassiveFiller {
     /** The unit of the first group, in group order, that gets the node next, or null. */
     private UnitState pick(NodeState n, List<GroupState> groups) {
         for (GroupState g : groups) {
-            UnitState u = g.queue().first(n.freeVector(), c -> eligibility.mayUse(c, n) && eligibility.admit(c, 1) > 0);
+            long[] free = eligibility.bound(g, n.freeVector());
+            UnitState u = g.queue().first(free, c -> eligibility.mayUse(c, n) && eligibility.admit(c, 1) > 0);
             if (u != null) {
                 return u;
             }

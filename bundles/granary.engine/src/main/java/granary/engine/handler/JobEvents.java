@@ -21,6 +21,7 @@ import granary.api.event.JobsSubmitted;
 import granary.api.event.UnitCancelled;
 import granary.api.event.UnitDesireChanged;
 import granary.api.event.UnitRequested;
+import granary.api.spi.CycleAction;
 import granary.api.spi.EngineView;
 import granary.api.spi.SubmitFilter;
 import granary.api.spi.Verdict;
@@ -196,6 +197,14 @@ public final class JobEvents {
         if (e.slots() <= 0 || e.slots() > held) {
             throw new InvalidRequestException(Problem.of(subject, "slots", "holds " + held + " slots on node " + n.name()
                     + ", cannot release " + e.slots(), held, e.slots()));
+        }
+        long heldMillis = view.now() - u.heldSince(n);
+        for (CycleAction a : policies.cycleActions()) {
+            try {
+                a.released(u, e.slots(), heldMillis, view);
+            } catch (RuntimeException advisory) {
+                // what a policy learns from a release is advice: the release itself must happen
+            }
         }
         allocator.take(u, n, e.slots(), true, "released");
         endIfFinished(JobState.of(u));

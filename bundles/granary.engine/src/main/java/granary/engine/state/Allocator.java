@@ -84,7 +84,7 @@ public final class Allocator {
         boolean wasRunning = job.grantedSlots > 0;
         job.grantedSlots += k;
         if (wasRunning != job.grantedSlots > 0) {
-            g.running(job.user(), wasRunning ? -1 : 1);
+            g.running(job, wasRunning ? -1 : 1);
         }
         workload.granted(k);
         cluster.refresh(n);

@@ -212,6 +212,18 @@ public final class FitQueue implements Iterable<UnitState> {
         return size == 0;
     }
 
+    /** The first queued unit in unit order, or null: the head of the leftmost bucket of the index, O(log S). */
+    public UnitState head() {
+        Node t = root;
+        if (t == null) {
+            return null;
+        }
+        while (t.left != null) {
+            t = t.left;
+        }
+        return t.bucket.head();
+    }
+
     /** The per-resource minimum slot shape of the queued units, or null when empty. */
     public long[] minShape() {
         return root == null ? null : root.min;

@@ -1,8 +1,11 @@
 package granary.engine.state;
 
 import java.util.Comparator;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 import granary.api.model.Resources;
 import granary.api.spi.GroupView;
@@ -22,6 +25,8 @@ public final class GroupState implements GroupView {
     int jobs;
     private int runningJobs;
     private final Map<String, Integer> runningByUser = new HashMap<>();
+    /** Jobs holding slots, in the order they started holding (insertion order). */
+    private final Set<JobState> running = new LinkedHashSet<>();
 
     GroupState(String name, Comparator<UnitState> order) {
         this.name = name;
@@ -74,7 +79,18 @@ public final class GroupState implements GroupView {
         return runningByUser.getOrDefault(user, 0);
     }
 
-    void running(String user, int delta) {
+    @Override
+    public Iterable<JobState> running() {
+        return Collections.unmodifiableSet(running);
+    }
+
+    void running(JobState job, int delta) {
+        if (delta > 0) {
+            running.add(job);
+        } else {
+            running.remove(job);
+        }
+        String user = job.user();
         runningJobs += delta;
         int n = runningByUser.getOrDefault(user, 0) + delta;
         if (n == 0) {

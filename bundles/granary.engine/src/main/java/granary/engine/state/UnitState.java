@@ -231,6 +231,12 @@ public final class UnitState implements UnitView {
         granted -= k;
     }
 
+    /** Engine time of the oldest grant the unit holds on {@code n}, or -1 if it holds none there. */
+    public long heldSince(NodeState n) {
+        long[] age = ages.get(n);
+        return age == null ? -1 : age[0];
+    }
+
     @Override
     public List<Allocation> grants() {
         List<Allocation> out = new ArrayList<>(slots.size());

@@ -105,8 +105,8 @@ public final class Workload {
             dest.granted(u, u.granted());
         }
         if (j.grantedSlots > 0) {
-            from.running(j.user(), -1);
-            dest.running(j.user(), 1);
+            from.running(j, -1);
+            dest.running(j, 1);
         }
         from.jobs--;
         dest.jobs++;

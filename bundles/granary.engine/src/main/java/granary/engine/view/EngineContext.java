@@ -123,6 +123,17 @@ public final class EngineContext implements CycleContext, PlacementContext {
         return () -> merge(g.queue().iterator(), g.gangs().iterator(), workload.order());
     }
 
+    @Override
+    public UnitState head(String group) {
+        GroupState g = group(group);
+        if (g == null) {
+            return null;
+        }
+        UnitState a = g.queue().head();
+        UnitState b = g.gangs().head();
+        return a == null ? b : b == null || workload.order().compare(a, b) <= 0 ? a : b;
+    }
+
     /** Merges two iterators that are each in {@code order}. */
     private static Iterator<UnitState> merge(Iterator<UnitState> a, Iterator<UnitState> b, Comparator<UnitState> order) {
         return new Iterator<>() {

@@ -1,165 +1,207 @@
 package granary.policy.quota;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeMap;
 
 import granary.api.model.Allocation;
 import granary.api.model.Resources;
 import granary.api.model.UnitKind;
-import granary.policy.quota.api.GroupQuota;
-import granary.policy.quota.api.Quota;
-import granary.policy.quota.api.QuotaState;
 import granary.api.spi.CycleContext;
 import granary.api.spi.GroupView;
 import granary.api.spi.JobView;
 import granary.api.spi.NodeView;
 import granary.api.spi.UnitView;
+import granary.policy.quota.api.GroupQuota;
+import granary.policy.quota.api.Quota;
+import granary.policy.quota.api.QuotaState;
 
 /**
- * Preemption of docs/multi-tenancy.md, "The elastic quota loop": a group below its min whose top job cannot be placed takes capacity back.
- *
- * <p>The preemptible list of the article holds the grants a group received while above its min. The
- * same set, read from the engine: the <em>offline</em> grants of groups using more than their min
- * (Overused, Drawback, or not funded now: min 0), at most the excess over the min of each group, so a
- * victim never falls below its own guarantee; oldest grant first. Only grants on nodes the top job
- * may use are taken, and only until it fits. Online grants are never taken. An all-or-nothing victim
- * — an all-or-nothing unit, or every unit of a gang job — is taken whole or not at all (never left
- * half-held), and only if all of it fits in its group's excess.
+ * Preemption with restraint (docs/multi-tenancy.md, "Preemption with restraint"): a group below its
+ * min whose top job cannot be placed takes capacity back, and
+ * <ul>
+ *   <li>only up to its min (never to grow beyond it), and only as much as its top unit needs now —
+ *       an all-or-nothing unit only if all of it fits under the min;</li>
+ *   <li>only from groups above their own min (Overused, Drawback, or not funded now), never below
+ *       the victim's min, offline grants only, oldest first (the article's preemptible list: what a
+ *       group got while above its min), and never a grant younger than {@code minRunSeconds};</li>
+ *   <li>only where it helps: a node is touched only if taking its eligible grants makes room for the
+ *       top unit there, and then only the oldest grants that make that room;</li>
+ *   <li>at most {@code maxPreemptedPerMinute} slots in any 60 s, and one attempt per second.</li>
+ * </ul>
+ * All-or-nothing victims (gang jobs, all-or-nothing units) are not taken: taking one whole is the
+ * churn this restraint is for. Victims are found through each group's running jobs, oldest first,
+ * so the cost is bounded by what runs, not by the backlog.
  */
 final class Preemptor {
 
-    private record Candidate(Allocation grant, String group) {
+    private record Candidate(UnitView unit, Allocation grant, String group) {
     }
 
-    private Preemptor() {
+    /** {@code slots} of a candidate's grant to take. */
+    private record Take(Candidate c, int slots) {
     }
 
-    /** Revokes what {@code top} needs, up to {@code need} slots' worth; returns slots revoked. */
-    static int preempt(CycleContext ctx, Funding funding, UnitView top, int need) {
+    private final QuotaOptions options;
+    private final ArrayDeque<long[]> recent = new ArrayDeque<>();
+    private long recentSlots;
+    private long lastAttempt = -1;
+    /** Per group: {slots taken from it, slots taken for it}. */
+    private final Map<String, long[]> counts = new TreeMap<>();
+
+    Preemptor(QuotaOptions options) {
+        this.options = options;
+    }
+
+    /** Slots taken from and for each group since the policy started, by group name. */
+    Map<String, long[]> counts() {
+        return counts;
+    }
+
+    /** Slots the rate limit still allows now. */
+    long budget(long now) {
+        while (!recent.isEmpty() && recent.peekFirst()[0] <= now - 60_000) {
+            recentSlots -= recent.pollFirst()[1];
+        }
+        return options.maxPreemptedPerMinute() == 0 ? Long.MAX_VALUE : options.maxPreemptedPerMinute() - recentSlots;
+    }
+
+    /**
+     * Takes back what {@code top} needs to start, at most {@code toMin} slots of its shape (the room to its
+     * group's min); returns the slots revoked.
+     */
+    int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin) {
+        long now = ctx.now();
+        if (lastAttempt >= 0 && now >= lastAttempt && now - lastAttempt < 1000) {
+            return 0;   // one attempt per scheduling round (a second of engine time)
+        }
+        lastAttempt = now;
+        long budget = budget(now);
+        long need = top.allOrNothing() ? (top.remaining() <= toMin ? top.remaining() : 0) : Math.min(top.remaining(), toMin);
+        if (need <= 0 || budget <= 0) {
+            return 0;
+        }
+        Map<String, Quota> excess = excess(ctx, funding, top.group());
+        List<Candidate> candidates = candidates(ctx, top, excess, now - options.minRunSeconds() * 1000);
+        // Oldest slot first over the whole cluster; slots taken on a node are only committed once they
+        // make room there for the top unit, so nothing is revoked that does not help it.
+        Map<String, List<Take>> pending = new HashMap<>();
+        Map<String, Resources> freed = new HashMap<>();
+        int revoked = 0;
+        long fit = 0;
+        String why = "preempted for job " + top.job().id() + " of group " + top.group() + " below its MinQuota";
+        for (Candidate c : candidates) {
+            String n = c.grant().node();
+            NodeView node = ctx.cluster().node(n);
+            for (int k = 0; k < c.grant().slots() && fit < need && revoked + pendingSlots(pending.get(n)) < budget; k++) {
+                Quota l = excess.get(c.group());
+                Quota one = quotaOf(l, c, 1);
+                if (!one.atMost(l)) {
+                    break;   // would push its group below its min
+                }
+                excess.put(c.group(), minus(l, one));
+                List<Take> p = pending.computeIfAbsent(n, x -> new ArrayList<>());
+                if (!p.isEmpty() && p.get(p.size() - 1).c() == c) {
+                    p.set(p.size() - 1, new Take(c, p.get(p.size() - 1).slots() + 1));
+                } else {
+                    p.add(new Take(c, 1));
+                }
+                Resources f = freed.getOrDefault(n, Resources.ZERO).plus(c.unit().slot());
+                freed.put(n, f);
+                int before = ctx.room(top, node);
+                if (top.slot().copiesIn(node.free().plus(f)) > before) {
+                    for (Take t : p) {
+                        ctx.revoke(t.c().unit().id(), n, t.slots(), why);
+                        revoked += t.slots();
+                        counts.computeIfAbsent(t.c().group(), g -> new long[2])[0] += t.slots();
+                    }
+                    p.clear();
+                    freed.remove(n);
+                    fit += ctx.room(top, node) - before;
+                }
+            }
+            if (fit >= need || revoked >= budget) {
+                break;
+            }
+        }
+        if (revoked > 0) {
+            recent.addLast(new long[] {now, revoked});
+            recentSlots += revoked;
+            counts.computeIfAbsent(top.group(), g -> new long[2])[1] += revoked;
+        }
+        return revoked;
+    }
+
+    private static int pendingSlots(List<Take> p) {
+        int s = 0;
+        if (p != null) {
+            for (Take t : p) {
+                s += t.slots();
+            }
+        }
+        return s;
+    }
+
+    /** How much each group above its min may lose before it reaches its min. */
+    private static Map<String, Quota> excess(CycleContext ctx, Funding funding, String beneficiary) {
         Map<String, Quota> excess = new HashMap<>();
         for (GroupView g : ctx.groups()) {
-            if (!g.name().equals(top.group()) && funding.state(g) != QuotaState.NORMAL) {
+            if (!g.name().equals(beneficiary) && g.usedSlots() > 0 && funding.state(g) != QuotaState.NORMAL) {
                 GroupQuota q = funding.quota(g.name());
                 Quota used = funding.used(g);
                 excess.put(g.name(), q == null ? used : minus(used, q.min()));
             }
         }
-        List<Candidate> candidates = new ArrayList<>();
-        for (JobView j : ctx.jobs()) {
-            if (excess.containsKey(j.group())) {
+        return excess;
+    }
+
+    /**
+     * The preemptible grants, oldest first:
+     * offline, not all-or-nothing, at least the minimum run time old, on nodes the top unit may use.
+     */
+    private static List<Candidate> candidates(CycleContext ctx, UnitView top, Map<String, Quota> excess,
+                                              long oldEnough) {
+        List<Candidate> all = new ArrayList<>();
+        for (String group : excess.keySet()) {
+            for (JobView j : ctx.group(group).running()) {
+                if (j.gang()) {
+                    continue;
+                }
                 for (UnitView u : j.units()) {
-                    if (u.kind() == UnitKind.OFFLINE) {
-                        u.grants().forEach(a -> candidates.add(new Candidate(a, j.group())));
+                    if (u.kind() != UnitKind.OFFLINE || u.allOrNothing() || u.granted() == 0) {
+                        continue;
+                    }
+                    for (Allocation a : u.grants()) {
+                        if (a.since() <= oldEnough) {
+                            all.add(new Candidate(u, a, group));
+                        }
                     }
                 }
             }
         }
-        candidates.sort((a, b) -> a.grant().since() != b.grant().since()
-                ? Long.compare(a.grant().since(), b.grant().since()) : Long.compare(a.grant().seq(), b.grant().seq()));
-        int fit = 0;
-        Long pool = funding.poolRoom(ctx);   // with WorkerSpans, freed workers must fit the slice too
-        long poolShort = pool == null ? 0 : Math.max(0, need - pool);
-        int revoked = 0;
-        Set<String> takenGangs = new HashSet<>();
-        String why = "preempted for job " + top.job().id() + " of group " + top.group() + " below its MinQuota";
-        for (Candidate c : candidates) {
-            boolean nodesShort = fit < need;
-            if (!nodesShort && poolShort == 0) {
-                break;
-            }
-            NodeView node = ctx.cluster().node(c.grant().node());
-            if (node == null || (nodesShort && !ctx.mayUse(top, node))) {
-                continue;   // while nodes are short only usable ones help; while only the pool is, any does
-            }
-            UnitView victim = ctx.unit(c.grant().unit());
-            if (victim.allOrNothing()) {
-                if (!takenGangs.add(gangKey(victim))) {
-                    continue;   // already taken whole with an older grant of the same gang
-                }
-                List<Allocation> gang = gangGrants(victim);
-                Quota whole = total(gang, ctx, excess.get(c.group()));
-                if (!whole.atMost(excess.get(c.group()))) {
-                    continue;   // taking it whole would push its group below its min
-                }
-                Map<String, Integer> before = rooms(ctx, top, gang);
-                for (Allocation a : gang) {
-                    ctx.revoke(a.unit(), a.node(), a.slots(), why);
-                    revoked += a.slots();
-                    poolShort = Math.max(0, poolShort - a.slots());
-                }
-                excess.put(c.group(), minus(excess.get(c.group()), whole));
-                for (Map.Entry<String, Integer> e : before.entrySet()) {
-                    fit += ctx.room(top, ctx.cluster().node(e.getKey())) - e.getValue();
-                }
-                continue;
-            }
-            for (int k = 0; k < c.grant().slots() && (fit < need || poolShort > 0); k++) {
-                Quota left = excess.get(c.group());
-                Quota one = slotQuota(left, victim.slot());
-                if (!one.atMost(left)) {
-                    break;
-                }
-                int before = ctx.room(top, node);
-                ctx.revoke(victim.id(), node.name(), 1, why);
-                excess.put(c.group(), minus(left, one));
-                revoked++;
-                poolShort = Math.max(0, poolShort - 1);
-                fit += ctx.room(top, node) - before;
+        all.sort((a, b) -> a.grant().since() != b.grant().since() ? Long.compare(a.grant().since(), b.grant().since())
+                : Long.compare(a.grant().seq(), b.grant().seq()));
+        List<Candidate> usable = new ArrayList<>();
+        Map<String, Boolean> mayUse = new HashMap<>();
+        for (Candidate c : all) {
+            if (mayUse.computeIfAbsent(c.grant().node(), n -> {
+                NodeView node = ctx.cluster().node(n);
+                return node != null && ctx.mayUse(top, node);
+            })) {
+                usable.add(c);
             }
         }
-        return revoked;
+        return usable;
     }
 
-    /** One key per gang: the job of a gang job, else the all-or-nothing unit. */
-    private static String gangKey(UnitView u) {
-        return u.job().gang() ? u.job().id() : u.id().toString();
+    private static Quota quotaOf(Quota form, Candidate c, int slots) {
+        return form.isWorkers() ? Quota.workers(slots) : Quota.of(c.unit().slot().times(slots));
     }
 
-    /** Every grant of the gang {@code u} belongs to. */
-    private static List<Allocation> gangGrants(UnitView u) {
-        List<Allocation> all = new ArrayList<>();
-        if (u.job().gang()) {
-            for (UnitView m : u.job().units()) {
-                all.addAll(m.grants());
-            }
-        } else {
-            all.addAll(u.grants());
-        }
-        return all;
-    }
-
-    /** What the grants hold, in the form of {@code form}. */
-    private static Quota total(List<Allocation> grants, CycleContext ctx, Quota form) {
-        long slots = 0;
-        Resources res = Resources.ZERO;
-        for (Allocation a : grants) {
-            slots += a.slots();
-            res = res.plus(ctx.unit(a.unit()).slot().times(a.slots()));
-        }
-        return form.isWorkers() ? Quota.workers(slots) : Quota.of(res);
-    }
-
-    /** The top job's room on every node of the grants that it may use, before they are taken. */
-    private static Map<String, Integer> rooms(CycleContext ctx, UnitView top, List<Allocation> grants) {
-        Map<String, Integer> rooms = new HashMap<>();
-        for (Allocation a : grants) {
-            NodeView n = ctx.cluster().node(a.node());
-            if (!rooms.containsKey(a.node()) && ctx.mayUse(top, n)) {
-                rooms.put(a.node(), ctx.room(top, n));
-            }
-        }
-        return rooms;
-    }
-
-    private static Quota slotQuota(Quota form, Resources slot) {
-        return form.isWorkers() ? Quota.workers(1) : Quota.of(slot);
-    }
-
-    private static Quota minus(Quota a, Quota b) {
+    static Quota minus(Quota a, Quota b) {
         return a.isWorkers() ? Quota.workers(Math.max(0, a.workers() - b.workers()))
                 : Quota.of(a.resources().minus(b.resources()).max(Resources.ZERO));
     }

@@ -3,30 +3,64 @@ package granary.policy.quota;
 import java.time.ZoneId;
 
 /**
- * Settings of the quota policy.
+ * Settings of the quota policy (docs/multi-tenancy.md, "Choices and their defaults").
  *
- * @param zone            the time zone in which slice hours and billing days are counted
- * @param preemption      a group below its min may take capacity back from groups above theirs
- *                        (offline grants only, oldest first)
- * @param holdForEmergent while the top job cannot be placed it is the emergent job and nothing else
- *                        is granted (docs/multi-tenancy.md, "The elastic quota loop": "this round fails"); false lets others use what it cannot
- * @param billingDays     days of billing kept
+ * @param zone                  the time zone in which slice hours and billing days are counted
+ * @param preemption            a group below its min may take capacity back from groups above theirs
+ *                              (offline grants only, oldest first), never beyond its min
+ * @param emergent              what the top job that cannot be placed gets: a claim on the nodes it
+ *                              needs as they free up ({@link EmergentMode#CLAIM}), the whole cluster
+ *                              held for it ({@link EmergentMode#HOLD}, ServiceMode), or nothing
+ * @param minRunSeconds         a grant younger than this is never preempted
+ * @param maxPreemptedPerMinute at most this many slots are revoked by preemption in any 60 s of
+ *                              engine time; 0 = no limit
+ * @param lookahead             before a slice boundary lowers a group's quota, work expected to
+ *                              outlive the boundary is granted only within the next slice's quota
+ * @param lookaheadMinutes      how long before a boundary the lookahead starts to act
+ * @param billingDays           days of billing kept
  */
-public record QuotaOptions(ZoneId zone, boolean preemption, boolean holdForEmergent, int billingDays) {
+public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergent, long minRunSeconds,
+                           long maxPreemptedPerMinute, boolean lookahead, long lookaheadMinutes, int billingDays) {
 
-    public static final QuotaOptions DEFAULTS = new QuotaOptions(ZoneId.of("UTC"), true, true, 31);
+    /** What the emergent job of docs/multi-tenancy.md, "The elastic quota loop", gets. */
+    public enum EmergentMode {
+        /** The nodes it needs are claimed for it as they free up; the rest of the cluster keeps working. */
+        CLAIM,
+        /** Nothing else is granted while it cannot be placed ("this round fails"): short-job ServiceMode clusters. */
+        HOLD,
+        /** No emergent job: others use what it cannot. */
+        OFF
+    }
+
+    public static final QuotaOptions DEFAULTS = new QuotaOptions(ZoneId.of("UTC"), true, EmergentMode.CLAIM, 60, 1000,
+            true, 60, 31);
 
     public QuotaOptions {
         if (billingDays < 1) {
             throw new IllegalArgumentException("quota: billingDays must be at least 1, got " + billingDays);
         }
+        if (minRunSeconds < 0 || maxPreemptedPerMinute < 0 || lookaheadMinutes < 0) {
+            throw new IllegalArgumentException("quota: minRunSeconds, maxPreemptedPerMinute and lookaheadMinutes must not be "
+                    + "negative, got " + minRunSeconds + ", " + maxPreemptedPerMinute + ", " + lookaheadMinutes);
+        }
+        emergent = emergent == null ? EmergentMode.CLAIM : emergent;
     }
 
     public QuotaOptions withPreemption(boolean on) {
-        return new QuotaOptions(zone, on, holdForEmergent, billingDays);
+        return new QuotaOptions(zone, on, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays);
     }
 
-    public QuotaOptions withHoldForEmergent(boolean on) {
-        return new QuotaOptions(zone, preemption, on, billingDays);
+    public QuotaOptions withEmergent(EmergentMode mode) {
+        return new QuotaOptions(zone, preemption, mode, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays);
+    }
+
+    public QuotaOptions withRestraint(long minRun, long perMinute) {
+        return new QuotaOptions(zone, preemption, emergent, minRun, perMinute, lookahead, lookaheadMinutes, billingDays);
+    }
+
+    public QuotaOptions withLookahead(boolean on, long minutes) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, on, minutes, billingDays);
     }
 }

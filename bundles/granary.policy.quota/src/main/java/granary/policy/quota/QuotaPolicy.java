@@ -1,8 +1,11 @@
 package granary.policy.quota;
 
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,6 +14,7 @@ import java.util.TreeSet;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.JobSpec;
 import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.api.model.UnitSpec;
 import granary.policy.quota.api.GroupQuota;
 import granary.policy.quota.api.Quota;
@@ -22,8 +26,11 @@ import granary.api.spi.CycleAction;
 import granary.api.spi.CycleContext;
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupOrder;
+import granary.api.spi.GroupBounds;
 import granary.api.spi.GroupView;
 import granary.api.spi.JobView;
+import granary.api.spi.NodeFilter;
+import granary.api.spi.NodeView;
 import granary.api.spi.Reason;
 import granary.api.spi.ReasonCode;
 import granary.api.spi.Reconfigurable;
@@ -44,9 +51,12 @@ import granary.api.spi.Verdict;
  *       earlier head submission.</li>
  *   <li><b>Cycle action</b> — the slice switches on the engine clock at the hour boundary (the engine
  *       then looks at every node again); the top job that cannot be placed is preempted for when its
- *       group is below min (see {@link Preemptor}), else it becomes the <em>emergent job</em>, tried
- *       first in the next cycle while nothing else is granted ({@link QuotaOptions#holdForEmergent});
- *       billing integrates usage.</li>
+ *       group is below min, with restraint (see {@link Preemptor}), and becomes the <em>emergent
+ *       job</em>: tried first in every cycle, with a claim on the nodes it needs as they free up
+ *       (or, in HOLD mode, nothing else granted; {@link QuotaOptions#emergent}); before a boundary
+ *       that lowers a group's quota, work that would outlive it is held to the next slice's quota
+ *       ({@link Lookahead}); billing integrates usage.</li>
+ *   <li><b>Node filter</b> — a node claimed for the emergent job takes no other work.</li>
  *   <li><b>Submit filter</b> — a job of a group funded in no slice, or an all-or-nothing job larger
  *       than its group's max in every slice, is refused at once.</li>
  * </ul>
@@ -56,22 +66,41 @@ import granary.api.spi.Verdict;
  * admissions apply; the group order in effect is the one of the policy selected last. Without a
  * table the policy admits everything and orders groups by used share (hunger).
  */
-public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFilter, Reconfigurable {
+public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFilter, NodeFilter, Reconfigurable {
 
     /** The policy's name: console, status and HTTP use it. */
     public static final String NAME = "quota";
+    /** How often a claim is worked out again while its job waits (nodes come and go). */
+    private static final long CLAIM_REFRESH_MILLIS = 30_000;
+    /** How often the funding is worked out again besides at slice boundaries (a queue tree may rename groups). */
+    private static final long FUNDING_REFRESH_MILLIS = 10_000;
 
     private final QuotaOptions options;
     private final SliceClock clock;
     private final Billing billing;
+    private final Preemptor preemptor;
+    private final Lookahead lookahead;
     private QuotaTable table;
     private Funding funding;
+    private long fundingUntil = Long.MIN_VALUE;
+    private long fundingAt;
     private String emergent;
+    /** Nodes claimed for the emergent job (CLAIM mode), and its units that may use them. */
+    private final Set<String> claim = new LinkedHashSet<>();
+    private Set<UnitId> claimUnits = Set.of();
+    private Reason claimReason;
+    private long claimAt;
+    /** True while the emergent job is being placed (HOLD mode lets it through). */
+    private boolean placingEmergent;
+    /** Per group: the wait verdict given last and the usage it was given for (reasons are built once). */
+    private final Map<String, Object[]> groupVerdicts = new HashMap<>();
 
     public QuotaPolicy(QuotaOptions options, QuotaTable table) {
         this.options = options;
         this.clock = new SliceClock(options.zone());
         this.billing = new Billing(clock, options.billingDays());
+        this.preemptor = new Preemptor(options);
+        this.lookahead = new Lookahead(clock, options.lookaheadMinutes());
         this.table = table;
     }
 
@@ -88,11 +117,31 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     @Override
     public void detach() {
         emergent = null;
+        claim.clear();
+        claimUnits = Set.of();
     }
 
     private void refresh(EngineView view) {
-        TimeSlice slice = table == null ? null : table.sliceAt(clock.hour(view.now()));
+        long now = view.now();
+        TimeSlice slice = table == null ? null : table.sliceAt(clock.hour(now));
         funding = new Funding(table, slice, view);
+        fundingUntil = clock.nextHour(now);
+        fundingAt = now;
+        groupVerdicts.clear();
+        if (options.lookahead()) {
+            lookahead.refresh(now, table, funding, view, true);
+        }
+    }
+
+    /** Works the funding out again at an hour boundary (or every few seconds); true if the slice changed. */
+    private boolean refreshIfDue(EngineView view) {
+        long now = view.now();
+        if (funding != null && now < fundingUntil && now - fundingAt < FUNDING_REFRESH_MILLIS && now >= fundingAt) {
+            return false;
+        }
+        TimeSlice before = funding == null ? null : funding.slice();
+        refresh(view);
+        return table != null && before != null && !before.equals(funding.slice());
     }
 
     // ---- admission ----
@@ -102,17 +151,40 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         if (table == null) {
             return Verdict.ALLOW;
         }
+        if (holding()) {
+            return behind();
+        }
+        return groupVerdict(group);
+    }
+
+    /** Nothing but the emergent job is granted now (HOLD mode). */
+    private boolean holding() {
+        return options.emergent() == QuotaOptions.EmergentMode.HOLD && emergent != null && !placingEmergent;
+    }
+
+    private Verdict behind() {
+        return Verdict.waitFor(Reason.of(ReasonCode.BEHIND, "job " + emergent,
+                "is the emergent job: nothing else is granted until it fits (emergent=hold)"));
+    }
+
+    /** The group's verdict by its quota alone; a refusal is built once per usage level. */
+    private Verdict groupVerdict(GroupView group) {
         GroupQuota q = funding.quota(group.name());
-        if (q == null) {
-            return Verdict.waitFor(Reason.of(ReasonCode.UNFUNDED, "group " + group.name(),
-                    "not funded in slice " + funding.slice() + " of the quota table"));
-        }
         Quota used = funding.used(group);
-        if (Usage.reached(used, q.max())) {
-            return Verdict.waitFor(limit(ReasonCode.DRAWBACK, group.name(), "Drawback: holds " + used + " of MaxQuota "
-                    + q.max() + "; nothing until it releases", q.max(), used));
+        if (q != null && !Usage.reached(used, q.max())) {
+            return Verdict.ALLOW;
         }
-        return Verdict.ALLOW;
+        Object[] cached = groupVerdicts.get(group.name());
+        if (cached != null && cached[0].equals(used)) {
+            return (Verdict) cached[1];
+        }
+        Verdict v = q == null
+                ? Verdict.waitFor(Reason.of(ReasonCode.UNFUNDED, "group " + group.name(),
+                        "not funded in slice " + funding.slice() + " of the quota table"))
+                : Verdict.waitFor(limit(ReasonCode.DRAWBACK, group.name(), "Drawback: holds " + used + " of MaxQuota "
+                        + q.max() + "; nothing until it releases", q.max(), used));
+        groupVerdicts.put(group.name(), new Object[] {used, v});
+        return v;
     }
 
     @Override
@@ -120,30 +192,89 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         if (table == null) {
             return Verdict.ALLOW;
         }
-        if (options.holdForEmergent() && emergent != null && !emergent.equals(unit.job().id())) {
-            return Verdict.waitFor(Reason.of(ReasonCode.BEHIND, "job " + emergent,
-                    "is the emergent job: nothing else is granted until it fits"));
+        if (holding() && !emergent.equals(unit.job().id())) {
+            return behind();
         }
+        GroupView g = view.group(unit.group());
         GroupQuota q = funding.quota(unit.group());
         if (q == null) {
-            return admitGroup(view.group(unit.group()), view);
+            return groupVerdict(g);
         }
-        Quota used = funding.used(view.group(unit.group()));
+        Quota used = funding.used(g);
         long room = Usage.room(used, q.max(), unit.slot());
-        Reason why = limit(ReasonCode.QUOTA, unit.group(), "MaxQuota " + q.max() + ", holds " + used, q.max(), used);
+        ReasonCode code = ReasonCode.QUOTA;
         Long pool = funding.poolRoom(view);
         if (pool != null && pool < room) {
             room = pool;
+            code = null;   // the pool of WorkerSpans
+        }
+        Quota after = options.lookahead() ? lookahead.limit(unit, view.now()) : null;
+        if (after != null) {
+            long r = Usage.room(used, after, unit.slot());
+            if (r < room) {
+                room = r;
+                code = ReasonCode.LOOKAHEAD;
+            }
+        }
+        if (room >= wanted) {
+            return Verdict.ALLOW;
+        }
+        return Verdict.allow((int) room, why(code, unit, q, used, after, pool));
+    }
+
+    /** Why a unit may not have more slots now; built only when it is refused some. */
+    private Reason why(ReasonCode code, UnitView unit, GroupQuota q, Quota used, Quota after, Long pool) {
+        if (code == ReasonCode.LOOKAHEAD) {
+            return limit(code, unit.group(), "the slice boundary at " + java.time.Instant.ofEpochMilli(lookahead.boundary())
+                    + " lowers its quota to " + after + " (slice " + lookahead.nextSlice() + "); work expected to run "
+                    + expectedText(unit) + " would outlive it; holds " + used, after, used);
+        }
+        if (code == null) {
             long workers = funding.workers(funding.slice());
-            why = new Reason(ReasonCode.QUOTA, "slice " + funding.slice(), "the " + workers
+            return new Reason(ReasonCode.QUOTA, "slice " + funding.slice(), "the " + workers
                     + " workers of the slice (WorkerSpans) are all granted but " + pool, workers, workers - pool);
         }
-        return room >= wanted ? Verdict.ALLOW : Verdict.allow((int) room, why);
+        return limit(code, unit.group(), "MaxQuota " + q.max() + ", holds " + used, q.max(), used);
+    }
+
+    private String expectedText(UnitView u) {
+        double s = lookahead.expectedSeconds(u);
+        return s < 0 ? "an unknown time" : String.format(java.util.Locale.ROOT, "%.0f s", s);
+    }
+
+    @Override
+    public GroupBounds bounds(GroupView group, EngineView view) {
+        GroupQuota q = table == null ? null : funding.quota(group.name());
+        if (q == null) {
+            return null;
+        }
+        Quota max = q.max();
+        Quota after = options.lookahead() ? lookahead.groupLimit(group.name()) : null;
+        if (after != null && after.atMost(max)) {
+            max = after;   // freed nodes fill the group only up to its next-slice quota (docs/multi-tenancy.md)
+        }
+        return q.max().isWorkers() ? GroupBounds.ofSlots(q.min().workers(), max.workers())
+                : GroupBounds.ofResources(q.min().resources(), max.resources());
     }
 
     private static Reason limit(ReasonCode code, String group, String message, Quota limit, Quota value) {
         return new Reason(code, "group " + group, message, limit.isWorkers() ? limit.workers() : -1,
                 value.isWorkers() ? value.workers() : -1);
+    }
+
+    // ---- node filter: the emergent job's claim ----
+
+    @Override
+    public Verdict filter(UnitView unit, NodeView node) {
+        if (claim.isEmpty() || !claim.contains(node.name()) || unit.job().id().equals(emergent)) {
+            return Verdict.ALLOW;
+        }
+        return Verdict.waitFor(claimReason);
+    }
+
+    @Override
+    public Set<UnitId> reservedFor(NodeView node) {
+        return claim.isEmpty() || !claim.contains(node.name()) ? null : claimUnits;
     }
 
     // ---- group order (docs/multi-tenancy.md, "The elastic quota loop") ----
@@ -154,8 +285,8 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             Resources cluster = view.cluster().capacity();
             return Double.compare(a.used().dominantShare(cluster), b.used().dominantShare(cluster));
         }
-        UnitView ha = head(a, view);
-        UnitView hb = head(b, view);
+        UnitView ha = view.head(a.name());
+        UnitView hb = view.head(b.name());
         if (ha == null || hb == null) {
             return ha == null ? (hb == null ? 0 : 1) : -1;
         }
@@ -176,20 +307,16 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         return q != null && Usage.belowMin(funding.used(g), q.min());
     }
 
-    private static UnitView head(GroupView g, EngineView view) {
-        Iterator<? extends UnitView> it = view.waiting(g.name()).iterator();
-        return it.hasNext() ? it.next() : null;
-    }
-
     // ---- cycle ----
 
     @Override
     public void beforeAllocate(CycleContext ctx) {
         billing.charge(ctx.now(), table);
-        TimeSlice before = funding == null ? null : funding.slice();
-        refresh(ctx);
-        if (table != null && before != null && !before.equals(funding.slice())) {
+        if (refreshIfDue(ctx)) {
             ctx.reconsider();   // limits changed at the hour boundary: look at every node again
+        }
+        if (options.lookahead()) {
+            lookahead.refresh(ctx.now(), table, funding, ctx, false);
         }
         if (emergent != null) {
             tryEmergent(ctx);
@@ -200,16 +327,32 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         JobView job = ctx.job(emergent);
         UnitView head = job == null ? null : firstWaiting(job);
         if (head == null || quotaRoom(head, ctx) == 0) {
-            emergent = null;   // placed, gone, or held back by quota: it no longer blocks anyone
+            clearEmergent(ctx);   // placed, gone, or held back by quota: it no longer blocks anyone
             return;
         }
-        for (UnitView u : job.units()) {
-            if (u.live() && u.remaining() > 0) {
-                ctx.schedule(u.id());
+        placingEmergent = true;
+        try {
+            for (UnitView u : job.units()) {
+                if (u.live() && u.remaining() > 0) {
+                    ctx.schedule(u.id());
+                }
             }
+        } finally {
+            placingEmergent = false;
         }
         if (firstWaiting(job) == null) {
-            emergent = null;
+            clearEmergent(ctx);
+        } else if (options.emergent() == QuotaOptions.EmergentMode.CLAIM && ctx.now() - claimAt >= CLAIM_REFRESH_MILLIS) {
+            claim(ctx, job);
+        }
+    }
+
+    private void clearEmergent(CycleContext ctx) {
+        emergent = null;
+        if (!claim.isEmpty()) {
+            claim.clear();
+            claimUnits = Set.of();
+            ctx.reconsider();   // claimed nodes take other work again
         }
     }
 
@@ -221,27 +364,82 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         billing.observe(ctx);
     }
 
+    @Override
+    public void released(UnitView unit, int slots, long heldMillis, EngineView view) {
+        lookahead.learn(unit, heldMillis);
+    }
+
     /** The top job of docs/multi-tenancy.md, "The elastic quota loop": placed, preempted for, or made the emergent job. */
     private void topJob(CycleContext ctx) {
         GroupView top = null;
         for (GroupView g : ctx.groups()) {
-            if (g.waitingUnits() > 0 && admitGroup(g, ctx).allowed() && (top == null || compare(g, top, ctx) < 0)) {
+            if (g.waitingUnits() > 0 && groupVerdict(g).allowed() && (top == null || compare(g, top, ctx) < 0)) {
                 top = g;
             }
         }
-        UnitView head = top == null ? null : head(top, ctx);
-        if (head == null || head.remaining() == 0 || quotaRoom(head, ctx) == 0) {
-            return;   // nothing waits, or it waits for quota rather than for resources
+        UnitView head = top == null ? null : ctx.head(top.name());
+        if (head == null || head.remaining() == 0 || quotaRoom(head, ctx) == 0 || (emergent == null && ctx.admissible(head) == 0)) {
+            return;   // nothing waits, or it waits for quota (or the lookahead) rather than for resources
         }
         // the engine is work-conserving: a head still waiting after allocation fits on no node now
         if (options.preemption() && belowMin(top)) {
-            int need = (int) Math.min(head.remaining(), quotaRoom(head, ctx));
-            if (Preemptor.preempt(ctx, funding, head, need) > 0) {
+            GroupQuota q = funding.quota(top.name());
+            long toMin = Usage.room(funding.used(top), q.min(), head.slot());
+            if (preemptor.preempt(ctx, funding, head, toMin) > 0) {
                 ctx.schedule(head.id());
             }
         }
-        if (head.remaining() > 0 && options.holdForEmergent() && (head.allOrNothing() || head.granted() == 0)) {
+        if (emergent == null && head.remaining() > 0 && options.emergent() != QuotaOptions.EmergentMode.OFF
+                && (head.allOrNothing() || head.granted() == 0)) {
             emergent = head.job().id();
+            if (options.emergent() == QuotaOptions.EmergentMode.CLAIM) {
+                claim(ctx, head.job());
+            }
+        }
+    }
+
+    /**
+     * Claims, for the emergent job, the fewest nodes whose capacity covers what it needs to start —
+     * all of an all-or-nothing unit, one slot of another — those with the most room for it now
+     * first. Nothing else is granted on them; the rest of the cluster keeps working.
+     */
+    private void claim(CycleContext ctx, JobView job) {
+        Set<String> nodes = new LinkedHashSet<>();
+        Set<UnitId> units = new HashSet<>();
+        for (UnitView u : job.units()) {
+            if (!u.live() || u.remaining() == 0 || (!job.gang() && !u.allOrNothing() && !nodes.isEmpty())) {
+                continue;
+            }
+            units.add(u.id());
+            long need = u.allOrNothing() ? u.remaining() : 1;
+            List<NodeView> candidates = new ArrayList<>();
+            for (NodeView n : ctx.cluster().nodes()) {
+                if (!n.blacklisted() && u.slot().copiesIn(n.capacity()) > 0 && ctx.mayUse(u, n)) {
+                    candidates.add(n);
+                }
+            }
+            candidates.sort(Comparator.comparingInt((NodeView n) -> -u.slot().copiesIn(n.free()))
+                    .thenComparing(NodeView::name));
+            long have = 0;
+            for (NodeView n : candidates) {
+                if (have >= need) {
+                    break;
+                }
+                int potential = u.slot().copiesIn(n.capacity());
+                int max = u.spec().maxPerNode();
+                have += max > 0 ? Math.min(potential, max) : potential;
+                nodes.add(n.name());
+            }
+        }
+        boolean shrank = !nodes.containsAll(claim);
+        claim.clear();
+        claim.addAll(nodes);
+        claimUnits = Set.copyOf(units);
+        claimReason = Reason.of(ReasonCode.LOCKED, "job " + job.id(), "the emergent job has claimed this node ("
+                + claim.size() + " claimed) until it starts");
+        claimAt = ctx.now();
+        if (shrank) {
+            ctx.reconsider();
         }
     }
 
@@ -316,6 +514,8 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         }
         this.table = t;
         this.emergent = null;
+        this.claim.clear();
+        this.claimUnits = Set.of();
         refresh(view);
         return List.of("quota table: " + t.slices().size() + " slices, " + t.groupNames().size() + " groups, counting "
                 + (t.workerForm() ? "workers" : "resources") + (t.workerSpans() == null ? "" : ", WorkerSpans " + t.workerSpans())
@@ -334,12 +534,15 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             rows.computeIfAbsent(g.name(), n -> row(n, idOf(n, view), zero(), zero(), view));
         }
         return new QuotaReport(funding.slice() == null ? "-" : funding.slice().toString(), funding.workers(funding.slice()),
-                options.preemption(), emergent, new ArrayList<>(rows.values()));
+                options.preemption(), emergent, claim.size(), lookahead.boundary() < 0 ? null
+                        : java.time.Instant.ofEpochMilli(lookahead.boundary()).toString(), new ArrayList<>(rows.values()));
     }
 
     private GroupQuotaRow row(String name, int id, Quota min, Quota max, EngineView view) {
         GroupView g = view.group(name);
-        return new GroupQuotaRow(name, id, min, max, funding.used(g), table == null ? QuotaState.NORMAL : funding.state(name, g));
+        long[] p = preemptor.counts().getOrDefault(name, new long[2]);
+        return new GroupQuotaRow(name, id, min, max, funding.used(g), table == null ? QuotaState.NORMAL : funding.state(name, g),
+                p[0], p[1]);
     }
 
     private Quota zero() {
@@ -367,6 +570,8 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     @Override
     public Map<String, String> status() {
         return Map.of("table", table == null ? "none" : table.slices().size() + " slices",
-                "preemption", Boolean.toString(options.preemption()), "zone", options.zone().getId());
+                "preemption", Boolean.toString(options.preemption()), "zone", options.zone().getId(),
+                "emergent", options.emergent().name().toLowerCase(java.util.Locale.ROOT),
+                "lookahead", Boolean.toString(options.lookahead()));
     }
 }

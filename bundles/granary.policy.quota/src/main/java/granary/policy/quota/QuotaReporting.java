@@ -34,7 +34,8 @@ final class QuotaReporting {
     }
 
     static void declare(PolicyDeclaration.Builder<QuotaPolicy> b) {
-        b.sampledReport("quota", "the quota slice in force, then one line per group: name, id, min, max, used, state",
+        b.sampledReport("quota", "the quota slice in force (emergent job, claimed nodes, lookahead), then one line per group: "
+                        + "name, id, min, max, used, state, slots preempted from it and for it",
                         (p, v) -> quota(p.quota(v)))
                 .report("billing", "billing of every day kept, or of one day: per day, slice and group, usage integrated over time",
                         List.of(CommandSpec.optional("day", "day, yyyy-MM-dd")), QuotaReporting::billingOf)
@@ -50,11 +51,13 @@ final class QuotaReporting {
         List<Row> rows = new ArrayList<>();
         for (GroupQuotaRow g : r.groups()) {
             rows.add(Row.of(Cell.bare("group", g.group()), Cell.of("id", g.groupId()), Cell.of("min", value(g.min())),
-                    Cell.of("max", value(g.max())), Cell.of("used", value(g.used())), Cell.bare("state", g.state().name())));
+                    Cell.of("max", value(g.max())), Cell.of("used", value(g.used())), Cell.bare("state", g.state().name()),
+                    Cell.of("preempted_from", g.preemptedFrom()), Cell.of("preempted_for", g.preemptedFor())));
         }
         return Report.of(Section.line("slice", Cell.of("slice", r.slice()), Cell.of("workers", r.workers()),
                         Cell.of("preemption", r.preemption()).shownAs(r.preemption() ? "on" : "off"),
-                        Cell.of("emergent", r.emergent())),
+                        Cell.of("emergent", r.emergent()), Cell.of("claimed_nodes", r.claimedNodes()),
+                        Cell.of("lookahead_until", r.lookaheadBoundary())),
                 Section.table("groups", rows, null));
     }
 

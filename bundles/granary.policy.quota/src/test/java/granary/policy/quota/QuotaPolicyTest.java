@@ -37,7 +37,8 @@ class QuotaPolicyTest {
 
     /** The article's table on 15 nodes of 1000 workers: WorkerSpans default:5000,0-9:15000. */
     private static QuotaBench article(boolean preemption) {
-        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(preemption).withHoldForEmergent(false),
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(preemption).withEmergent(QuotaOptions.EmergentMode.OFF)
+                        .withLookahead(false, 60),
                 QuotaBench.table(ARTICLE, "default:5000,0-9:15000"));
         return b.nodes(15, 1000);
     }
@@ -103,7 +104,7 @@ class QuotaPolicyTest {
 
     @Test
     void aGroupBelowItsMinPreemptsOfflineGrantsOfAnOverusedGroupButNeverOnlineOnes() {
-        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withHoldForEmergent(false), QuotaBench.table("""
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withEmergent(QuotaOptions.EmergentMode.OFF), QuotaBench.table("""
                 {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 20},
                              "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 40}}}
                 """, null)).nodes(10, 10);
@@ -124,9 +125,13 @@ class QuotaPolicyTest {
         assertEquals(30, b.granted("svc"));                          // online: never taken
         assertEquals(30, b.unit("old").remaining());                 // the victims wait again, nothing lost
         b.submit("more", "b", 15);
-        // b is still below its min (30 < 40): it preempts until its top job fits (docs/multi-tenancy.md, "The elastic quota loop"), never below a's min
-        assertEquals(15, b.granted("more"));
-        assertEquals(55, b.usedSlots("a"));
+        assertEquals(0, b.granted("more"));                           // one preemption attempt per second
+        b.at(4.01);
+        // b is still below its min (30 < 40): it preempts only up to its min (docs/multi-tenancy.md,
+        // "Preemption with restraint"), never below a's min
+        assertEquals(10, b.granted("more"));
+        assertEquals(60, b.usedSlots("a"));
+        b.at(4.02);
         b.submit("beyond", "b", 5);
         assertEquals(0, b.granted("beyond"));                         // b is above its min now: no more preemption
         assertEquals(30, b.granted("svc"));
@@ -135,7 +140,7 @@ class QuotaPolicyTest {
     /** A gang victim is taken whole or not at all: preemption never leaves a gang half-held. */
     @Test
     void preemptionTakesAGangWholeOrLeavesIt() {
-        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withHoldForEmergent(false), QuotaBench.table("""
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withEmergent(QuotaOptions.EmergentMode.OFF), QuotaBench.table("""
                 {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
                              "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 40}}}
                 """, null)).nodes(10, 10);
@@ -188,7 +193,7 @@ class QuotaPolicyTest {
 
     @Test
     void withoutPreemptionAGroupBelowMinWaits() {
-        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(false).withHoldForEmergent(false),
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(false).withEmergent(QuotaOptions.EmergentMode.OFF),
                 QuotaBench.table("""
                 {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 20},
                              "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 40}}}
@@ -200,8 +205,9 @@ class QuotaPolicyTest {
     }
 
     @Test
-    void theEmergentJobIsTriedFirstAndHoldsTheOthersBack() {
-        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(false), QuotaBench.table("""
+    void inHoldModeTheEmergentJobIsTriedFirstAndHoldsTheOthersBack() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(false).withEmergent(QuotaOptions.EmergentMode.HOLD),
+                QuotaBench.table("""
                 {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 50}}}
                 """, null)).nodes(2, 10);
         b.submit("fill", "a", 20);
@@ -222,7 +228,7 @@ class QuotaPolicyTest {
 
     @Test
     void groupHeadsAreOrderedByProductionLevelThenBelowMinThenPriority() {
-        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(false).withHoldForEmergent(false),
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(false).withEmergent(QuotaOptions.EmergentMode.OFF),
                 QuotaBench.table("""
                 {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
                              "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 50},
