@@ -85,7 +85,8 @@ final class Preemptor {
             return 0;
         }
         Map<String, Quota> excess = excess(ctx, funding, top.group());
-        List<Candidate> candidates = candidates(ctx, top, excess, now - options.minRunSeconds() * 1000);
+        List<Candidate> candidates = candidates(ctx, top, excess, now - options.minRunSeconds() * 1000,
+                Math.min(budget, need * 8 + 256));
         // Oldest slot first over the whole cluster; slots taken on a node are only committed once they
         // make room there for the top unit, so nothing is revoked that does not help it.
         Map<String, List<Take>> pending = new HashMap<>();
@@ -163,10 +164,14 @@ final class Preemptor {
      * offline, not all-or-nothing, at least the minimum run time old, on nodes the top unit may use.
      */
     private static List<Candidate> candidates(CycleContext ctx, UnitView top, Map<String, Quota> excess,
-                                              long oldEnough) {
+                                              long oldEnough, long enough) {
         List<Candidate> all = new ArrayList<>();
         for (String group : excess.keySet()) {
+            long slots = 0;
             for (JobView j : ctx.group(group).running()) {
+                if (slots >= enough) {
+                    break;   // running jobs come oldest first: enough of the oldest are gathered
+                }
                 if (j.gang()) {
                     continue;
                 }
@@ -177,6 +182,7 @@ final class Preemptor {
                     for (Allocation a : u.grants()) {
                         if (a.since() <= oldEnough) {
                             all.add(new Candidate(u, a, group));
+                            slots += a.slots();
                         }
                     }
                 }

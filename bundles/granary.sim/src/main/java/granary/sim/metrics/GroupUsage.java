@@ -18,6 +18,11 @@ public final class GroupUsage {
     private long peakSlots;
     private long jobs;
     private long timeouts;
+    private long revoked;
+    private long belowMinMs;
+    private long belowSince = -1;
+    private long longestBelowMs;
+    private long overMaxMs;
 
     /** Records a change of {@code dSlots} slots holding {@code dRes} at {@code now}. */
     public void change(long now, long dSlots, Resources dRes) {
@@ -36,6 +41,45 @@ public final class GroupUsage {
             memMs += (double) held.memMb() * dt;
         }
         last = Math.max(last, now);
+    }
+
+    /** Slots of the group taken back (preemption, cancellation by the master). */
+    public void revoked(long slots) {
+        revoked += slots;
+    }
+
+    /**
+     * The group's standing over {@code [from, to)} as its admission policies bound it: below its
+     * guarantee while it had demand, and above its limit.
+     */
+    public void standing(long from, long to, boolean belowWithDemand, boolean overMax) {
+        long dt = to - from;
+        if (belowWithDemand) {
+            belowMinMs += dt;
+            belowSince = belowSince < 0 ? from : belowSince;
+            longestBelowMs = Math.max(longestBelowMs, to - belowSince);
+        } else {
+            belowSince = -1;
+        }
+        if (overMax) {
+            overMaxMs += dt;
+        }
+    }
+
+    public long revokedSlots() {
+        return revoked;
+    }
+
+    public double belowMinSeconds() {
+        return belowMinMs / 1000.0;
+    }
+
+    public double longestBelowMinSeconds() {
+        return longestBelowMs / 1000.0;
+    }
+
+    public double overMaxSeconds() {
+        return overMaxMs / 1000.0;
     }
 
     public void job(boolean timedOut) {

@@ -128,6 +128,12 @@ public final class ResultsJson {
         waits.add("slots", stats(r.waits().slots()));
         o.add("waitSeconds", waits);
         o.add("utilisation", doubles(r.utilisation()));
+        JsonObject backlog = new JsonObject();
+        java.util.Map<String, Double> bu = new java.util.LinkedHashMap<>();
+        r.backlog().utilisation().forEach((k, v) -> bu.put(k, v.isNaN() ? 0.0 : v));
+        backlog.add("utilisation", doubles(bu));
+        backlog.addProperty("seconds", r.backlog().seconds());
+        o.add("whileWorkWaits", backlog);
         JsonObject frag = new JsonObject();
         frag.add("strandedShareOfCapacity", doubles(r.strandedShare()));
         frag.addProperty("strandedCpuShareOfFree", r.strandedShareOfFree());
@@ -174,6 +180,10 @@ public final class ResultsJson {
             x.addProperty("cpuCoreSeconds", g.cpuCoreSeconds());
             x.addProperty("memGibSeconds", g.memGibSeconds());
             x.addProperty("peakSlots", g.peakSlots());
+            x.addProperty("revokedSlots", g.revokedSlots());
+            x.addProperty("belowMinWithDemandSeconds", g.belowMinSeconds());
+            x.addProperty("longestBelowMinSeconds", g.longestBelowMinSeconds());
+            x.addProperty("overMaxSeconds", g.overMaxSeconds());
             o.add(name, x);
         });
         return o;

@@ -45,6 +45,21 @@ public final class SummaryText {
         rows.add(row(runs, "never started at the end", r -> n(r.jobs().neverStarted())));
         rows.add(row(runs, "utilisation " + String.join(" / ", runs.get(0).utilisation().keySet()),
                 r -> String.join(" / ", r.utilisation().values().stream().map(SummaryText::pct).toList())));
+        rows.add(row(runs, "utilisation while work waits " + String.join(" / ", runs.get(0).backlog().utilisation().keySet()),
+                r -> String.join(" / ", r.backlog().utilisation().values().stream()
+                        .map(v -> v.isNaN() ? "-" : pct(v)).toList()) + " (" + duration((long) (r.backlog().seconds() * 1000)) + ")"));
+        if (runs.stream().anyMatch(r -> r.groups().values().stream().anyMatch(g -> g.belowMinSeconds() > 0 || g.overMaxSeconds() > 0
+                || g.revokedSlots() > 0))) {
+            rows.add(row(runs, "below min with demand: total / longest (s)", r -> n(Math.round(r.groups().values().stream()
+                    .mapToDouble(RunResult.GroupRow::belowMinSeconds).sum())) + " / " + n(Math.round(r.groups().values().stream()
+                    .mapToDouble(RunResult.GroupRow::longestBelowMinSeconds).max().orElse(0)))));
+            for (String g : groupNames(runs)) {
+                rows.add(row(runs, "  " + g + ": below min / longest / over max (s), revoked",
+                        r -> { RunResult.GroupRow x = r.groups().get(g);
+                            return x == null ? "-" : n(Math.round(x.belowMinSeconds())) + " / " + n(Math.round(x.longestBelowMinSeconds()))
+                                    + " / " + n(Math.round(x.overMaxSeconds())) + ", " + n(x.revokedSlots()); }));
+            }
+        }
         rows.add(row(runs, "stranded free cpu (mean, of capacity)", r -> pct(r.strandedShare().getOrDefault("cpu", 0.0))));
         rows.add(row(runs, "revoked slots", r -> n(r.revocations().slots())));
         rows.add(row(runs, "decisions / slot grants", r -> n(r.decisions()) + " / " + n(r.slotGrants())));
@@ -88,6 +103,17 @@ public final class SummaryText {
     private static void reasons(String what, ReadReport rr, Map<String, Long> m, StringBuilder sb) {
         m.forEach((reason, count) -> sb.append("  ").append(what).append(' ').append(n(count)).append(": ").append(reason)
                 .append(rr.examples(reason).isEmpty() ? "" : " (e.g. " + rr.examples(reason).get(0) + ")").append('\n'));
+    }
+
+    /** Groups with jobs in any run, when there are few enough to list. */
+    private static List<String> groupNames(List<RunResult> runs) {
+        TreeSet<String> groups = new TreeSet<>();
+        runs.forEach(r -> r.groups().forEach((g, row) -> {
+            if (row.jobs() > 0) {
+                groups.add(g);
+            }
+        }));
+        return groups.size() > MAX_GROUP_ROWS ? List.of() : List.copyOf(groups);
     }
 
     private static void groupRows(List<RunResult> runs, List<String[]> rows) {

@@ -68,14 +68,16 @@ final class Outcome {
         RunResult.Waits waits = new RunResult.Waits(jobWaits.stats(), unitWaits.stats(), rec.slotWaits.stats());
         Map<String, RunResult.GroupRow> groups = new LinkedHashMap<>();
         rec.groups.forEach((name, g) -> groups.put(name, new RunResult.GroupRow(g.jobs(), g.timeouts(), g.slotSeconds(),
-                g.cpuCoreSeconds(), g.memGibSeconds(), g.peakSlots())));
+                g.cpuCoreSeconds(), g.memGibSeconds(), g.peakSlots(), g.revokedSlots(), g.belowMinSeconds(),
+                g.longestBelowMinSeconds(), g.overMaxSeconds())));
         Map<String, Map<String, Report>> reports = rec.reports.readAll();
         long decisions = engine.view().status().decisions();
         long simulated = end - s.startEpochMs();
         RunResult.Performance perf = new RunResult.Performance(wallSeconds, decisions / wallSeconds, rec.slotGrants / wallSeconds,
                 simulated / 1000.0 / wallSeconds);
         return new RunResult(sim.prepared().label(), sim.prepared().selection(), effective, List.copyOf(sim.notes()), jobs,
-                timeouts, waits, rec.utilisation(end), rec.stranded(), rec.strandedOfFree(),
+                timeouts, waits, rec.utilisation(end), new RunResult.Backlog(rec.backlogUtilisation(), rec.backlogSeconds()),
+                rec.stranded(), rec.strandedOfFree(),
                 new RunResult.Revocations(rec.revokedSlots, rec.lostSlotMs / 1000.0), groups, reports, rec.series,
                 rec.reports.series(), rec.reports.tablesAtEnd(reports), simulated, decisions, rec.slotGrants, perf);
     }

@@ -9,6 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import granary.api.spi.Admission;
+import granary.api.spi.GroupBounds;
+import granary.api.spi.GroupView;
+
 import granary.api.model.Resources;
 import granary.api.spi.EngineView;
 import granary.api.spi.PolicyDeclaration;
@@ -58,6 +62,10 @@ final class Recorder {
     long unitTimeoutsSoFar;
     long jobsSubmitted;
 
+    /** Resources granted integrated over the time something waited, and that time (ms). */
+    private final double[] backlogIntegral;
+    private long backlogMs;
+    private final List<Admission> admissions = new ArrayList<>();
     private final double[] strandedSum;
     private double strandedOfFreeSum;
     private long samples;
@@ -76,6 +84,7 @@ final class Recorder {
         this.integral = new double[dims.length];
         this.integralAtSample = new double[dims.length];
         this.strandedSum = new double[dims.length];
+        this.backlogIntegral = new double[dims.length];
         this.last = t0;
         this.lastSample = t0;
         this.nextSample = t0 + sampleMs;
@@ -140,6 +149,7 @@ final class Recorder {
 
     void revoked(UnitTrack u, int k, double lostMs, long now) {
         revokedSlots += k;
+        group(u).revoked(k);
         lostSlotMs += lostMs;
         runningSlots -= k;
         u.demand.addLast(new long[] {now, k});
@@ -214,8 +224,42 @@ final class Recorder {
             long dt = t - last;
             for (int i = 0; i < dims.length; i++) {
                 integral[i] += (double) used.get(dims[i]) * dt;
+                if (waitingSlots > 0) {
+                    backlogIntegral[i] += (double) used.get(dims[i]) * dt;
+                }
             }
+            if (waitingSlots > 0) {
+                backlogMs += dt;
+            }
+            standings(last, t);
             last = t;
+        }
+    }
+
+    /** The admission policies whose group bounds the run measures against (none named: whichever are installed). */
+    void admissions(List<Admission> policies) {
+        admissions.clear();
+        admissions.addAll(policies);
+    }
+
+    /** Below the guarantee with demand, and above the limit, per group over {@code [from, to)}. */
+    private void standings(long from, long to) {
+        if (admissions.isEmpty()) {
+            return;
+        }
+        for (GroupView g : view.groups()) {
+            boolean below = false;
+            boolean over = false;
+            for (Admission a : admissions) {
+                GroupBounds b = a.bounds(g, view);
+                if (b != null) {
+                    below |= g.waitingUnits() > 0 && b.below(g);
+                    over |= b.over(g) > 0;
+                }
+            }
+            if (below || over || groups.containsKey(g.name())) {
+                groups.computeIfAbsent(g.name(), n -> new GroupUsage()).standing(from, to, below, over);
+            }
         }
     }
 
@@ -267,6 +311,19 @@ final class Recorder {
             m.put(dims[i], share(integral[i], (double) capacity.get(dims[i]) * (end - t0)));
         }
         return m;
+    }
+
+    /** Mean utilisation per resource over the time something waited (NaN if nothing ever waited). */
+    Map<String, Double> backlogUtilisation() {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (int i = 0; i < dims.length; i++) {
+            m.put(dims[i], backlogMs == 0 ? Double.NaN : backlogIntegral[i] / ((double) capacity.get(dims[i]) * backlogMs));
+        }
+        return m;
+    }
+
+    double backlogSeconds() {
+        return backlogMs / 1000.0;
     }
 
     /** Mean stranded share of capacity per resource over the samples. */

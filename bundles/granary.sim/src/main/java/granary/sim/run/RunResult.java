@@ -25,6 +25,7 @@ import granary.sim.metrics.TimeSeries;
  */
 public record RunResult(String label, List<String> selection, Map<String, String> effective, List<String> notes,
                         Jobs jobs, Timeouts timeouts, Waits waits, Map<String, Double> utilisation,
+                        Backlog backlog,
                         Map<String, Double> strandedShare, double strandedShareOfFree, Revocations revocations,
                         Map<String, GroupRow> groups, Map<String, Map<String, Report>> reports,
                         TimeSeries series, Map<String, TimeSeries> reportSeries, Map<String, TimeSeries> reportTables,
@@ -65,9 +66,27 @@ public record RunResult(String label, List<String> selection, Map<String, String
     public record Revocations(long slots, double lostSlotSeconds) {
     }
 
-    /** One group (by the full name the engine gave it). */
+    /**
+     * Utilisation while something waited (the cluster could have been busier only by placing it), and
+     * how long that was.
+     */
+    public record Backlog(Map<String, Double> utilisation, double seconds) {
+    }
+
+    /**
+     * One group (by the full name the engine gave it). The last four come from the admission
+     * policies' group bounds (docs/operations.md, "What operators measure"): slots taken from the
+     * group, time below its guarantee while it had demand (in all, and the longest stretch), and time
+     * above its limit.
+     */
     public record GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
-                           long peakSlots) {
+                           long peakSlots, long revokedSlots, double belowMinSeconds, double longestBelowMinSeconds,
+                           double overMaxSeconds) {
+
+        public GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
+                        long peakSlots) {
+            this(jobs, timeouts, slotSeconds, cpuCoreSeconds, memGibSeconds, peakSlots, 0, 0, 0, 0);
+        }
     }
 
     /** Wall-clock figures: they vary from run to run and machine to machine. */

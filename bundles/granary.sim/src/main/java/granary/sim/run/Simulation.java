@@ -117,6 +117,13 @@ public final class Simulation {
         recorder = new Recorder(engine.view(), settings.startEpochMs(), sampleMs(), settings.timeoutMs(),
                 policies.declarations());
         recorder.maxSamples(maxSamples);
+        List<granary.api.spi.Admission> admissions = new ArrayList<>();
+        for (PolicySource.Created c : policies.policies()) {
+            if (c.policy() instanceof granary.api.spi.Admission a) {
+                admissions.add(a);
+            }
+        }
+        recorder.admissions(admissions);
         engine.subscribe(this::decided);
         for (SimJob j : workload.jobs()) {
             JobTrack t = new JobTrack(j);
