@@ -121,7 +121,7 @@ class GangReservationIT {
     void bothActiveEachStoppedAndStartedWhileWorkRunsNothingLost() throws Exception {
         Map<String, String> p = policies();
         assertEquals("gang", p.get("gang-placement"));
-        assertEquals("reservation", p.get("node-filter"));
+        assertTrue(p.get("node-filter").contains("reservation"), p::toString);   // beside quota's emergent claim
         assertTrue(p.get("cycle-action").contains("reservation"), p::toString);
         assertTrue(p.get("submit-filter").contains("gang"), p::toString);
 
@@ -146,7 +146,7 @@ class GangReservationIT {
         It.await("its bundle stopped, the report left the console", () -> !runtime.consoleHas("reservations"), () -> "",
                 It.TIMEOUT);
         assertEquals(1, granted("small/u"), "stopping reservation released its locks at once");
-        assertEquals("none", policies().get("node-filter"));
+        assertTrue(!policies().get("node-filter").contains("reservation"), () -> policies().toString());
         assertEquals(0, granted("big/w"), "a gang is never half placed");
         Map<String, String> after = work();
         assertEquals(before.keySet(), after.keySet(), "no unit lost");

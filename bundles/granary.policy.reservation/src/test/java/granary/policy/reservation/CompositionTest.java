@@ -54,7 +54,7 @@ class CompositionTest {
         assertEquals("quota", p.get("group-order"));
         assertEquals("quota", p.get("admission"));
         assertEquals("gang", p.get("gang-placement"));
-        assertEquals("reservation", p.get("node-filter"));
+        assertEquals("quota,reservation", p.get("node-filter"));   // quota: the emergent job's claim
         assertEquals("quota,reservation", p.get("cycle-action"));
         assertTrue(p.get("submit-filter").contains("gang") && p.get("submit-filter").contains("quota"), p.toString());
         return s;
