@@ -64,6 +64,8 @@ public final class Arguments {
               --until-seconds S          replay only jobs arriving up to S
               --no-progress              no progress bar (it only shows on a terminal anyway)
               --check-invariants         check every engine invariant after every event (slow)
+              --declare-run-times        every unit declares its true run time (expectedSeconds), as job
+                                         masters that know their tasks would
               --list-policies            list the installed policies and their options
               --list-options FORMAT      list the mapping options of a trace format
               --help                     this text
@@ -136,7 +138,8 @@ public final class Arguments {
         SimSettings settings = policyOptions(settings(v), v, flags, declarations);
         Replay.Request request = new Replay.Request(format, path, pairs(v.getOrDefault("trace-option", List.of())),
                 v.getOrDefault("cluster", List.of()), sets, settings, longValue(v, "seed", 1),
-                longValue(v, "max-jobs", Long.MAX_VALUE), millis(v, "until-seconds", Long.MAX_VALUE));
+                longValue(v, "max-jobs", Long.MAX_VALUE), millis(v, "until-seconds", Long.MAX_VALUE),
+                v.containsKey("declare-run-times"));
         Path out = Path.of(one(v, "out", "sim-results"));
         return new Invocation(request, out, !v.containsKey("no-progress"), false, false, null);
     }
@@ -200,7 +203,8 @@ public final class Arguments {
         }
     }
 
-    private static final List<String> FLAGS = List.of("help", "list-policies", "no-progress", "check-invariants");
+    private static final List<String> FLAGS = List.of("help", "list-policies", "no-progress", "check-invariants",
+            "declare-run-times");
     private static final List<String> VALUED = List.of("trace", "trace-option", "cluster", "policies", "option", "out", "seed", "timeout-seconds", "tick-seconds", "sample-seconds", "idle-limit-seconds", "start",
             "max-jobs", "until-seconds", "list-options");
     private static final List<String> REPEATABLE = List.of("trace-option", "cluster", "policies", "option");

@@ -28,11 +28,18 @@ public final class Replay {
      * @param untilMs       replay only jobs arriving until then (trace time)
      */
     public record Request(TraceFormat format, Path tracePath, Map<String, String> traceOptions, List<String> cluster,
-                          List<PolicySetSpec> sets, SimSettings settings, long seed, long maxJobs, long untilMs) {
+                          List<PolicySetSpec> sets, SimSettings settings, long seed, long maxJobs, long untilMs,
+                          boolean declareRunTimes) {
         public Request {
             traceOptions = Map.copyOf(traceOptions);
             cluster = List.copyOf(cluster);
             sets = List.copyOf(sets);
+        }
+
+        /** Job masters that declare no run times. */
+        public Request(TraceFormat format, Path tracePath, Map<String, String> traceOptions, List<String> cluster,
+                       List<PolicySetSpec> sets, SimSettings settings, long seed, long maxJobs, long untilMs) {
+            this(format, tracePath, traceOptions, cluster, sets, settings, seed, maxJobs, untilMs, false);
         }
     }
 
@@ -67,6 +74,9 @@ public final class Replay {
                     + "nodes: give --cluster, e.g. nodes=100,cpu=6400,mem=262144");
         }
         Workload cut = w.cut(r.maxJobs(), r.untilMs());
+        if (r.declareRunTimes()) {
+            cut = cut.declaringRunTimes();
+        }
         if (cut.jobs().isEmpty()) {
             // the trace has jobs (an empty one is refused when read), but the cut leaves none
             throw new InvalidRequestException("--max-jobs / --until-seconds", "cut", "leave no job of the "

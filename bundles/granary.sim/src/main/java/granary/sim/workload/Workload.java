@@ -51,6 +51,23 @@ public final class Workload {
         return jobs.stream().anyMatch(j -> j.gang() || j.units().stream().anyMatch(u -> u.spec().allOrNothing()));
     }
 
+    /**
+     * The same jobs, each unit declaring its true run time ({@code expectedSeconds}, rounded up): job
+     * masters that know how long their tasks run (an oracle for policies that plan ahead).
+     */
+    public Workload declaringRunTimes() {
+        List<SimJob> out = new ArrayList<>(jobs.size());
+        for (SimJob j : jobs) {
+            List<SimUnit> units = new ArrayList<>(j.units().size());
+            for (SimUnit u : j.units()) {
+                long s = Math.min(granary.api.model.UnitSpec.MAX_EXPECTED_SECONDS, Math.max(1, (u.durationMs() + 999) / 1000));
+                units.add(new SimUnit(u.spec().withExpectedSeconds(s), u.arrivalMs(), u.durationMs(), u.after()));
+            }
+            out.add(new SimJob(j.id(), j.group(), j.user(), j.productionLevel(), j.gang(), units, j.origin()));
+        }
+        return new Workload(out, report, nodes);
+    }
+
     /** The first {@code n} jobs by arrival, and only those arriving at or before {@code untilMs}. */
     public Workload cut(long n, long untilMs) {
         List<SimJob> kept = new ArrayList<>();
