@@ -18,6 +18,7 @@ import granary.api.event.PolicyUninstalled;
 import granary.api.spi.EngineView;
 import granary.api.spi.Policy;
 import granary.engine.Engine;
+import granary.engine.EngineHost;
 import granary.engine.EngineOptions;
 import granary.engine.EventLoop;
 
@@ -41,9 +42,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * dynamically and greedily; binding and unbinding go through the event loop, so a swap happens
  * between two decisions, and unbinding waits until the engine no longer uses the policy.
  */
-@Component(immediate = true, service = Scheduler.class, configurationPid = EngineComponent.PID)
+@Component(immediate = true, service = {Scheduler.class, EngineHost.class}, configurationPid = EngineComponent.PID)
 @Designate(ocd = EngineComponent.Config.class)
-public class EngineComponent implements Scheduler {
+public class EngineComponent implements Scheduler, EngineHost {
 
     public static final String PID = "granary.engine";
 
@@ -148,6 +149,12 @@ public class EngineComponent implements Scheduler {
     @Override
     public <T> CompletableFuture<T> query(Function<? super EngineView, T> query) {
         return loop.query(query);
+    }
+
+    /** For tools that stand beside the live engine on its thread (docs/canary.md). */
+    @Override
+    public <T> CompletableFuture<T> call(Function<Engine, T> work) {
+        return loop.call(work);
     }
 
     @Override
