@@ -146,6 +146,9 @@ public final class Engine {
         on(ClockTick.class, e -> { });
     }
 
+    /** True while input watchers are told of an event (see {@link #configure}). */
+    private boolean watching;
+
     /** Whether the last cycle was held (fail closed); the first free cycle then looks at everything. */
     private boolean held;
 
@@ -191,12 +194,17 @@ public final class Engine {
     }
 
     private void tellWatchers(InputEvent event) {
-        for (Consumer<? super InputEvent> w : inputWatchers) {
-            try {
-                w.accept(event);
-            } catch (RuntimeException fault) {
-                notes.add("input watcher " + w + " failed on " + event + ": " + fault);
+        watching = true;
+        try {
+            for (Consumer<? super InputEvent> w : inputWatchers) {
+                try {
+                    w.accept(event);
+                } catch (RuntimeException fault) {
+                    notes.add("input watcher " + w + " failed on " + event + ": " + fault);
+                }
             }
+        } finally {
+            watching = false;
         }
     }
 
@@ -205,14 +213,22 @@ public final class Engine {
         return options;
     }
 
-    /** Applies new settings: the policy selection and fallback order are replaced. */
+    /**
+     * Applies new settings: the policy selection and fallback order are replaced. An input watcher
+     * may call it (a canary's automatic rollback, docs/canary.md): its decisions and notes then also
+     * join the receipt of the event being handled.
+     */
     public Receipt configure(EngineOptions newOptions) {
-        outputs = new ArrayList<>();
-        notes = new ArrayList<>();
+        if (!watching) {
+            outputs = new ArrayList<>();
+            notes = new ArrayList<>();
+        }
+        int o = outputs.size();
+        int n = notes.size();
         this.options = newOptions;
         policiesChanged(policies.configure(newOptions.policies(), newOptions.fallback()));
         cycle();
-        return new Receipt(outputs, notes);
+        return new Receipt(List.copyOf(outputs.subList(o, outputs.size())), List.copyOf(notes.subList(n, notes.size())));
     }
 
     /** Live read access to the state (also what policies see). Use it on the engine's thread only. */
