@@ -6,7 +6,7 @@ import java.util.function.Function;
 /**
  * Runs work on the thread that owns a live {@link Engine}: what a tool that must stand beside the
  * live engine (a shadow canary, docs/canary.md) needs, and no more. The runtime's engine component
- * registers itself as this service next to the {@code Scheduler}.
+ * registers its event loop as this service, beside the {@code Scheduler}.
  */
 public interface EngineHost {
 

@@ -1,5 +1,9 @@
 package granary.canary.osgi;
 
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -17,6 +21,7 @@ import org.apache.felix.service.command.Descriptor;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceObjects;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -26,7 +31,9 @@ import org.osgi.service.component.annotations.Reference;
  * The canary's Gogo commands (scope {@code granary}, docs/canary.md). A shadow's policy instances
  * come from the same prototype-scoped {@code Policy} services the live engine binds, so a candidate
  * runs with its live configuration; every command runs on the live engine's thread. Gogo calls
- * methods by name, so the commands are camelCase ({@code granary:canaryStart}).
+ * methods by name, so the methods are camelCase ({@code granary:canaryStart}); the hyphenated names
+ * ({@code granary:canary-start}) are {@code Function} services registered beside them, as the
+ * console does for policy commands (docs/architecture.md, "Reports and commands").
  */
 @Component(immediate = true, service = Object.class, property = {
         "osgi.command.scope=granary",
@@ -44,21 +51,70 @@ public class CanaryCommands {
     private final EngineHost host;
     private final BundleContext context;
     private Canary canary;
+    private final List<ServiceRegistration<?>> hyphenated = new ArrayList<>();
 
     @Activate
     public CanaryCommands(@Reference EngineHost host, BundleContext context) {
         this.host = host;
         this.context = context;
+        function("canary-start", 1, 2, "canary-start <policies> [windowSeconds]",
+                a -> a.size() == 1 ? canaryStart(a.get(0)) : canaryStart(a.get(0), whole("windowSeconds", a.get(1))));
+        function("canary-report", 0, 0, "canary-report", a -> canaryReport());
+        function("canary-promote", 3, 3, "canary-promote <guard> <marginPercent> <watchSeconds>",
+                a -> canaryPromote(a.get(0), number("marginPercent", a.get(1)), whole("watchSeconds", a.get(2))));
+        function("canary-rollback", 0, 0, "canary-rollback", a -> canaryRollback());
+        function("canary-stop", 0, 0, "canary-stop", a -> canaryStop());
+    }
+
+    private void function(String name, int min, int max, String usage, Function<List<String>, Object> call) {
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("osgi.command.scope", "granary");
+        props.put("osgi.command.function", name);
+        org.apache.felix.service.command.Function f = (session, arguments) -> {
+            if (arguments.size() < min || arguments.size() > max) {
+                throw new IllegalArgumentException("granary:" + usage + ": takes " + (min == max ? min : min + " to " + max)
+                        + " arguments, got " + arguments.size());
+            }
+            return call.apply(arguments.stream().map(String::valueOf).toList());
+        };
+        hyphenated.add(context.registerService(org.apache.felix.service.command.Function.class, f, props));
+    }
+
+    private static long whole(String field, String text) {
+        try {
+            return Long.parseLong(text.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(field + " '" + text + "' is not a whole number of seconds");
+        }
+    }
+
+    private static double number(String field, String text) {
+        try {
+            return Double.parseDouble(text.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(field + " '" + text + "' is not a number");
+        }
     }
 
     @Deactivate
     void deactivate() {
-        run(e -> {
-            if (canary(e).phase() != Canary.Phase.IDLE) {
-                canary.stop();
+        for (ServiceRegistration<?> r : hyphenated) {
+            try {
+                r.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // the bundle is stopping: the framework unregistered it first
             }
-            return null;
-        });
+        }
+        try {
+            run(e -> {
+                if (canary != null && canary.phase() != Canary.Phase.IDLE) {
+                    canary.stop();   // the live engine stays: take the watchers off it
+                }
+                return null;
+            });
+        } catch (RuntimeException engineGone) {
+            // the engine is stopping too: nothing is left to watch
+        }
     }
 
     @Descriptor("run a candidate policy selection in shadow beside the live one")

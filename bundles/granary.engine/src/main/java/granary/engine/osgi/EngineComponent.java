@@ -25,6 +25,7 @@ import granary.engine.EventLoop;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -42,9 +43,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * dynamically and greedily; binding and unbinding go through the event loop, so a swap happens
  * between two decisions, and unbinding waits until the engine no longer uses the policy.
  */
-@Component(immediate = true, service = {Scheduler.class, EngineHost.class}, configurationPid = EngineComponent.PID)
+@Component(immediate = true, service = Scheduler.class, configurationPid = EngineComponent.PID)
 @Designate(ocd = EngineComponent.Config.class)
-public class EngineComponent implements Scheduler, EngineHost {
+public class EngineComponent implements Scheduler {
 
     public static final String PID = "granary.engine";
 
@@ -78,12 +79,18 @@ public class EngineComponent implements Scheduler, EngineHost {
     static final String FALLBACK_PROPERTY = "granary.engine.fallback";
 
     private BundleContext context;
+    private ServiceRegistration<EngineHost> host;
 
+    /**
+     * Also registers the loop as an {@link EngineHost} for tools beside the live engine (docs/canary.md),
+     * as a registration of its own: a client of the {@code Scheduler} need not see the engine's package.
+     */
     @Activate
     void activate(Config config, Map<String, Object> properties, BundleContext bundleContext) {
         this.context = bundleContext;
         apply(config, properties);
         loop.start();
+        host = bundleContext.registerService(EngineHost.class, loop, null);
     }
 
     @Modified
@@ -114,6 +121,11 @@ public class EngineComponent implements Scheduler, EngineHost {
 
     @Deactivate
     void deactivate() {
+        try {
+            host.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // the bundle is stopping: the framework unregistered it first
+        }
         loop.close();
     }
 
@@ -149,12 +161,6 @@ public class EngineComponent implements Scheduler, EngineHost {
     @Override
     public <T> CompletableFuture<T> query(Function<? super EngineView, T> query) {
         return loop.query(query);
-    }
-
-    /** For tools that stand beside the live engine on its thread (docs/canary.md). */
-    @Override
-    public <T> CompletableFuture<T> call(Function<Engine, T> work) {
-        return loop.call(work);
     }
 
     @Override
