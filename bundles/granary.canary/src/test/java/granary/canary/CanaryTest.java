@@ -156,6 +156,39 @@ class CanaryTest {
         assertTrue(c.report().text().contains("rolled back automatically"), c.report().text());
     }
 
+    /** docs/canary.md, "Releases": live gives back slots the shadow holds elsewhere or not at all. */
+    @Test
+    void aReleaseTheShadowDoesNotHoldIsMappedAndCountedAsADivergence() {
+        Engine live = engine("fifo");
+        live.handle(new NodeAdded(new NodeSpec("n1", "r1", Resources.of(400, 400))));
+        live.handle(job("a", "g", 4));
+        clock.advance(1000);
+        live.handle(job("b", "g", 2));   // waits: n1 is full
+        Shadow s = Shadow.seed(live.view(), clock, List.of("fair"), List.of(), source);
+        assertEquals(4, s.view().unit(unit("a")).granted(), "adopted");
+        assertEquals(2, s.view().unit(unit("b")).remaining());
+        live.handle(new NodeAdded(new NodeSpec("n2", "r1", Resources.of(400, 400))));
+        s.feed(new NodeAdded(new NodeSpec("n2", "r1", Resources.of(400, 400))));
+        assertEquals(Map.of("n2", 2), s.view().unit(unit("b")).allocations());
+        // live gives a's slots on n1 back, as the shadow holds them: the same release, no divergence
+        s.feed(new GrantReleased(unit("a"), "n1", 1));
+        assertEquals(0, s.divergences());
+        // the shadow holds nothing of b on n1 (live never placed b there either: a made-up release
+        // of a unit whose slots the shadow placed elsewhere): oldest first, counted
+        s.feed(new GrantReleased(unit("b"), "n1", 1));
+        assertEquals(1, s.divergences());
+        assertEquals(1, s.view().unit(unit("b")).granted());
+        assertEquals(1, s.view().unit(unit("b")).desired(), "the work is done either way");
+        s.feed(new GrantReleased(unit("a"), "n1", 3));   // held there: no divergence
+        assertEquals(1, s.divergences());
+        // more than it holds at all: the rest comes off its desire
+        s.feed(new GrantReleased(unit("b"), "n2", 2));
+        assertEquals(2, s.divergences());
+        assertTrue(s.messages().get(1).contains("the shadow held only 1; 1 taken off its desire"), s.messages().toString());
+        assertEquals(null, s.view().job("b"), "b is finished in the shadow");
+        s.close();
+    }
+
     @Test
     void badInputIsRefusedNamingTheValueAndTheLimit() {
         Engine live = crowded();

@@ -90,5 +90,8 @@ class CanaryIT {
         assertEquals("fifo", unitOrder());
         assertTrue(gogo.run("granary:canary-report").contains("canary rolled_back"));
         assertTrue(gogo.run("granary:canaryStop").contains("canary stopped"));
+        String two = gogo.run("granary:canary-start fifo,fair 60");
+        assertTrue(two.contains("candidate fifo,fair"), two);
+        assertTrue(gogo.run("granary:canary-stop").contains("was shadow"));
     }
 }
