@@ -222,6 +222,26 @@ class CanaryTest {
         assertEquals(4, live.view().unit(unit("b")).granted(), "n2 is filled by the cycle");
     }
 
+    @Test
+    void grantAdoptedTakesOnAGrantWithoutAPolicyAndRefusesWhatCouldNotBeHeld() {
+        Engine e = new Engine(clock, new EngineOptions(List.of(), List.of(), true));   // no unit order: nothing decided
+        e.handle(new NodeAdded(new NodeSpec("n1", "r1", Resources.of(400, 400))));
+        e.handle(new JobSubmitted(JobSpec.of("m", "g", UnitSpec.builder("u").slot(100, 100).desired(6).maxPerNode(3).build())));
+        InvalidRequestException tooMany = assertThrows(InvalidRequestException.class,
+                () -> e.handle(new GrantAdopted(unit("m"), "n1", 4)));
+        assertTrue(tooMany.getMessage().contains("maxPerNode 3 on node n1"), tooMany.getMessage());
+        assertEquals(0, e.view().unit(unit("m")).granted(), "a refusal changes nothing");
+        Receipt r = e.handle(new GrantAdopted(unit("m"), "n1", 3));
+        assertEquals(3, e.view().unit(unit("m")).granted());
+        assertEquals(3, e.view().unit(unit("m")).remaining());
+        assertEquals(1, r.outputs().size(), "the receipt carries the Granted: " + r.outputs());
+        e.handle(new NodeAdded(new NodeSpec("n2", "r1", Resources.of(800, 800))));
+        InvalidRequestException beyond = assertThrows(InvalidRequestException.class,
+                () -> e.handle(new GrantAdopted(unit("m"), "n2", 4)));
+        assertTrue(beyond.getMessage().contains("waits for 3 slots, cannot adopt 4"), beyond.getMessage());
+        e.checkInvariants();
+    }
+
     /** Property: live decisions and state are the same with and without a shadow attached (fixed seeds). */
     @Test
     void liveIsIdenticalWithAndWithoutAShadow() {
