@@ -12,6 +12,7 @@ import granary.api.model.InvalidRequestException;
 import granary.api.event.Receipt;
 import granary.api.model.UnitId;
 import granary.api.event.ClockTick;
+import granary.api.event.GrantAdopted;
 import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
@@ -39,6 +40,7 @@ import granary.engine.cycle.ActivePlacer;
 import granary.engine.cycle.Eligibility;
 import granary.engine.cycle.GangScheduler;
 import granary.engine.cycle.PassiveFiller;
+import granary.engine.handler.GrantAdoptions;
 import granary.engine.handler.JobEvents;
 import granary.engine.handler.NodeEvents;
 import granary.engine.policy.PolicySet;
@@ -84,6 +86,7 @@ public final class Engine {
     private final GangScheduler gangs;
     private final Map<Class<?>, Handler> handlers = new HashMap<>();
     private final List<Consumer<? super OutputEvent>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<? super InputEvent>> inputWatchers = new CopyOnWriteArrayList<>();
     private List<OutputEvent> outputs = new ArrayList<>();
     private List<String> notes = new ArrayList<>();
     private EngineOptions options;
@@ -123,6 +126,8 @@ public final class Engine {
         on(JobCancelled.class, e -> jobs.jobCancelled((JobCancelled) e));
         on(JobMoved.class, e -> jobs.moved((JobMoved) e));
         on(GrantReleased.class, e -> jobs.released((GrantReleased) e));
+        GrantAdoptions adoptions = new GrantAdoptions(cluster, workload, allocator);
+        on(GrantAdopted.class, e -> adoptions.adopted((GrantAdopted) e));
         on(PolicyActivated.class, e -> policiesChanged(policies.activate(((PolicyActivated) e).name())));
         on(PolicyDeactivated.class, e -> policiesChanged(policies.deactivate(((PolicyDeactivated) e).name())));
         on(PolicyInstalled.class, e -> policiesChanged(
@@ -140,6 +145,9 @@ public final class Engine {
         });
         on(ClockTick.class, e -> { });
     }
+
+    /** True while input watchers are told of an event (see {@link #configure}). */
+    private boolean watching;
 
     /** Whether the last cycle was held (fail closed); the first free cycle then looks at everything. */
     private boolean held;
@@ -167,17 +175,60 @@ public final class Engine {
         if (options.checkInvariants()) {
             Invariants.check(cluster, workload);
         }
+        tellWatchers(event);
         return new Receipt(outputs, notes);
     }
 
-    /** Applies new settings: the policy selection and fallback order are replaced. */
+    /**
+     * Adds a watcher of the input events this engine accepted: called on the engine thread after the
+     * event's cycle, in order, never for a refused event. A shadow canary is fed this way
+     * (docs/canary.md, "Feeding the shadow"). A watcher that throws is noted and skipped, like an
+     * output listener: the event is handled already.
+     */
+    public void watchInputs(Consumer<? super InputEvent> watcher) {
+        inputWatchers.add(watcher);
+    }
+
+    public void unwatchInputs(Consumer<? super InputEvent> watcher) {
+        inputWatchers.remove(watcher);
+    }
+
+    private void tellWatchers(InputEvent event) {
+        watching = true;
+        try {
+            for (Consumer<? super InputEvent> w : inputWatchers) {
+                try {
+                    w.accept(event);
+                } catch (RuntimeException fault) {
+                    notes.add("input watcher " + w + " failed on " + event + ": " + fault);
+                }
+            }
+        } finally {
+            watching = false;
+        }
+    }
+
+    /** The settings in force: the selection and fallback order last configured. */
+    public EngineOptions options() {
+        return options;
+    }
+
+    /**
+     * Applies new settings: the policy selection and fallback order are replaced. An input watcher
+     * may call it (a canary's automatic rollback, docs/canary.md): its decisions and notes then also
+     * join the receipt of the event being handled.
+     */
     public Receipt configure(EngineOptions newOptions) {
-        outputs = new ArrayList<>();
-        notes = new ArrayList<>();
+        if (!watching) {
+            outputs = new ArrayList<>();
+            notes = new ArrayList<>();
+        }
+        int o = outputs.size();
+        int n = notes.size();
         this.options = newOptions;
         policiesChanged(policies.configure(newOptions.policies(), newOptions.fallback()));
         cycle();
-        return new Receipt(outputs, notes);
+        return new Receipt(List.copyOf(outputs.subList(o, outputs.size())), List.copyOf(notes.subList(n, notes.size())));
     }
 
     /** Live read access to the state (also what policies see). Use it on the engine's thread only. */

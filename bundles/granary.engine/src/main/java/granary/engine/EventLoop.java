@@ -19,7 +19,7 @@ import granary.api.spi.EngineView;
  * queries from a queue, one at a time, so the engine needs no locks. While idle it sends a
  * {@link ClockTick} every {@code tickMillis} so that time-driven policies act.
  */
-public final class EventLoop implements Scheduler, AutoCloseable {
+public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
 
     private final Engine engine;
     private final BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
@@ -52,6 +52,7 @@ public final class EventLoop implements Scheduler, AutoCloseable {
     }
 
     /** Runs any function on the engine thread. */
+    @Override
     public <T> CompletableFuture<T> call(Function<Engine, T> work) {
         CompletableFuture<T> f = new CompletableFuture<>();
         if (!running) {

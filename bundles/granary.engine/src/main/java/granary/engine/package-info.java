@@ -4,8 +4,8 @@
  * (its live-runtime wrapper), with {@link granary.engine.EngineOptions}. The only exported package of
  * the bundle; the engine's parts are in private sub-packages: {@code state}, {@code handler},
  * {@code cycle}, {@code policy}, {@code view}, and the benchmark seam {@code probe}
- * (docs/architecture.md, "The engine").
+ * (docs/architecture.md, "The engine"). {@link granary.engine.EngineHost} runs work on a live engine's thread.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package granary.engine;

@@ -149,6 +149,11 @@ final class ApiRuntime implements AutoCloseable {
         }
     }
 
+    /** A Gogo session on the runtime's shell, printing to {@code out}; the caller closes it. */
+    GogoSession gogo(java.io.PrintStream out) {
+        return GogoSession.open(container.context(), new java.io.ByteArrayInputStream(new byte[0]), out, out);
+    }
+
     Bundle bundle(String bsn) {
         return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
     }

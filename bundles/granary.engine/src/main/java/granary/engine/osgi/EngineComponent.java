@@ -18,12 +18,14 @@ import granary.api.event.PolicyUninstalled;
 import granary.api.spi.EngineView;
 import granary.api.spi.Policy;
 import granary.engine.Engine;
+import granary.engine.EngineHost;
 import granary.engine.EngineOptions;
 import granary.engine.EventLoop;
 
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -77,12 +79,18 @@ public class EngineComponent implements Scheduler {
     static final String FALLBACK_PROPERTY = "granary.engine.fallback";
 
     private BundleContext context;
+    private ServiceRegistration<EngineHost> host;
 
+    /**
+     * Also registers the loop as an {@link EngineHost} for tools beside the live engine (docs/canary.md),
+     * as a registration of its own: a client of the {@code Scheduler} need not see the engine's package.
+     */
     @Activate
     void activate(Config config, Map<String, Object> properties, BundleContext bundleContext) {
         this.context = bundleContext;
         apply(config, properties);
         loop.start();
+        host = bundleContext.registerService(EngineHost.class, loop, null);
     }
 
     @Modified
@@ -113,6 +121,11 @@ public class EngineComponent implements Scheduler {
 
     @Deactivate
     void deactivate() {
+        try {
+            host.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // the bundle is stopping: the framework unregistered it first
+        }
         loop.close();
     }
 
