@@ -58,6 +58,11 @@ class MetricsTest {
         assertEquals(new RunResult.Jobs(4, 0, 4, 0, 4, 0, 0, Map.of(), List.of()), r.jobs());
         assertEquals(1L, r.groups().get("g2").timeouts());
         assertEquals(0L, r.groups().get("g1").timeouts());
+        // while something waits (b 0-10 s, d 12-30 s: 28 s): cpu 2·5 + 3·5 + 3·18 = 79 core-s of 4 × 28,
+        // memory 2·5 + 3·5 + 2·18 = 61 GiB-s of 4 × 28
+        assertEquals(28.0, r.backlog().seconds(), 1e-9);
+        assertEquals(79.0 / 112, r.backlog().utilisation().get("cpu"), 1e-12);
+        assertEquals(61.0 / 112, r.backlog().utilisation().get("mem"), 1e-12);
         RunResult strict = run("fifo", Sims.strict().withTimeoutMs(5_000));
         assertEquals(2, strict.timeouts().jobs(), "with a 5 s threshold b times out too");
     }
@@ -96,6 +101,32 @@ class MetricsTest {
      */
     @Test
     void revocationsAndLostWork() throws IOException {
+        RunResult r = preemption("5");
+        assertEquals(new RunResult.Revocations(2, 20.0), r.revocations());
+        assertEquals(120_000, r.simulatedMs());
+        assertEquals(0, r.timeouts().jobs(), "y is placed at once by preemption");
+        assertEquals(new Stats(8, 2_500, 0, 10_000, 10_000, 10_000), r.waits().slots(),
+                "8 slot grants: x 4 and y 2 at once, the two killed slots again after 10 s");
+        assertEquals(2, r.jobs().finished());
+        assertEquals(2, r.groups().get("g1").revokedSlots());
+        assertEquals(0.0, r.groups().get("g2").belowMinSeconds(), "placed the moment it asked");
+    }
+
+    /**
+     * The same with the default minimum run time of 60 s: x's grants may be taken only at 60 s, so y
+     * (g2) waits below its min with demand from 10 to 60 s: 50 s, in one stretch.
+     */
+    @Test
+    void timeBelowMinWithDemandCountsTheMinimumRunTime() throws IOException {
+        RunResult r = preemption("60");
+        assertEquals(2, r.revocations().slots());
+        assertEquals(50.0, r.groups().get("g2").belowMinSeconds(), 1e-9);
+        assertEquals(50.0, r.groups().get("g2").longestBelowMinSeconds(), 1e-9);
+        assertEquals(0.0, r.groups().get("g1").belowMinSeconds(), "g1's min is 0");
+        assertEquals(0.0, r.groups().get("g1").overMaxSeconds());
+    }
+
+    private RunResult preemption(String minRunSeconds) throws IOException {
         Path w = TestFiles.write(dir, "p.json", """
                 {"nodes": [{"name": "n1", "capacity": {"cpu": 400, "mem": 4096}}],
                  "jobs": [
@@ -105,13 +136,8 @@ class MetricsTest {
                 """);
         String table = "{\"default\": {\"g1\": {\"GroupId\": 1, \"MaxQuota\": 4, \"MinQuota\": 0},"
                 + " \"g2\": {\"GroupId\": 2, \"MaxQuota\": 4, \"MinQuota\": 2}}}";
-        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", granary.testkit.TestFiles.write(dir, "q.json", table).toString(), "--quota");
-        RunResult r = Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), "quota", s, 1)).runs().get(0);
-        assertEquals(new RunResult.Revocations(2, 20.0), r.revocations());
-        assertEquals(120_000, r.simulatedMs());
-        assertEquals(0, r.timeouts().jobs(), "y is placed at once by preemption");
-        assertEquals(new Stats(8, 2_500, 0, 10_000, 10_000, 10_000), r.waits().slots(),
-                "8 slot grants: x 4 and y 2 at once, the two killed slots again after 10 s");
-        assertEquals(2, r.jobs().finished());
+        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", granary.testkit.TestFiles.write(dir, "q.json", table).toString(), "--quota")
+                .withPolicyOption("quota", "minRunSeconds", minRunSeconds, "--option quota.minRunSeconds");
+        return Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), "quota", s, 1)).runs().get(0);
     }
 }
