@@ -164,7 +164,7 @@ class PipedConsoleIT {
                 ""));
         assertEquals(0, r.exit(), r::toString);
         assertTrue(r.out().contains("quota table: 1 slices, 3 groups, counting workers, WorkerSpans default:200"), r::toString);
-        assertTrue(matches(r.out(), "slice=default workers=200 preemption=on emergent=-"), r::toString);
+        assertTrue(matches(r.out(), "slice=default workers=200 preemption=on emergent=- claimed_nodes=0 lookahead_until=-"), r::toString);
         assertTrue(matches(r.out(), "root\\.a\\.p0\\s+id=1\\s+min=10\\s+max=100\\s+used=0\\s+NORMAL"), r::toString);
         assertTrue(r.out().contains("submitted j1 to root.a.p0: granted 4 of 4 slots"), r::toString);
         assertTrue(r.out().contains("moved j1 to root.b.p0"), r::toString);
@@ -183,7 +183,7 @@ class PipedConsoleIT {
         ChildProcess.Result r = run("granary:quota\n", "--demo=false",
                 "--config=granary.policy.quota:tableFile=" + table + ",workerSpans=default:40,preemption=false");
         assertEquals(0, r.exit(), r::toString);
-        assertTrue(matches(r.out(), "slice=default workers=40 preemption=off emergent=-"), r::toString);
+        assertTrue(matches(r.out(), "slice=default workers=40 preemption=off emergent=- claimed_nodes=0 lookahead_until=-"), r::toString);
         assertTrue(matches(r.out(), "root\\.x\\s+id=7\\s+min=4\\s+max=40"), r::toString);
     }
 }
