@@ -240,7 +240,7 @@ public final class UnitState implements UnitView {
     @Override
     public List<Allocation> grants() {
         List<Allocation> out = new ArrayList<>(slots.size());
-        slots.forEach((n, k) -> out.add(new Allocation(id, n.name(), k, ages.get(n)[0], ages.get(n)[1])));
+        ages.forEach((n, age) -> out.add(new Allocation(id, n.name(), slots.get(n), age[0], age[1])));
         out.sort(Comparator.comparingLong(Allocation::since).thenComparingLong(Allocation::seq));
         return out;
     }

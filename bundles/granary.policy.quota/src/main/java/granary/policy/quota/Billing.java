@@ -37,7 +37,7 @@ final class Billing {
         }
         return c != 0 ? c : a.group().compareTo(b.group());
     });
-    private Map<String, Use> lastUse = new HashMap<>();
+    private final Map<String, Use> lastUse = new HashMap<>();
     private long lastTime = -1;
 
     Billing(SliceClock clock, int keepDays) {
@@ -70,13 +70,12 @@ final class Billing {
 
     /** Remembers the usage of every group as the cycle leaves it. */
     void observe(EngineView view) {
-        Map<String, Use> use = new HashMap<>();
+        lastUse.clear();   // charge() has integrated the previous usage up to now
         for (GroupView g : view.groups()) {
             if (g.usedSlots() > 0) {
-                use.put(g.name(), new Use(g.usedSlots(), g.used()));
+                lastUse.put(g.name(), new Use(g.usedSlots(), g.used()));
             }
         }
-        lastUse = use;
         lastTime = Math.max(lastTime, view.now());
     }
 

@@ -30,7 +30,8 @@ import granary.policy.quota.api.QuotaState;
  *       group got while above its min), and never a grant younger than {@code minRunSeconds};</li>
  *   <li>only where it helps: a node is touched only if taking its eligible grants makes room for the
  *       top unit there, and then only the oldest grants that make that room;</li>
- *   <li>at most {@code maxPreemptedPerMinute} slots in any 60 s, and one attempt per second.</li>
+ *   <li>at most {@code maxPreemptedPerMinute} slots in any 60 s, and one attempt per second (after an
+ *       attempt that took nothing, the pause doubles up to 8 s: the grants age meanwhile).</li>
  * </ul>
  * All-or-nothing victims (gang jobs, all-or-nothing units) are not taken: taking one whole is the
  * churn this restraint is for. Victims are found through each group's running jobs, oldest first,
@@ -49,6 +50,8 @@ final class Preemptor {
     private final ArrayDeque<long[]> recent = new ArrayDeque<>();
     private long recentSlots;
     private long lastAttempt = -1;
+    /** Time until the next attempt: one second, doubled after each attempt that took nothing, up to 8 s. */
+    private long pause = 1000;
     /** Per group: {slots taken from it, slots taken for it}. */
     private final Map<String, long[]> counts = new TreeMap<>();
 
@@ -75,8 +78,8 @@ final class Preemptor {
      */
     int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin) {
         long now = ctx.now();
-        if (lastAttempt >= 0 && now >= lastAttempt && now - lastAttempt < 1000) {
-            return 0;   // one attempt per scheduling round (a second of engine time)
+        if (lastAttempt >= 0 && now >= lastAttempt && now - lastAttempt < pause) {
+            return 0;   // one attempt per scheduling round (a second of engine time), fewer while none helps
         }
         lastAttempt = now;
         long budget = budget(now);
@@ -128,6 +131,7 @@ final class Preemptor {
                 break;
             }
         }
+        pause = revoked > 0 ? 1000 : Math.min(8000, pause * 2);
         if (revoked > 0) {
             recent.addLast(new long[] {now, revoked});
             recentSlots += revoked;

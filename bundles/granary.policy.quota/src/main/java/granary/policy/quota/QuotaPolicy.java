@@ -90,6 +90,8 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     private Set<UnitId> claimUnits = Set.of();
     private Reason claimReason;
     private long claimAt;
+    /** When the emergent job was last scheduled explicitly. */
+    private long triedAt = -1;
     /** True while the emergent job is being placed (HOLD mode lets it through). */
     private boolean placingEmergent;
     /** Per group: the wait verdict given last and the usage it was given for (reasons are built once). */
@@ -330,6 +332,11 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             clearEmergent(ctx);   // placed, gone, or held back by quota: it no longer blocks anyone
             return;
         }
+        boolean claiming = options.emergent() == QuotaOptions.EmergentMode.CLAIM;
+        if (claiming && ctx.now() - triedAt < 1000 && ctx.now() >= triedAt) {
+            return;   // with a claim, freed nodes serve it on their own (its nodes by the filter, the others in group order)
+        }
+        triedAt = ctx.now();
         placingEmergent = true;
         try {
             for (UnitView u : job.units()) {
