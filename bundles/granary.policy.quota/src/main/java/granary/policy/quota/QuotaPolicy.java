@@ -378,6 +378,12 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
 
     /** The top job of docs/multi-tenancy.md, "The elastic quota loop": placed, preempted for, or made the emergent job. */
     private void topJob(CycleContext ctx) {
+        if (emergent != null) {
+            JobView job = ctx.job(emergent);
+            if (job == null || firstWaiting(job) == null) {
+                clearEmergent(ctx);   // placed in this cycle's allocation (on its claim), or gone
+            }
+        }
         GroupView top = null;
         for (GroupView g : ctx.groups()) {
             if (g.waitingUnits() > 0 && groupVerdict(g).allowed() && (top == null || compare(g, top, ctx) < 0)) {
