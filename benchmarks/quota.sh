@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Quota scheduling on real traffic (README, "Quota scheduling on real traffic"; docs/multi-tenancy.md,
+# "Choices and their defaults"): replays the whole Alibaba v2017 batch trace on 2,000 nodes of 64 cores /
+# 256 GiB, jobs hashed into four groups g0..g3, under the day/night quota table
+# benchmarks/quota/alibaba2017-day-night.json (a day slice 08-20 and a night slice), and prints the
+# simulator's side-by-side summary:
+#   benchmarks/quota.sh [compare|lookahead|restraint] [TRACE]
+#   compare    fifo | submitwindow | quota,fifo | quota,submitwindow                      (default)
+#   lookahead  quota,submitwindow with and without the boundary lookahead, run times learned and declared
+#   restraint  quota,submitwindow with the default preemption limits, without a rate limit, and the
+#              article's literal loop (emergent=hold, no minimum run time, no rate limit)
+# TRACE defaults to ../shared/traces/alibaba-v2017-batch-task/batch_task.csv (the official batch_task.csv
+# of cluster-trace-v2017; gzipped works too). Results also go to target/quota-<what>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-compare}"
+trace="${2:-../shared/traces/alibaba-v2017-batch-task/batch_task.csv}"
+mvn -q -B -DskipTests package -pl features/standalone -am >&2
+sim=(java ${JAVA_OPTS:--Xmx4g} -jar features/standalone/target/granary-sim.jar --trace "alibaba2017:$trace"
+     --trace-option group=hash:4 --cluster nodes=2000,cpu=6400,mem=262144
+     --quota benchmarks/quota/alibaba2017-day-night.json --no-progress --out "target/quota-$what")
+case "$what" in
+  compare)   exec "${sim[@]}" --policies 'fifo|submitwindow|quota,fifo|quota,submitwindow' ;;
+  lookahead) "${sim[@]}" --policies 'quota,submitwindow|quota:lookahead=false,submitwindow'
+             exec "${sim[@]}" --out "target/quota-$what-declared" --declare-run-times \
+                  --policies 'quota,submitwindow|quota:lookahead=false,submitwindow' ;;
+  restraint) exec "${sim[@]}" --policies \
+               'quota,submitwindow|quota:maxPreemptedPerMinute=0,submitwindow|quota:emergent=hold:minRunSeconds=0:maxPreemptedPerMinute=0,submitwindow' ;;
+  *) echo "Usage: benchmarks/quota.sh [compare|lookahead|restraint] [TRACE]" >&2; exit 2 ;;
+esac
