@@ -50,12 +50,19 @@ public final class FitQueue implements Iterable<UnitState> {
     /**
      * The units of one slot shape, as a binary heap in unit order. Every unit knows its position
      * ({@link UnitState#heapPos}), so removal needs no search by key, and re-ordering is an in-place
-     * heapify: O(n) comparisons, no allocation.
+     * heapify: O(n) comparisons, no allocation. Under a {@link KeyedOrder} each unit's record (its
+     * sort key and sequence) sits in {@link #keys} at the unit's position times the record length,
+     * moved with it: the heap then compares longs in one array instead of calling the comparator on
+     * unit objects scattered over the heap (docs/scheduling.md, "Sort keys").
      */
     static final class Bucket {
+        private static final long[] NO_KEYS = new long[0];
+
         final FitQueue owner;
         final long[] shape;
         UnitState[] heap = new UnitState[4];
+        /** The units' records, {@code owner.stride} longs each, parallel to {@link #heap}; empty without keys. */
+        long[] keys = NO_KEYS;
         int n;
         /** The head under which the bucket sits in the index (always {@code heap[0]}). */
         UnitState indexedHead;
@@ -69,71 +76,136 @@ public final class FitQueue implements Iterable<UnitState> {
             return heap[0];
         }
 
-        void push(UnitState u, Comparator<UnitState> order) {
+        void push(UnitState u) {
+            int s = owner.stride;
             if (n == heap.length) {
                 heap = Arrays.copyOf(heap, n * 2);
             }
+            if (keys.length < heap.length * s) {
+                keys = Arrays.copyOf(keys, heap.length * s);
+            }
             heap[n] = u;
-            u.heapPos = n++;
-            u.bucket = this;
-            up(u.heapPos, order);
+            if (s > 0) {
+                ((KeyedOrder) owner.order).key(u, keys, n * s);
+            }
+            n++;
+            up(n - 1);
         }
 
         /** Removes the unit at {@code i}. */
-        void removeAt(int i, Comparator<UnitState> order) {
+        void removeAt(int i) {
             UnitState gone = heap[i];
-            UnitState last = heap[--n];
-            heap[n] = null;
             gone.heapPos = -1;
             gone.bucket = null;
-            if (i < n) {
-                heap[i] = last;
-                last.heapPos = i;
-                up(i, order);
-                down(last.heapPos, order);
+            int last = --n;
+            if (i < last) {
+                move(last, i);
+                down(up(i), true);
             }
+            heap[last] = null;
         }
 
-        void heapify(Comparator<UnitState> order) {
+        /** Re-orders under the owner's (new) order: records recomputed, then Floyd's heapify. */
+        void heapify() {
+            int s = owner.stride;
+            if (s == 0) {
+                keys = NO_KEYS;
+            } else {
+                if (keys.length != heap.length * s) {
+                    keys = new long[heap.length * s];
+                }
+                KeyedOrder k = (KeyedOrder) owner.order;
+                for (int i = 0; i < n; i++) {
+                    k.key(heap[i], keys, i * s);
+                }
+            }
             for (int i = n / 2 - 1; i >= 0; i--) {
-                down(i, order);
+                down(i, false);
+            }
+            for (int i = 0; i < n; i++) {
+                heap[i].heapPos = i;   // one pass in heap order, not a write per sift step
             }
         }
 
-        private void up(int i, Comparator<UnitState> order) {
+        /** Moves the entry at {@code from} to {@code to} (its record with it). */
+        private void move(int from, int to) {
+            UnitState u = heap[from];
+            heap[to] = u;
+            u.heapPos = to;
+            int s = owner.stride;
+            if (s > 0) {
+                System.arraycopy(keys, from * s, keys, to * s, s);
+            }
+        }
+
+        /** True if the entry at {@code i} goes before the one at {@code j}. */
+        private boolean before(int i, int j) {
+            int s = owner.stride;
+            if (s == 0) {
+                return owner.order.compare(heap[i], heap[j]) < 0;
+            }
+            return compareRecords(keys, i * s, keys, j * s, s) < 0;
+        }
+
+        /** Sifts the entry at {@code i} toward the root; returns where it ends. */
+        private int up(int i) {
             UnitState u = heap[i];
+            int s = owner.stride;
+            long[] rec = owner.held(keys, i);
             while (i > 0) {
                 int parent = (i - 1) >>> 1;
-                UnitState p = heap[parent];
-                if (order.compare(u, p) >= 0) {
+                int c = s == 0 ? owner.order.compare(u, heap[parent]) : compareRecords(rec, 0, keys, parent * s, s);
+                if (c >= 0) {
                     break;
                 }
-                heap[i] = p;
-                p.heapPos = i;
+                move(parent, i);
                 i = parent;
             }
-            heap[i] = u;
-            u.heapPos = i;
+            place(u, rec, i);
+            return i;
         }
 
-        private void down(int i, Comparator<UnitState> order) {
+        /** Sifts the entry at {@code i} toward the leaves; {@code track}: keep every moved unit's heapPos. */
+        private void down(int i, boolean track) {
             UnitState u = heap[i];
+            int s = owner.stride;
+            long[] rec = owner.held(keys, i);
             int half = n >>> 1;
             while (i < half) {
                 int child = 2 * i + 1;
-                int right = child + 1;
-                if (right < n && order.compare(heap[right], heap[child]) < 0) {
-                    child = right;
+                if (child + 1 < n && before(child + 1, child)) {
+                    child++;
                 }
-                if (order.compare(u, heap[child]) <= 0) {
+                int c = s == 0 ? owner.order.compare(u, heap[child]) : compareRecords(rec, 0, keys, child * s, s);
+                if (c <= 0) {
                     break;
                 }
                 heap[i] = heap[child];
-                heap[i].heapPos = i;
+                if (track) {
+                    heap[i].heapPos = i;
+                }
+                if (s > 0) {
+                    System.arraycopy(keys, child * s, keys, i * s, s);
+                }
                 i = child;
             }
             heap[i] = u;
+            if (track) {
+                u.heapPos = i;
+            }
+            if (s > 0) {
+                System.arraycopy(rec, 0, keys, i * s, s);
+            }
+        }
+
+        private void place(UnitState u, long[] rec, int i) {
+            heap[i] = u;
             u.heapPos = i;
+            u.bucket = this;
+            int s = owner.stride;
+            if (s > 0) {
+                System.arraycopy(rec, 0, keys, i * s, s);
+            }
         }
 
         /** The units in unit order, lazily: O(k log k) for the first k, the heap left as it is. */
@@ -194,6 +266,10 @@ public final class FitQueue implements Iterable<UnitState> {
     }
 
     private Comparator<UnitState> order;
+    /** Longs per unit record under {@link #order} ({@link KeyedOrder#keyLongs()}), 0 for comparator calls. */
+    private int stride;
+    /** The record of the entry being sifted (single-threaded, like the engine). */
+    private long[] scratch = new long[0];
     private final Map<Shape, Bucket> buckets = new HashMap<>();
     private Node root;
     private boolean deleted;
@@ -202,6 +278,30 @@ public final class FitQueue implements Iterable<UnitState> {
 
     public FitQueue(Comparator<UnitState> order) {
         this.order = order;
+        this.stride = KeyedOrder.keyLongsOf(order);
+    }
+
+    /** The record at position {@code i} of {@code keys}, copied aside while its entry is sifted. */
+    private long[] held(long[] keys, int i) {
+        if (stride == 0) {
+            return null;
+        }
+        if (scratch.length != stride) {
+            scratch = new long[stride];
+        }
+        System.arraycopy(keys, i * stride, scratch, 0, stride);
+        return scratch;
+    }
+
+    /** Compares two records as signed longs, component by component. */
+    static int compareRecords(long[] a, int at, long[] b, int bt, int len) {
+        for (int d = 0; d < len; d++) {
+            int c = Long.compare(a[at + d], b[bt + d]);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
     }
 
     public int size() {
@@ -220,7 +320,7 @@ public final class FitQueue implements Iterable<UnitState> {
     public void add(UnitState u) {
         Bucket b = buckets.computeIfAbsent(new Shape(u.slotVector()), s -> new Bucket(this, s.v()));
         UnitState head = b.n == 0 ? null : b.head();
-        b.push(u, order);
+        b.push(u);
         size++;
         if (head == null) {
             index(b);
@@ -237,7 +337,7 @@ public final class FitQueue implements Iterable<UnitState> {
             return false;
         }
         UnitState head = b.head();
-        b.removeAt(u.heapPos, order);
+        b.removeAt(u.heapPos);
         size--;
         if (b.n == 0) {
             unindex(b);
@@ -290,8 +390,9 @@ public final class FitQueue implements Iterable<UnitState> {
     /** Re-orders every queued unit under another order: O(N) comparisons in place, the index O(S log S). */
     public void reorder(Comparator<UnitState> newOrder) {
         this.order = newOrder;
+        this.stride = KeyedOrder.keyLongsOf(newOrder);
         for (Bucket b : buckets.values()) {
-            b.heapify(newOrder);
+            b.heapify();
         }
         rebuildIndex();
     }
