@@ -35,8 +35,8 @@ import java.util.function.Predicate;
  * worst case is a walk over the shapes, not over the queue.
  *
  * <p>A policy swap re-orders in place: every bucket is heapified (O(N) comparisons, no allocation) and
- * the index over the S buckets rebuilt — no sort of the queue. Removal goes by the unit's heap
- * position, never by key, so even a faulty order cannot lose a unit; a unit's ordering key must still
+ * the index over the S buckets rebuilt — no sort of the queue. Removal goes by the unit's slot and
+ * heap position, never by key, so even a faulty order cannot lose a unit; a unit's ordering key must still
  * not change while it is queued (the engine removes it before changing what the order reads and
  * re-inserts it afterwards), or the heap would be out of order. Treap priorities come from a seeded
  * generator: the same inputs give the same tree.
@@ -48,23 +48,34 @@ import java.util.function.Predicate;
 public final class FitQueue implements Iterable<UnitState> {
 
     /**
-     * The units of one slot shape, as a binary heap in unit order. Every unit knows its position
-     * ({@link UnitState#heapPos}), so removal needs no search by key, and re-ordering is an in-place
-     * heapify: O(n) comparisons, no allocation. Under a {@link KeyedOrder} each unit's record (its
-     * sort key and sequence) sits in {@link #keys} at the unit's position times the record length,
-     * moved with it: the heap then compares longs in one array instead of calling the comparator on
-     * unit objects scattered over the heap (docs/scheduling.md, "Sort keys").
+     * The units of one slot shape, as a binary heap in unit order (docs/scheduling.md, "Sort keys").
+     * A unit keeps one <em>slot</em> in {@link #units} while it is queued here ({@link
+     * UnitState#bucketSlot}); the heap orders slot numbers ({@link #slotAt} by heap position, {@link
+     * #pos} by slot), so sifting moves ints and never writes to unit objects, and removal finds a
+     * unit's position without a search. Under a {@link KeyedOrder} each heap position also holds the
+     * unit's record (sort key and sequence) in {@link #keys}, moved with it: comparisons read longs
+     * in one array instead of calling the comparator on units scattered over the heap. A re-order
+     * recomputes the records walking the units by slot (close to the order they were queued in, so
+     * to memory order) and heapifies in place: O(n), no allocation once the arrays have grown.
      */
     static final class Bucket {
         private static final long[] NO_KEYS = new long[0];
 
         final FitQueue owner;
         final long[] shape;
-        UnitState[] heap = new UnitState[4];
-        /** The units' records, {@code owner.stride} longs each, parallel to {@link #heap}; empty without keys. */
-        long[] keys = NO_KEYS;
+        /** Queued units by slot; null for a free slot. */
+        UnitState[] units = new UnitState[4];
+        /** Heap position of each used slot. */
+        private int[] pos = new int[4];
+        /** Slot at each heap position, {@code 0 .. n-1}. */
+        private int[] slotAt = new int[4];
+        /** Records by heap position, {@code owner.stride} longs each; empty without keys. */
+        private long[] keys = NO_KEYS;
+        private int[] free = new int[0];
+        private int freeCount;
+        private int slotsUsed;
         int n;
-        /** The head under which the bucket sits in the index (always {@code heap[0]}). */
+        /** The head under which the bucket sits in the index (always the unit at position 0). */
         UnitState indexedHead;
 
         Bucket(FitQueue owner, long[] shape) {
@@ -72,19 +83,44 @@ public final class FitQueue implements Iterable<UnitState> {
             this.shape = shape;
         }
 
+        /** The unit at heap position {@code i}. */
+        UnitState at(int i) {
+            return units[slotAt[i]];
+        }
+
         UnitState head() {
-            return heap[0];
+            return n == 0 ? null : at(0);
+        }
+
+        /** True if {@code u} is queued in this bucket. */
+        boolean holds(UnitState u) {
+            int slot = u.bucketSlot;
+            return slot >= 0 && slot < slotsUsed && units[slot] == u;
+        }
+
+        /** The heap position of a unit this bucket {@link #holds}. */
+        int positionOf(UnitState u) {
+            return pos[u.bucketSlot];
         }
 
         void push(UnitState u) {
+            int slot = freeCount > 0 ? free[--freeCount] : slotsUsed++;
+            if (slot == units.length) {
+                units = Arrays.copyOf(units, slot * 2);
+                pos = Arrays.copyOf(pos, slot * 2);
+            }
+            units[slot] = u;
+            u.bucketSlot = slot;
+            u.bucket = this;
             int s = owner.stride;
-            if (n == heap.length) {
-                heap = Arrays.copyOf(heap, n * 2);
+            if (n == slotAt.length) {
+                slotAt = Arrays.copyOf(slotAt, n * 2);
             }
-            if (keys.length < heap.length * s) {
-                keys = Arrays.copyOf(keys, heap.length * s);
+            if (keys.length < slotAt.length * s) {
+                keys = Arrays.copyOf(keys, slotAt.length * s);
             }
-            heap[n] = u;
+            slotAt[n] = slot;
+            pos[slot] = n;
             if (s > 0) {
                 ((KeyedOrder) owner.order).key(u, keys, n * s);
             }
@@ -92,116 +128,146 @@ public final class FitQueue implements Iterable<UnitState> {
             up(n - 1);
         }
 
-        /** Removes the unit at {@code i}. */
+        /** Removes the unit at heap position {@code i}. */
         void removeAt(int i) {
-            UnitState gone = heap[i];
-            gone.heapPos = -1;
+            int slot = slotAt[i];
+            UnitState gone = units[slot];
+            units[slot] = null;
+            gone.bucketSlot = -1;
             gone.bucket = null;
+            if (freeCount == free.length) {
+                free = Arrays.copyOf(free, Math.max(4, freeCount * 2));
+            }
+            free[freeCount++] = slot;
             int last = --n;
             if (i < last) {
                 move(last, i);
-                down(up(i), true);
+                down(up(i));
             }
-            heap[last] = null;
         }
 
-        /** Re-orders under the owner's (new) order: records recomputed, then Floyd's heapify. */
+        /** Re-orders under the owner's (new) order: records recomputed in slot order, then Floyd's heapify. */
         void heapify() {
             int s = owner.stride;
+            keys = s == 0 ? NO_KEYS : keys.length == slotAt.length * s ? keys : new long[slotAt.length * s];
+            KeyedOrder k = s == 0 ? null : (KeyedOrder) owner.order;
+            int p = 0;
+            for (int slot = 0; slot < slotsUsed; slot++) {
+                UnitState u = units[slot];
+                if (u != null) {
+                    slotAt[p] = slot;
+                    pos[slot] = p;
+                    if (k != null) {
+                        k.key(u, keys, p * s);
+                    }
+                    p++;
+                }
+            }
             if (s == 0) {
-                keys = NO_KEYS;
+                for (int i = n / 2 - 1; i >= 0; i--) {
+                    down(i);
+                }
             } else {
-                if (keys.length != heap.length * s) {
-                    keys = new long[heap.length * s];
+                long[] rec = new long[s];
+                for (int i = n / 2 - 1; i >= 0; i--) {
+                    siftRecords(keys, slotAt, s, n, i, rec);
                 }
-                KeyedOrder k = (KeyedOrder) owner.order;
                 for (int i = 0; i < n; i++) {
-                    k.key(heap[i], keys, i * s);
+                    pos[slotAt[i]] = i;   // once at the end: random writes kept out of the sift loop
                 }
             }
-            for (int i = n / 2 - 1; i >= 0; i--) {
-                down(i, false);
+        }
+
+        /**
+         * Floyd's sift-down on records alone (positions are fixed by the caller afterwards): the hot loop
+         * of a swap to a keyed order, kept to plain array code.
+         */
+        private static void siftRecords(long[] keys, int[] slotAt, int s, int n, int i, long[] rec) {
+            int slot = slotAt[i];
+            int at = i * s;
+            for (int d = 0; d < s; d++) {
+                rec[d] = keys[at + d];
             }
-            for (int i = 0; i < n; i++) {
-                heap[i].heapPos = i;   // one pass in heap order, not a write per sift step
+            int half = n >>> 1;
+            while (i < half) {
+                int child = 2 * i + 1;
+                int c = child * s;
+                if (child + 1 < n && compareRecords(keys, c + s, keys, c, s) < 0) {
+                    child++;
+                    c += s;
+                }
+                if (compareRecords(rec, 0, keys, c, s) <= 0) {
+                    break;
+                }
+                for (int d = 0; d < s; d++) {
+                    keys[i * s + d] = keys[c + d];
+                }
+                slotAt[i] = slotAt[child];
+                i = child;
             }
+            for (int d = 0; d < s; d++) {
+                keys[i * s + d] = rec[d];
+            }
+            slotAt[i] = slot;
         }
 
         /** Moves the entry at {@code from} to {@code to} (its record with it). */
         private void move(int from, int to) {
-            UnitState u = heap[from];
-            heap[to] = u;
-            u.heapPos = to;
+            int slot = slotAt[from];
+            slotAt[to] = slot;
+            pos[slot] = to;
             int s = owner.stride;
             if (s > 0) {
                 System.arraycopy(keys, from * s, keys, to * s, s);
             }
         }
 
-        /** True if the entry at {@code i} goes before the one at {@code j}. */
-        private boolean before(int i, int j) {
+        /** Compares the held entry (slot {@code slot}, record {@code rec}) with the entry at {@code j}. */
+        private int compareHeld(int slot, long[] rec, int j) {
             int s = owner.stride;
-            if (s == 0) {
-                return owner.order.compare(heap[i], heap[j]) < 0;
-            }
-            return compareRecords(keys, i * s, keys, j * s, s) < 0;
+            return s == 0 ? owner.order.compare(units[slot], at(j)) : compareRecords(rec, 0, keys, j * s, s);
         }
 
         /** Sifts the entry at {@code i} toward the root; returns where it ends. */
         private int up(int i) {
-            UnitState u = heap[i];
-            int s = owner.stride;
+            int slot = slotAt[i];
             long[] rec = owner.held(keys, i);
             while (i > 0) {
                 int parent = (i - 1) >>> 1;
-                int c = s == 0 ? owner.order.compare(u, heap[parent]) : compareRecords(rec, 0, keys, parent * s, s);
-                if (c >= 0) {
+                if (compareHeld(slot, rec, parent) >= 0) {
                     break;
                 }
                 move(parent, i);
                 i = parent;
             }
-            place(u, rec, i);
+            place(slot, rec, i);
             return i;
         }
 
-        /** Sifts the entry at {@code i} toward the leaves; {@code track}: keep every moved unit's heapPos. */
-        private void down(int i, boolean track) {
-            UnitState u = heap[i];
-            int s = owner.stride;
+        /** Sifts the entry at {@code i} toward the leaves. */
+        private void down(int i) {
+            int slot = slotAt[i];
             long[] rec = owner.held(keys, i);
             int half = n >>> 1;
+            int s = owner.stride;
             while (i < half) {
                 int child = 2 * i + 1;
-                if (child + 1 < n && before(child + 1, child)) {
+                if (child + 1 < n && (s == 0 ? owner.order.compare(at(child + 1), at(child)) < 0
+                        : compareRecords(keys, (child + 1) * s, keys, child * s, s) < 0)) {
                     child++;
                 }
-                int c = s == 0 ? owner.order.compare(u, heap[child]) : compareRecords(rec, 0, keys, child * s, s);
-                if (c <= 0) {
+                if (compareHeld(slot, rec, child) <= 0) {
                     break;
                 }
-                heap[i] = heap[child];
-                if (track) {
-                    heap[i].heapPos = i;
-                }
-                if (s > 0) {
-                    System.arraycopy(keys, child * s, keys, i * s, s);
-                }
+                move(child, i);
                 i = child;
             }
-            heap[i] = u;
-            if (track) {
-                u.heapPos = i;
-            }
-            if (s > 0) {
-                System.arraycopy(rec, 0, keys, i * s, s);
-            }
+            place(slot, rec, i);
         }
 
-        private void place(UnitState u, long[] rec, int i) {
-            heap[i] = u;
-            u.heapPos = i;
-            u.bucket = this;
+        private void place(int slot, long[] rec, int i) {
+            slotAt[i] = slot;
+            pos[slot] = i;
             int s = owner.stride;
             if (s > 0) {
                 System.arraycopy(rec, 0, keys, i * s, s);
@@ -210,7 +276,7 @@ public final class FitQueue implements Iterable<UnitState> {
 
         /** The units in unit order, lazily: O(k log k) for the first k, the heap left as it is. */
         Iterator<UnitState> inOrder(Comparator<UnitState> order) {
-            PriorityQueue<Integer> next = new PriorityQueue<>((a, b) -> order.compare(heap[a], heap[b]));
+            PriorityQueue<Integer> next = new PriorityQueue<>((a, b) -> order.compare(at(a), at(b)));
             if (n > 0) {
                 next.add(0);
             }
@@ -232,7 +298,7 @@ public final class FitQueue implements Iterable<UnitState> {
                     if (2 * i + 2 < n) {
                         next.add(2 * i + 2);
                     }
-                    return heap[i];
+                    return at(i);
                 }
             };
         }
@@ -333,11 +399,11 @@ public final class FitQueue implements Iterable<UnitState> {
     /** Removes {@code u} in O(log n) by its bucket and heap position; true if it was queued here. */
     public boolean remove(UnitState u) {
         Bucket b = u.bucket;
-        if (b == null || b.owner != this || u.heapPos < 0 || u.heapPos >= b.n || b.heap[u.heapPos] != u) {
+        if (b == null || b.owner != this || !b.holds(u)) {
             return false;
         }
         UnitState head = b.head();
-        b.removeAt(u.heapPos);
+        b.removeAt(b.positionOf(u));
         size--;
         if (b.n == 0) {
             unindex(b);
@@ -387,7 +453,14 @@ public final class FitQueue implements Iterable<UnitState> {
         return search(t.right, free, accept, best);
     }
 
+    /** The position of a queued unit in its bucket's heap (tests compare layouts); -1 if not queued here. */
+    int positionOf(UnitState u) {
+        Bucket b = u.bucket;
+        return b != null && b.owner == this && b.holds(u) ? b.positionOf(u) : -1;
+    }
+
     /** Re-orders every queued unit under another order: O(N) comparisons in place, the index O(S log S). */
+
     public void reorder(Comparator<UnitState> newOrder) {
         this.order = newOrder;
         this.stride = KeyedOrder.keyLongsOf(newOrder);
@@ -410,7 +483,7 @@ public final class FitQueue implements Iterable<UnitState> {
     private void forEachUnordered(Consumer<UnitState> action) {
         for (Bucket b : buckets.values()) {
             for (int i = 0; i < b.n; i++) {
-                action.accept(b.heap[i]);
+                action.accept(b.at(i));
             }
         }
     }

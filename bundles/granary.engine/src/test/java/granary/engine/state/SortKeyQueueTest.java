@@ -96,7 +96,8 @@ class SortKeyQueueTest {
             UnitState p = plain.first(free, u -> odd || u.sequence() % 2 == 0);
             assertEquals(p == null ? null : p.sequence(), k == null ? null : k.sequence(), "round " + round);
             for (int i = 0; i < shadowKeyed.size(); i++) {
-                assertEquals(shadowPlain.get(i).heapPos, shadowKeyed.get(i).heapPos, "same heap layout, round " + round);
+                assertEquals(plain.positionOf(shadowPlain.get(i)), keyed.positionOf(shadowKeyed.get(i)),
+                        "same heap layout, round " + round);
             }
         }
         assertEquals(sequences(plain), sequences(keyed));
