@@ -149,7 +149,9 @@ public final class FitQueue implements Iterable<UnitState> {
         /** Re-orders under the owner's (new) order: records recomputed in slot order, then Floyd's heapify. */
         void heapify() {
             int s = owner.stride;
-            keys = s == 0 ? NO_KEYS : keys.length == slotAt.length * s ? keys : new long[slotAt.length * s];
+            if (keys.length < slotAt.length * s) {
+                keys = new long[slotAt.length * s];   // a smaller need keeps the array: no allocation on the swap back
+            }
             KeyedOrder k = s == 0 ? null : (KeyedOrder) owner.order;
             int p = 0;
             for (int slot = 0; slot < slotsUsed; slot++) {
