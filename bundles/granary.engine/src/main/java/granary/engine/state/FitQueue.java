@@ -69,7 +69,7 @@ public final class FitQueue implements Iterable<UnitState> {
         private int[] pos = new int[4];
         /** Slot at each heap position, {@code 0 .. n-1}. */
         private int[] slotAt = new int[4];
-        /** Records by heap position, {@code owner.stride} longs each; empty without keys. */
+        /** Records by heap position, {@code owner.stride} longs each; unused (kept for the next keyed order) without keys. */
         private long[] keys = NO_KEYS;
         private int[] free = new int[0];
         private int freeCount;
