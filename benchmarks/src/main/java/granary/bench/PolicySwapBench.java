@@ -27,7 +27,9 @@ import granary.engine.Engine;
  * decided meanwhile: the engine is single-threaded.
  *
  * <p>Single-shot: every measured op is one swap; before each one, outside the measured time, the
- * opposite swap puts the engine back into the starting order. Each swap must decide nothing (the
+ * opposite swap puts the engine back into the starting order. FAIR reads grants and is compared
+ * through its comparator; FIFO and SUBMITWINDOW declare sort keys (docs/scheduling.md, "Sort keys"),
+ * so FIFO ↔ SUBMITWINDOW is a swap between two keyed orders. Each swap must decide nothing (the
  * cluster stays full), which the benchmark checks.
  */
 @State(Scope.Benchmark)
@@ -52,12 +54,16 @@ public class PolicySwapBench {
     @Param({"1000000"})
     public int waiting;
 
+    /** false: FIFO and SUBMITWINDOW without their sort keys (compared as before keys), for comparison. */
+    @Param({"true"})
+    public boolean sortKeys;
+
     private Engine engine;
     private String current;
 
     @Setup(Level.Trial)
     public void setUp() {
-        engine = Scenarios.swap(nodesFor(waiting), waiting, 11);
+        engine = Scenarios.swap(nodesFor(waiting), waiting, 11, sortKeys);
         current = "fifo";
     }
 
@@ -72,7 +78,12 @@ public class PolicySwapBench {
 
     @Setup(Level.Iteration)
     public void startFrom(org.openjdk.jmh.infra.BenchmarkParams params) {
-        String from = params.getBenchmark().endsWith("fifoToFair") ? "fifo" : "fair";
+        String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
+        String from = switch (method) {
+            case "fifoToFair", "fifoToSubmitwindow" -> "fifo";
+            case "submitwindowToFifo" -> "submitwindow";
+            default -> "fair";
+        };
         if (!current.equals(from)) {
             activate(from);
         }
@@ -94,6 +105,16 @@ public class PolicySwapBench {
 
     @Benchmark
     public Receipt fairToFifo() {
+        return activate("fifo");
+    }
+
+    @Benchmark
+    public Receipt fifoToSubmitwindow() {
+        return activate("submitwindow");
+    }
+
+    @Benchmark
+    public Receipt submitwindowToFifo() {
         return activate("fifo");
     }
 }

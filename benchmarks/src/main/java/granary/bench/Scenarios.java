@@ -24,6 +24,7 @@ import granary.engine.Engine;
 import granary.engine.EngineOptions;
 import granary.policy.fair.FairPolicy;
 import granary.policy.fifo.FifoPolicy;
+import granary.policy.submitwindow.SubmitWindowPolicy;
 
 /**
  * Engine states the benchmarks start from, built through the public API only (input events on an
@@ -55,9 +56,29 @@ public final class Scenarios {
 
     /** An engine with FIFO installed and selected, as in the brief. */
     public static Engine fifoEngine(ManualClock clock) {
+        return fifoEngine(clock, new FifoPolicy());
+    }
+
+    private static Engine fifoEngine(ManualClock clock, FifoPolicy fifo) {
         Engine e = new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), false));
-        e.handle(new PolicyInstalled(new FifoPolicy(), "bench"));
+        e.handle(new PolicyInstalled(fifo, "bench"));
         return e;
+    }
+
+    /** FIFO as it was before sort keys: the same order, compared through {@code compare} only. */
+    static final class FifoWithoutKey extends FifoPolicy {
+        @Override
+        public int sortKeyWidth() {
+            return 0;
+        }
+    }
+
+    /** SUBMITWINDOW compared through {@code compare} only. */
+    static final class SubmitWindowWithoutKey extends SubmitWindowPolicy {
+        @Override
+        public int sortKeyWidth() {
+            return 0;
+        }
     }
 
     public static String node(int i) {
@@ -232,16 +253,25 @@ public final class Scenarios {
     public static final Resources SWAP_SLOT = Resources.of(100, 2048);
 
     /**
-     * FIFO and FAIR installed, FIFO in effect; {@code nodes} nodes of 64 cores, full; {@code n}
+     * FIFO, FAIR and SUBMITWINDOW (5 s windows) installed, FIFO in effect; {@code nodes} nodes of 64 cores, full; {@code n}
      * units, all waiting. Units arrive one per millisecond with priority 0..3 and 1..4 desired slots
      * (seeded); the first ones are placed at once until the cluster is full, then each of those asks
      * for 1..2 slots more, so that about {@code 64 * nodes / 2.5} waiting units hold 1..4 slots (FAIR
      * then orders them differently from FIFO) and the rest hold none.
      */
     public static Engine swap(int nodes, int n, long seed) {
+        return swap(nodes, n, seed, true);
+    }
+
+    /**
+     * As {@link #swap(int, int, long)}; {@code sortKeys} false installs FIFO and SUBMITWINDOW without
+     * their sort keys (the engine then calls their comparators: the swap as it was before keys).
+     */
+    public static Engine swap(int nodes, int n, long seed, boolean sortKeys) {
         ManualClock clock = new ManualClock(1_000_000);
-        Engine e = fifoEngine(clock);
+        Engine e = fifoEngine(clock, sortKeys ? new FifoPolicy() : new FifoWithoutKey());
         e.handle(new PolicyInstalled(new FairPolicy(), "bench"));
+        e.handle(new PolicyInstalled(sortKeys ? new SubmitWindowPolicy() : new SubmitWindowWithoutKey(), "bench"));
         addNodes(e, nodes, BIG_NODE);
         Random rnd = new Random(seed);
         List<UnitId> running = new ArrayList<>();

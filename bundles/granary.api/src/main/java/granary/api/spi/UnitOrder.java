@@ -9,6 +9,12 @@ import org.osgi.annotation.versioning.ConsumerType;
  * <p>Called on the engine thread whenever a unit is queued or re-queued. The engine keeps each
  * queue sorted by this order; when another unit order takes effect the engine re-sorts every queue
  * between two decisions. Ties left by {@code compare} are broken by {@link UnitView#sequence()}.
+ *
+ * <p>An order that does not read grants may also declare a <b>sort key</b> ({@link #sortKeyWidth()},
+ * {@link #sortKey}): a few longs per unit, computed once when the unit is queued, that the engine
+ * compares instead of calling {@code compare} — a swap to such an order re-orders a million waiting
+ * units in a fraction of the time (docs/scheduling.md, "Sort keys"). Orders without a key keep working
+ * through {@code compare} alone.
  */
 @ConsumerType
 public interface UnitOrder extends Policy {
@@ -26,5 +32,32 @@ public interface UnitOrder extends Policy {
      */
     default boolean readsGrants() {
         return false;
+    }
+
+    /** The most longs a sort key may have; a wider declaration is ignored (the engine calls {@link #compare}). */
+    int MAX_SORT_KEY_WIDTH = 4;
+
+    /**
+     * How many longs {@link #sortKey} writes per unit: 0 (the default) if this order has no sort key,
+     * else 1 to {@link #MAX_SORT_KEY_WIDTH}. Read once when the order takes effect. Ignored when
+     * {@link #readsGrants()} is true (a key is computed once per queuing, grants change while a unit
+     * waits).
+     */
+    default int sortKeyWidth() {
+        return 0;
+    }
+
+    /**
+     * Writes {@code u}'s sort key into {@code key[at] .. key[at + sortKeyWidth() - 1]}. Called on the
+     * engine thread once each time the unit is queued and once per waiting unit when this order takes
+     * effect; it may read what {@link #compare} may read and nothing else, and must not keep
+     * {@code key}. Contract: for any two units, comparing their keys as signed longs, component by
+     * component, gives the same sign as {@code compare(a, b)} (equal keys exactly when
+     * {@code compare} returns 0); the engine then breaks ties by {@link UnitView#sequence()} as
+     * before, so its decisions are the same as with {@code compare}. If this throws, the policy is set
+     * aside as for a throwing {@code compare}.
+     */
+    default void sortKey(UnitView u, long[] key, int at) {
+        throw new UnsupportedOperationException(name() + ": unit order without a sort key");
     }
 }

@@ -35,8 +35,8 @@ import java.util.function.Predicate;
  * worst case is a walk over the shapes, not over the queue.
  *
  * <p>A policy swap re-orders in place: every bucket is heapified (O(N) comparisons, no allocation) and
- * the index over the S buckets rebuilt — no sort of the queue. Removal goes by the unit's heap
- * position, never by key, so even a faulty order cannot lose a unit; a unit's ordering key must still
+ * the index over the S buckets rebuilt — no sort of the queue. Removal goes by the unit's slot and
+ * heap position, never by key, so even a faulty order cannot lose a unit; a unit's ordering key must still
  * not change while it is queued (the engine removes it before changing what the order reads and
  * re-inserts it afterwards), or the heap would be out of order. Treap priorities come from a seeded
  * generator: the same inputs give the same tree.
@@ -48,16 +48,34 @@ import java.util.function.Predicate;
 public final class FitQueue implements Iterable<UnitState> {
 
     /**
-     * The units of one slot shape, as a binary heap in unit order. Every unit knows its position
-     * ({@link UnitState#heapPos}), so removal needs no search by key, and re-ordering is an in-place
-     * heapify: O(n) comparisons, no allocation.
+     * The units of one slot shape, as a binary heap in unit order (docs/scheduling.md, "Sort keys").
+     * A unit keeps one <em>slot</em> in {@link #units} while it is queued here ({@link
+     * UnitState#bucketSlot}); the heap orders slot numbers ({@link #slotAt} by heap position, {@link
+     * #pos} by slot), so sifting moves ints and never writes to unit objects, and removal finds a
+     * unit's position without a search. Under a {@link KeyedOrder} each heap position also holds the
+     * unit's record (sort key and sequence) in {@link #keys}, moved with it: comparisons read longs
+     * in one array instead of calling the comparator on units scattered over the heap. A re-order
+     * recomputes the records walking the units by slot (close to the order they were queued in, so
+     * to memory order) and heapifies in place: O(n), no allocation once the arrays have grown.
      */
     static final class Bucket {
+        private static final long[] NO_KEYS = new long[0];
+
         final FitQueue owner;
         final long[] shape;
-        UnitState[] heap = new UnitState[4];
+        /** Queued units by slot; null for a free slot. */
+        UnitState[] units = new UnitState[4];
+        /** Heap position of each used slot. */
+        private int[] pos = new int[4];
+        /** Slot at each heap position, {@code 0 .. n-1}. */
+        private int[] slotAt = new int[4];
+        /** Records by heap position, {@code owner.stride} longs each; unused (kept for the next keyed order) without keys. */
+        private long[] keys = NO_KEYS;
+        private int[] free = new int[0];
+        private int freeCount;
+        private int slotsUsed;
         int n;
-        /** The head under which the bucket sits in the index (always {@code heap[0]}). */
+        /** The head under which the bucket sits in the index (always the unit at position 0). */
         UnitState indexedHead;
 
         Bucket(FitQueue owner, long[] shape) {
@@ -65,80 +83,202 @@ public final class FitQueue implements Iterable<UnitState> {
             this.shape = shape;
         }
 
+        /** The unit at heap position {@code i}. */
+        UnitState at(int i) {
+            return units[slotAt[i]];
+        }
+
         UnitState head() {
-            return heap[0];
+            return n == 0 ? null : at(0);
         }
 
-        void push(UnitState u, Comparator<UnitState> order) {
-            if (n == heap.length) {
-                heap = Arrays.copyOf(heap, n * 2);
+        /** True if {@code u} is queued in this bucket. */
+        boolean holds(UnitState u) {
+            int slot = u.bucketSlot;
+            return slot >= 0 && slot < slotsUsed && units[slot] == u;
+        }
+
+        /** The heap position of a unit this bucket {@link #holds}. */
+        int positionOf(UnitState u) {
+            return pos[u.bucketSlot];
+        }
+
+        void push(UnitState u) {
+            int slot = freeCount > 0 ? free[--freeCount] : slotsUsed++;
+            if (slot == units.length) {
+                units = Arrays.copyOf(units, slot * 2);
+                pos = Arrays.copyOf(pos, slot * 2);
             }
-            heap[n] = u;
-            u.heapPos = n++;
+            units[slot] = u;
+            u.bucketSlot = slot;
             u.bucket = this;
-            up(u.heapPos, order);
+            int s = owner.stride;
+            if (n == slotAt.length) {
+                slotAt = Arrays.copyOf(slotAt, n * 2);
+            }
+            if (keys.length < slotAt.length * s) {
+                keys = Arrays.copyOf(keys, slotAt.length * s);
+            }
+            slotAt[n] = slot;
+            pos[slot] = n;
+            if (s > 0) {
+                ((KeyedOrder) owner.order).key(u, keys, n * s);
+            }
+            n++;
+            up(n - 1);
         }
 
-        /** Removes the unit at {@code i}. */
-        void removeAt(int i, Comparator<UnitState> order) {
-            UnitState gone = heap[i];
-            UnitState last = heap[--n];
-            heap[n] = null;
-            gone.heapPos = -1;
+        /** Removes the unit at heap position {@code i}. */
+        void removeAt(int i) {
+            int slot = slotAt[i];
+            UnitState gone = units[slot];
+            units[slot] = null;
+            gone.bucketSlot = -1;
             gone.bucket = null;
-            if (i < n) {
-                heap[i] = last;
-                last.heapPos = i;
-                up(i, order);
-                down(last.heapPos, order);
+            if (freeCount == free.length) {
+                free = Arrays.copyOf(free, Math.max(4, freeCount * 2));
+            }
+            free[freeCount++] = slot;
+            int last = --n;
+            if (i < last) {
+                move(last, i);
+                down(up(i));
             }
         }
 
-        void heapify(Comparator<UnitState> order) {
-            for (int i = n / 2 - 1; i >= 0; i--) {
-                down(i, order);
+        /** Re-orders under the owner's (new) order: records recomputed in slot order, then Floyd's heapify. */
+        void heapify() {
+            int s = owner.stride;
+            if (keys.length < slotAt.length * s) {
+                keys = new long[slotAt.length * s];   // a smaller need keeps the array: no allocation on the swap back
             }
-        }
-
-        private void up(int i, Comparator<UnitState> order) {
-            UnitState u = heap[i];
-            while (i > 0) {
-                int parent = (i - 1) >>> 1;
-                UnitState p = heap[parent];
-                if (order.compare(u, p) >= 0) {
-                    break;
+            KeyedOrder k = s == 0 ? null : (KeyedOrder) owner.order;
+            int p = 0;
+            for (int slot = 0; slot < slotsUsed; slot++) {
+                UnitState u = units[slot];
+                if (u != null) {
+                    slotAt[p] = slot;
+                    pos[slot] = p;
+                    if (k != null) {
+                        k.key(u, keys, p * s);
+                    }
+                    p++;
                 }
-                heap[i] = p;
-                p.heapPos = i;
-                i = parent;
             }
-            heap[i] = u;
-            u.heapPos = i;
+            if (s == 0) {
+                for (int i = n / 2 - 1; i >= 0; i--) {
+                    down(i);
+                }
+            } else {
+                long[] rec = new long[s];
+                for (int i = n / 2 - 1; i >= 0; i--) {
+                    siftRecords(keys, slotAt, s, n, i, rec);
+                }
+                for (int i = 0; i < n; i++) {
+                    pos[slotAt[i]] = i;   // once at the end: random writes kept out of the sift loop
+                }
+            }
         }
 
-        private void down(int i, Comparator<UnitState> order) {
-            UnitState u = heap[i];
+        /**
+         * Floyd's sift-down on records alone (positions are fixed by the caller afterwards): the hot loop
+         * of a swap to a keyed order, kept to plain array code.
+         */
+        private static void siftRecords(long[] keys, int[] slotAt, int s, int n, int i, long[] rec) {
+            int slot = slotAt[i];
+            int at = i * s;
+            for (int d = 0; d < s; d++) {
+                rec[d] = keys[at + d];
+            }
             int half = n >>> 1;
             while (i < half) {
                 int child = 2 * i + 1;
-                int right = child + 1;
-                if (right < n && order.compare(heap[right], heap[child]) < 0) {
-                    child = right;
+                int c = child * s;
+                if (child + 1 < n && compareRecords(keys, c + s, keys, c, s) < 0) {
+                    child++;
+                    c += s;
                 }
-                if (order.compare(u, heap[child]) <= 0) {
+                if (compareRecords(rec, 0, keys, c, s) <= 0) {
                     break;
                 }
-                heap[i] = heap[child];
-                heap[i].heapPos = i;
+                for (int d = 0; d < s; d++) {
+                    keys[i * s + d] = keys[c + d];
+                }
+                slotAt[i] = slotAt[child];
                 i = child;
             }
-            heap[i] = u;
-            u.heapPos = i;
+            for (int d = 0; d < s; d++) {
+                keys[i * s + d] = rec[d];
+            }
+            slotAt[i] = slot;
+        }
+
+        /** Moves the entry at {@code from} to {@code to} (its record with it). */
+        private void move(int from, int to) {
+            int slot = slotAt[from];
+            slotAt[to] = slot;
+            pos[slot] = to;
+            int s = owner.stride;
+            if (s > 0) {
+                System.arraycopy(keys, from * s, keys, to * s, s);
+            }
+        }
+
+        /** Compares the held entry (slot {@code slot}, record {@code rec}) with the entry at {@code j}. */
+        private int compareHeld(int slot, long[] rec, int j) {
+            int s = owner.stride;
+            return s == 0 ? owner.order.compare(units[slot], at(j)) : compareRecords(rec, 0, keys, j * s, s);
+        }
+
+        /** Sifts the entry at {@code i} toward the root; returns where it ends. */
+        private int up(int i) {
+            int slot = slotAt[i];
+            long[] rec = owner.held(keys, i);
+            while (i > 0) {
+                int parent = (i - 1) >>> 1;
+                if (compareHeld(slot, rec, parent) >= 0) {
+                    break;
+                }
+                move(parent, i);
+                i = parent;
+            }
+            place(slot, rec, i);
+            return i;
+        }
+
+        /** Sifts the entry at {@code i} toward the leaves. */
+        private void down(int i) {
+            int slot = slotAt[i];
+            long[] rec = owner.held(keys, i);
+            int half = n >>> 1;
+            int s = owner.stride;
+            while (i < half) {
+                int child = 2 * i + 1;
+                if (child + 1 < n && (s == 0 ? owner.order.compare(at(child + 1), at(child)) < 0
+                        : compareRecords(keys, (child + 1) * s, keys, child * s, s) < 0)) {
+                    child++;
+                }
+                if (compareHeld(slot, rec, child) <= 0) {
+                    break;
+                }
+                move(child, i);
+                i = child;
+            }
+            place(slot, rec, i);
+        }
+
+        private void place(int slot, long[] rec, int i) {
+            slotAt[i] = slot;
+            pos[slot] = i;
+            int s = owner.stride;
+            if (s > 0) {
+                System.arraycopy(rec, 0, keys, i * s, s);
+            }
         }
 
         /** The units in unit order, lazily: O(k log k) for the first k, the heap left as it is. */
         Iterator<UnitState> inOrder(Comparator<UnitState> order) {
-            PriorityQueue<Integer> next = new PriorityQueue<>((a, b) -> order.compare(heap[a], heap[b]));
+            PriorityQueue<Integer> next = new PriorityQueue<>((a, b) -> order.compare(at(a), at(b)));
             if (n > 0) {
                 next.add(0);
             }
@@ -160,7 +300,7 @@ public final class FitQueue implements Iterable<UnitState> {
                     if (2 * i + 2 < n) {
                         next.add(2 * i + 2);
                     }
-                    return heap[i];
+                    return at(i);
                 }
             };
         }
@@ -194,6 +334,10 @@ public final class FitQueue implements Iterable<UnitState> {
     }
 
     private Comparator<UnitState> order;
+    /** Longs per unit record under {@link #order} ({@link KeyedOrder#keyLongs()}), 0 for comparator calls. */
+    private int stride;
+    /** The record of the entry being sifted (single-threaded, like the engine). */
+    private long[] scratch = new long[0];
     private final Map<Shape, Bucket> buckets = new HashMap<>();
     private Node root;
     private boolean deleted;
@@ -202,6 +346,30 @@ public final class FitQueue implements Iterable<UnitState> {
 
     public FitQueue(Comparator<UnitState> order) {
         this.order = order;
+        this.stride = KeyedOrder.keyLongsOf(order);
+    }
+
+    /** The record at position {@code i} of {@code keys}, copied aside while its entry is sifted. */
+    private long[] held(long[] keys, int i) {
+        if (stride == 0) {
+            return null;
+        }
+        if (scratch.length != stride) {
+            scratch = new long[stride];
+        }
+        System.arraycopy(keys, i * stride, scratch, 0, stride);
+        return scratch;
+    }
+
+    /** Compares two records as signed longs, component by component. */
+    static int compareRecords(long[] a, int at, long[] b, int bt, int len) {
+        for (int d = 0; d < len; d++) {
+            int c = Long.compare(a[at + d], b[bt + d]);
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
     }
 
     public int size() {
@@ -232,7 +400,7 @@ public final class FitQueue implements Iterable<UnitState> {
     public void add(UnitState u) {
         Bucket b = buckets.computeIfAbsent(new Shape(u.slotVector()), s -> new Bucket(this, s.v()));
         UnitState head = b.n == 0 ? null : b.head();
-        b.push(u, order);
+        b.push(u);
         size++;
         if (head == null) {
             index(b);
@@ -245,11 +413,11 @@ public final class FitQueue implements Iterable<UnitState> {
     /** Removes {@code u} in O(log n) by its bucket and heap position; true if it was queued here. */
     public boolean remove(UnitState u) {
         Bucket b = u.bucket;
-        if (b == null || b.owner != this || u.heapPos < 0 || u.heapPos >= b.n || b.heap[u.heapPos] != u) {
+        if (b == null || b.owner != this || !b.holds(u)) {
             return false;
         }
         UnitState head = b.head();
-        b.removeAt(u.heapPos, order);
+        b.removeAt(b.positionOf(u));
         size--;
         if (b.n == 0) {
             unindex(b);
@@ -299,11 +467,19 @@ public final class FitQueue implements Iterable<UnitState> {
         return search(t.right, free, accept, best);
     }
 
+    /** The position of a queued unit in its bucket's heap (tests compare layouts); -1 if not queued here. */
+    int positionOf(UnitState u) {
+        Bucket b = u.bucket;
+        return b != null && b.owner == this && b.holds(u) ? b.positionOf(u) : -1;
+    }
+
     /** Re-orders every queued unit under another order: O(N) comparisons in place, the index O(S log S). */
+
     public void reorder(Comparator<UnitState> newOrder) {
         this.order = newOrder;
+        this.stride = KeyedOrder.keyLongsOf(newOrder);
         for (Bucket b : buckets.values()) {
-            b.heapify(newOrder);
+            b.heapify();
         }
         rebuildIndex();
     }
@@ -321,7 +497,7 @@ public final class FitQueue implements Iterable<UnitState> {
     private void forEachUnordered(Consumer<UnitState> action) {
         for (Bucket b : buckets.values()) {
             for (int i = 0; i < b.n; i++) {
-                action.accept(b.heap[i]);
+                action.accept(b.at(i));
             }
         }
     }

@@ -21,12 +21,15 @@ public final class JobState implements JobView {
     private final List<UnitState> units = new ArrayList<>();
     int grantedSlots;
     private final long requestedSlots;
+    /** The spec's gang flag, kept here: unit orders read it per unit (one object less to reach on a swap). */
+    private final boolean gang;
 
     public JobState(JobSpec spec, long now) {
         this.submitted = spec;
         this.group = spec.group();
         this.submitTime = now;
         this.requestedSlots = spec.units().stream().mapToLong(UnitSpec::desired).sum();
+        this.gang = spec.gang();
     }
 
     @Override
@@ -60,7 +63,7 @@ public final class JobState implements JobView {
 
     @Override
     public boolean gang() {
-        return submitted.gang();
+        return gang;
     }
 
     @Override

@@ -54,28 +54,36 @@ public final class UnitState implements UnitView {
 
     /** Where the unit waits now: null, or its group's queue or gang queue. */
     FitQueue queuedIn;
-    /** Position in its bucket's heap while queued (see FitQueue), else -1. */
-    int heapPos = -1;
+    /** Its slot in its shape bucket while queued (see FitQueue.Bucket), else -1. */
+    int bucketSlot = -1;
     /** The shape bucket it sits in while queued, else null. */
     FitQueue.Bucket bucket;
     /** Remaining slots last counted in the waiting totals. */
     int accountedWaiting;
 
-    private final Set<String> machines = new HashSet<>();
-    private final Set<String> rooms = new HashSet<>();
+    /**
+     * Locality targets; shared empty sets for the usual unit without preferences (two hash sets per
+     * unit were ~130 bytes of a million waiting units' heap: benchmarks/RESULTS.md, "Issue 11").
+     */
+    private final Set<String> machines;
+    private final Set<String> rooms;
     private final boolean anywhere;
 
     public UnitState(JobView job, UnitSpec spec, long sequence, long now, Dims dims) {
         this.id = new UnitId(job.id(), spec.name());
         boolean any = spec.locality().isEmpty();
+        Set<String> m = new HashSet<>();
+        Set<String> r = new HashSet<>();
         for (Locality l : spec.locality()) {
             switch (l.level()) {
-                case MACHINE -> machines.add(l.target());
-                case ROOM -> rooms.add(l.target());
+                case MACHINE -> m.add(l.target());
+                case ROOM -> r.add(l.target());
                 case CLUSTER -> any = true;
             }
         }
         this.anywhere = any;
+        this.machines = m.isEmpty() ? Collections.emptySet() : m;   // not Set.of(): contains(null) must answer false
+        this.rooms = r.isEmpty() ? Collections.emptySet() : r;
         this.job = job;
         this.gangJob = job.gang();
         this.spec = spec;

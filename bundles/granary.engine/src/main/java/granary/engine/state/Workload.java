@@ -1,5 +1,6 @@
 package granary.engine.state;
 
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -19,7 +20,23 @@ import granary.api.spi.UnitOrder;
  */
 public final class Workload {
 
-    private static final Comparator<UnitState> BY_SEQUENCE = Comparator.comparingLong(UnitState::sequence);
+    /** Arrival order, used while no unit order is in effect: a record of the sequence alone. */
+    private static final KeyedOrder BY_SEQUENCE = new KeyedOrder() {
+        @Override
+        public int compare(UnitState a, UnitState b) {
+            return Long.compare(a.sequence(), b.sequence());
+        }
+
+        @Override
+        public int keyLongs() {
+            return 1;
+        }
+
+        @Override
+        public void key(UnitState u, long[] into, int at) {
+            into[at] = u.sequence();
+        }
+    };
 
     private final Dims dims;
     private final Map<String, JobState> jobs = new LinkedHashMap<>();
@@ -203,11 +220,40 @@ public final class Workload {
      * half-changed. One small class rather than composed lambdas: it is on the hot path of every
      * queue operation and of a swap's re-ordering.
      */
-    private final class Guarded implements Comparator<UnitState> {
+    private final class Guarded implements KeyedOrder {
         private final UnitOrder policy;
+        /** The policy's sort key width, or -1 if the queues must call {@link #compare} (docs/scheduling.md, "Sort keys"). */
+        private final int width;
 
         Guarded(UnitOrder policy) {
             this.policy = policy;
+            this.width = keyWidth(policy);
+        }
+
+        @Override
+        public int keyLongs() {
+            return width < 0 ? 0 : width + 1;
+        }
+
+        /**
+         * The policy's key, then the sequence. A throwing policy leaves the fault for the engine, as
+         * {@link #compare} does, and its key reads as zeros: the queue operation under way completes.
+         */
+        @Override
+        public void key(UnitState u, long[] into, int at) {
+            boolean ok = false;
+            if (fault == null) {
+                try {
+                    policy.sortKey(u, into, at);
+                    ok = true;
+                } catch (RuntimeException e) {
+                    fault = e;
+                }
+            }
+            if (!ok) {
+                Arrays.fill(into, at, at + width, 0L);
+            }
+            into[at + width] = u.sequence();
         }
 
         @Override
@@ -223,6 +269,17 @@ public final class Workload {
                 }
             }
             return Long.compare(a.sequence(), b.sequence());
+        }
+    }
+
+    /** The policy's sort key width if the queues may use it, else -1 (also if asking throws: the fault is kept). */
+    private int keyWidth(UnitOrder policy) {
+        try {
+            int w = policy.readsGrants() ? -1 : policy.sortKeyWidth();
+            return w >= 1 && w <= UnitOrder.MAX_SORT_KEY_WIDTH ? w : -1;
+        } catch (RuntimeException e) {
+            fault = e;
+            return -1;
         }
     }
 

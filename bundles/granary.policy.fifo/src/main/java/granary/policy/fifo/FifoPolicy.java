@@ -39,6 +39,20 @@ public class FifoPolicy implements UnitOrder {
         return Long.compare(a.submitTime(), b.submitTime());
     }
 
+    /** Sort key (docs/scheduling.md, "Sort keys"): [-priority,] submit time — what {@link #compare} reads. */
+    @Override
+    public int sortKeyWidth() {
+        return priorityFirst ? 2 : 1;
+    }
+
+    @Override
+    public void sortKey(UnitView u, long[] key, int at) {
+        if (priorityFirst) {
+            key[at++] = -(long) u.priority();
+        }
+        key[at] = u.submitTime();
+    }
+
     @Override
     public Map<String, String> status() {
         return Map.of("priorityFirst", Boolean.toString(priorityFirst));

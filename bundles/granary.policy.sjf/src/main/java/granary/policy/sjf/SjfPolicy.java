@@ -33,4 +33,19 @@ public final class SjfPolicy implements UnitOrder {
         int c = Long.compare(a.job().requestedSlots(), b.job().requestedSlots());
         return c != 0 ? c : Long.compare(a.submitTime(), b.submitTime());
     }
+
+    /** Sort key (docs/scheduling.md, "Sort keys"): [-priority,] the job's requested slots, submit time. */
+    @Override
+    public int sortKeyWidth() {
+        return priorityFirst ? 3 : 2;
+    }
+
+    @Override
+    public void sortKey(UnitView u, long[] key, int at) {
+        if (priorityFirst) {
+            key[at++] = -(long) u.priority();
+        }
+        key[at] = u.job().requestedSlots();
+        key[at + 1] = u.submitTime();
+    }
 }

@@ -58,6 +58,20 @@ public class SubmitWindowPolicy implements UnitOrder {
         return c != 0 ? c : Long.compare(a.submitTime(), b.submitTime());
     }
 
+    /** Sort key (docs/scheduling.md, "Sort keys"): -priority, window, request, submit time. */
+    @Override
+    public int sortKeyWidth() {
+        return 4;
+    }
+
+    @Override
+    public void sortKey(UnitView u, long[] key, int at) {
+        key[at] = -(long) u.priority();
+        key[at + 1] = Math.floorDiv(u.submitTime(), windowMillis);
+        key[at + 2] = request(u);
+        key[at + 3] = u.submitTime();
+    }
+
     /** The all-or-nothing request the order compares: the gang job's total, else the unit's desire. */
     static long request(UnitView u) {
         return u.job().gang() ? u.job().requestedSlots() : u.desired();

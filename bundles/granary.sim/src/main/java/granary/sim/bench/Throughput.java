@@ -42,10 +42,12 @@ import granary.sim.run.PolicySource;
  * report until every container is granted (or every node has reported and nothing more fits); an
  * alloc is one slot granted. Several runs after warm-up; the median is printed last:
  * <pre>granary nodes=N apps=A containers=K queues=Q allocs_per_s=X wall_s=Y</pre>
- * With {@code --scale} it also measures the heap held with every container waiting and the pause of
- * a unit-order swap (FIFO to FAIR and back) over all the waiting units.
+ * With {@code --scale} it also measures the heap held with every container waiting (used heap after
+ * a full GC, beside the JVM's heap limit) and the pause of a unit-order swap (to FAIR, or to the
+ * order {@code --swap-to} names, and back) over all the waiting units; {@code benchmarks/scale.sh}
+ * runs it at 100,000 nodes and 10^6 waiting units in 2 GiB of heap.
  *
- * <p>Usage: {@code Throughput N A K Q [--runs R] [--warmup W] [--scale] [--unit-order fifo|fair]} (defaults:
+ * <p>Usage: {@code Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]} (defaults:
  * 7 measured runs after 5 warm-ups, FIFO — which grants as many containers per decision as fit; FAIR
  * grants one per decision, like a scheduler that assigns containers one at a time).
  */
@@ -60,6 +62,8 @@ public final class Throughput {
     private final int queues;
     private Path treeFile;
     private final String unitOrder;
+    /** The unit order a scale run swaps to and back from. */
+    private final String swapTo;
     private final ClassPathPolicies policies = new ClassPathPolicies();
 
     /** What one run measured. */
@@ -70,8 +74,12 @@ public final class Throughput {
         }
     }
 
-    Throughput(int nodes, int apps, int containers, int queues, String unitOrder) {
+    Throughput(int nodes, int apps, int containers, int queues, String unitOrder, String swapTo) {
         this.unitOrder = unitOrder;
+        this.swapTo = swapTo != null ? swapTo : unitOrder.equals("fair") ? "fifo" : "fair";
+        if (this.swapTo.equals(unitOrder)) {
+            throw new IllegalArgumentException("--swap-to must name another unit order than " + unitOrder);
+        }
         this.nodes = nodes;
         this.apps = apps;
         this.containers = containers;
@@ -83,16 +91,17 @@ public final class Throughput {
             List<String> a = new ArrayList<>(Arrays.asList(args));
             boolean scale = a.remove("--scale");
             String order = text(a, "--unit-order", "fifo");
+            String swapTo = text(a, "--swap-to", null);
             int runs = option(a, "--runs", 7);
             int warmup = option(a, "--warmup", 5);
             if (a.size() != 4) {
                 throw new IllegalArgumentException("expected N A K Q (nodes, applications, containers each, leaf queues), got " + a);
             }
             int[] n = a.stream().mapToInt(Throughput::positive).toArray();
-            System.exit(new Throughput(n[0], n[1], n[2], n[3], order).measure(runs, warmup, scale));
+            System.exit(new Throughput(n[0], n[1], n[2], n[3], order, swapTo).measure(runs, warmup, scale));
         } catch (IllegalArgumentException e) {
             System.err.println("Error: " + e.getMessage());
-            System.err.println("Usage: Throughput N A K Q [--runs R] [--warmup W] [--scale] [--unit-order fifo|fair]");
+            System.err.println("Usage: Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]");
             System.exit(2);
         }
     }
@@ -152,9 +161,10 @@ public final class Throughput {
         measured.sort((x, y) -> Double.compare(x.allocsPerSecond(), y.allocsPerSecond()));
         Run median = measured.get(measured.size() / 2);
         if (scale) {
-            System.out.printf(Locale.ROOT, "granary-scale nodes=%d apps=%d containers=%d queues=%d unit_order=%s waiting_units=%d "
-                            + "heap_mb=%d swap_ms=%.1f swap_back_ms=%.1f%n", nodes, apps, containers, queues, unitOrder, apps,
-                    median(measured, Run::heapBytes) >> 20, medianD(measured, Run::swapMs), medianD(measured, Run::swapBackMs));
+            System.out.printf(Locale.ROOT, "granary-scale nodes=%d apps=%d containers=%d queues=%d unit_order=%s swap_to=%s waiting_units=%d "
+                            + "heap_mb=%d heap_max_mb=%d swap_ms=%.1f swap_back_ms=%.1f%n", nodes, apps, containers, queues, unitOrder, swapTo,
+                    apps, median(measured, Run::heapBytes) >> 20, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax() >> 20,
+                    medianD(measured, Run::swapMs), medianD(measured, Run::swapBackMs));
         }
         System.out.printf(Locale.ROOT, "granary nodes=%d apps=%d containers=%d queues=%d allocs_per_s=%.0f wall_s=%.4f%n",
                 nodes, apps, containers, queues, median.allocsPerSecond(), median.wallSeconds());
@@ -173,7 +183,7 @@ public final class Throughput {
         Engine engine = new Engine(new ManualClock(0), new EngineOptions(List.of("queues", unitOrder), List.of(), false));
         install(engine, unitOrder, Map.of());
         install(engine, "queues", Map.of("file", treeFile().toString()));   // the queue policy reads its tree file
-        String other = unitOrder.equals("fair") ? "fifo" : "fair";
+        String other = swapTo;
         if (scale) {
             install(engine, other, Map.of());
         }
