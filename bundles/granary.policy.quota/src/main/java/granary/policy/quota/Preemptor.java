@@ -31,7 +31,8 @@ import granary.policy.quota.api.QuotaState;
  *   <li>only where it helps: a node is touched only if taking its eligible grants makes room for the
  *       top unit there, and then only the oldest grants that make that room;</li>
  *   <li>at most {@code maxPreemptedPerMinute} slots in any 60 s, and one attempt per second (after an
- *       attempt that took nothing, the pause doubles up to 8 s: the grants age meanwhile).</li>
+ *       attempt that took nothing, the pause doubles up to 8 s, but never past the moment the
+ *       oldest grant passed over for its age becomes old enough).</li>
  * </ul>
  * All-or-nothing victims (gang jobs, all-or-nothing units) are not taken: taking one whole is the
  * churn this restraint is for. Victims are found through each group's running jobs, oldest first,
@@ -52,6 +53,8 @@ final class Preemptor {
     private long lastAttempt = -1;
     /** Time until the next attempt: one second, doubled after each attempt that took nothing, up to 8 s. */
     private long pause = 1000;
+    /** The earliest time a grant passed over for its age in the last attempt becomes old enough, or -1. */
+    private long ripe = -1;
     /** Per group: {slots taken from it, slots taken for it}. */
     private final Map<String, long[]> counts = new TreeMap<>();
 
@@ -78,7 +81,7 @@ final class Preemptor {
      */
     int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin) {
         long now = ctx.now();
-        if (lastAttempt >= 0 && now >= lastAttempt && now - lastAttempt < pause) {
+        if (lastAttempt >= 0 && now >= lastAttempt && now - lastAttempt < pause && (ripe < 0 || now < ripe)) {
             return 0;   // one attempt per scheduling round (a second of engine time), fewer while none helps
         }
         lastAttempt = now;
@@ -88,8 +91,9 @@ final class Preemptor {
             return 0;
         }
         Map<String, Quota> excess = excess(ctx, funding, top.group());
+        long[] youngest = {Long.MAX_VALUE};
         List<Candidate> candidates = candidates(ctx, top, excess, now - options.minRunSeconds() * 1000,
-                Math.min(budget, need * 8 + 256));
+                Math.min(budget, need * 8 + 256), youngest);
         // Oldest slot first over the whole cluster; slots taken on a node are only committed once they
         // make room there for the top unit, so nothing is revoked that does not help it.
         Map<String, List<Take>> pending = new HashMap<>();
@@ -132,6 +136,7 @@ final class Preemptor {
             }
         }
         pause = revoked > 0 ? 1000 : Math.min(8000, pause * 2);
+        ripe = youngest[0] == Long.MAX_VALUE ? -1 : youngest[0] + options.minRunSeconds() * 1000;
         if (revoked > 0) {
             recent.addLast(new long[] {now, revoked});
             recentSlots += revoked;
@@ -168,7 +173,7 @@ final class Preemptor {
      * offline, not all-or-nothing, at least the minimum run time old, on nodes the top unit may use.
      */
     private static List<Candidate> candidates(CycleContext ctx, UnitView top, Map<String, Quota> excess,
-                                              long oldEnough, long enough) {
+                                              long oldEnough, long enough, long[] oldestTooYoung) {
         List<Candidate> all = new ArrayList<>();
         for (String group : excess.keySet()) {
             long slots = 0;
@@ -187,6 +192,8 @@ final class Preemptor {
                         if (a.since() <= oldEnough) {
                             all.add(new Candidate(u, a, group));
                             slots += a.slots();
+                        } else {
+                            oldestTooYoung[0] = Math.min(oldestTooYoung[0], a.since());
                         }
                     }
                 }

@@ -88,7 +88,7 @@ class JsonWorkloadReaderTest {
                 "bad.json:4:25: $.jobs[2].colour: unknown field; known fields: gang, group, id, productionLevel, submit, units, user",
                 "bad.json:5:25: $.jobs[3].submit: must not be negative, got -1",
                 "bad.json:5:112: $.jobs[3].units[0].size: unknown field; known fields: after, allOrNothing, blacklist, desired, "
-                        + "duration, kind, locality, maxPerNode, name, nodeSelector, priority, slot, submit"), lines);
+                        + "duration, expectedSeconds, kind, locality, maxPerNode, name, nodeSelector, priority, slot, submit"), lines);
     }
 
     @Test
