@@ -20,7 +20,7 @@ import granary.policy.quota.api.Quota;
 import granary.policy.quota.api.QuotaState;
 
 /**
- * Preemption with restraint (docs/multi-tenancy.md, "Preemption with restraint"): a group below its
+ * Preemption with restraint (docs/multi-tenancy.md, "Choices and their defaults"): a group below its
  * min whose top job cannot be placed takes capacity back, and
  * <ul>
  *   <li>only up to its min (never to grow beyond it), and only as much as its top unit needs now —
