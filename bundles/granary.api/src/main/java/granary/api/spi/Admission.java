@@ -24,10 +24,11 @@ public interface Admission extends Policy {
 
     /**
      * The group's guarantee and limit in force, or null if this policy sets none. The engine searches
-     * a group's queue only for slots that fit {@code max − used} when the limit is in resources, so
+     * a group's queue only for slots that fit {@code fillLimit() − used} when the limit is in resources, so
      * units admission would refuse for their size are never visited (docs/scheduling.md, "The fit
      * search"); the simulator measures time below the guarantee and use above the limit from it. Must
-     * agree with {@link #admit}: a slot that does not fit {@code max − used} is never admitted.
+     * agree with {@link #admit}: a slot that does not fit {@code max − used} is never admitted (a lower
+     * {@code fill} only narrows what freed nodes are filled with for a while).
      */
     default GroupBounds bounds(GroupView group, EngineView view) {
         return null;

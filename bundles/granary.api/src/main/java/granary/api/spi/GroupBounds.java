@@ -11,15 +11,27 @@ import granary.api.model.Resources;
  * @param max      resources the group may hold at most, or null
  * @param minSlots slots guaranteed, or -1
  * @param maxSlots slots the group may hold at most, or -1
+ * @param fill     what the group may be filled up to on freed nodes now, when the policy holds it below
+ *                 its max for a while (the quota policy before a slice boundary); null = {@code max}
  */
-public record GroupBounds(Resources min, Resources max, long minSlots, long maxSlots) {
+public record GroupBounds(Resources min, Resources max, long minSlots, long maxSlots, Resources fill) {
 
     public static GroupBounds ofResources(Resources min, Resources max) {
-        return new GroupBounds(min, max, -1, -1);
+        return new GroupBounds(min, max, -1, -1, null);
     }
 
     public static GroupBounds ofSlots(long min, long max) {
-        return new GroupBounds(null, null, min, max);
+        return new GroupBounds(null, null, min, max, null);
+    }
+
+    /** These bounds, filling the group on freed nodes only up to {@code limit} for now. */
+    public GroupBounds fillingUpTo(Resources limit) {
+        return new GroupBounds(min, max, minSlots, maxSlots, limit);
+    }
+
+    /** What the group may be filled up to on freed nodes now (resource form), or null. */
+    public Resources fillLimit() {
+        return fill != null ? fill : max;
     }
 
     public boolean slots() {

@@ -44,10 +44,10 @@ public final class Eligibility {
         long[] out = free;
         for (Admission a : policies.admissions()) {
             GroupBounds b = a.bounds(g, view);
-            if (b == null || b.max() == null) {
+            if (b == null || b.fillLimit() == null) {
                 continue;
             }
-            long[] room = dims.vector(b.max().minus(g.used()).max(Resources.ZERO));
+            long[] room = dims.vector(b.fillLimit().minus(g.used()).max(Resources.ZERO));
             if (out == free) {
                 out = free.clone();
             }

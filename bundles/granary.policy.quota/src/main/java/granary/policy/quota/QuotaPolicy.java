@@ -250,13 +250,13 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         if (q == null) {
             return null;
         }
-        Quota max = q.max();
-        Quota after = options.lookahead() ? lookahead.groupLimit(group.name()) : null;
-        if (after != null && after.atMost(max)) {
-            max = after;   // freed nodes fill the group only up to its next-slice quota (docs/multi-tenancy.md)
+        if (q.max().isWorkers()) {
+            return GroupBounds.ofSlots(q.min().workers(), q.max().workers());
         }
-        return q.max().isWorkers() ? GroupBounds.ofSlots(q.min().workers(), max.workers())
-                : GroupBounds.ofResources(q.min().resources(), max.resources());
+        GroupBounds b = GroupBounds.ofResources(q.min().resources(), q.max().resources());
+        Quota after = options.lookahead() ? lookahead.groupLimit(group.name()) : null;
+        // freed nodes fill the group only up to its next-slice quota (docs/multi-tenancy.md, "Draining before a slice boundary")
+        return after != null && after.atMost(q.max()) ? b.fillingUpTo(after.resources()) : b;
     }
 
     private static Reason limit(ReasonCode code, String group, String message, Quota limit, Quota value) {
