@@ -93,7 +93,7 @@ final class Preemptor {
         Map<String, Quota> excess = excess(ctx, funding, top.group());
         long[] youngest = {Long.MAX_VALUE};
         List<Candidate> candidates = candidates(ctx, top, excess, now - options.minRunSeconds() * 1000,
-                Math.min(budget, need * 8 + 256), youngest);
+                Math.min(budget, need * 4 + 128), youngest);
         // Oldest slot first over the whole cluster; slots taken on a node are only committed once they
         // make room there for the top unit, so nothing is revoked that does not help it.
         Map<String, List<Take>> pending = new HashMap<>();
