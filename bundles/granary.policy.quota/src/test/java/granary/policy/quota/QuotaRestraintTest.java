@@ -251,6 +251,62 @@ class QuotaRestraintTest {
         }
     }
 
+    /**
+     * Property run of the lookahead (fixed seeds): random jobs with declared run times from 1 minute
+     * to 2 hours arrive and end in the two hours before 08:00, where the table lowers the group's max
+     * from 100 to 40 slots. Whenever a slot is granted inside the lookahead hour to work declared to
+     * outlive 08:00, the group holds at most 40 slots after the grant; work declared to end before
+     * 08:00 is never held back by the lookahead.
+     */
+    @Test
+    void propertyRunsOfTheLookaheadNeverStartLongWorkBeyondTheNextSlicesMax() {
+        for (long seed = 1; seed <= 10; seed++) {
+            Random rnd = new Random(seed);
+            QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPreemption(false), QuotaBench.table(DAY_NIGHT, null))
+                    .nodes(10, 10);
+            long boundary = Clocks.MIDNIGHT + 8 * Clocks.HOUR;
+            b.at(6);
+            Map<String, Long> declared = new HashMap<>();
+            int jobs = 0;
+            while (b.clock.millis() < boundary - 1000) {
+                Receipt r;
+                if (rnd.nextInt(3) == 0) {
+                    String id = "j" + (jobs++);
+                    long secs = 60 + rnd.nextInt(7200);
+                    declared.put(id, secs);
+                    r = b.submit(new JobSpec(id, "a", null, 0, false,
+                            List.of(Jobs.unit("u", 100, 100, 1 + rnd.nextInt(20)).expectedSeconds(secs).build())));
+                } else if (rnd.nextBoolean()) {
+                    List<String> running = b.engine.view().jobs().stream().filter(j -> j.units().get(0).granted() > 0)
+                            .map(j -> j.id()).toList();
+                    if (running.isEmpty()) {
+                        continue;
+                    }
+                    String id = running.get(rnd.nextInt(running.size()));
+                    String node = b.unit(id).allocations().keySet().iterator().next();
+                    r = b.release(id + "/u", node, 1);
+                } else {
+                    r = b.advance(Math.min(boundary - 1000 - b.clock.millis(), 1000L * (1 + rnd.nextInt(300))));
+                }
+                long now = b.clock.millis();
+                boolean inWindow = now >= boundary - Clocks.HOUR;
+                for (OutputEvent o : r.outputs()) {
+                    if (o instanceof Granted g && inWindow && now + declared.get(g.unit().job()) * 1000 > boundary) {
+                        assertTrue(b.usedSlots("a") <= 40, "seed " + seed + ": " + g + " at " + (boundary - now) / 1000
+                                + " s before 08:00 outlives it, and a holds " + b.usedSlots("a") + " > 40");
+                    }
+                }
+                for (var j : b.engine.view().jobs()) {
+                    var u = j.units().get(0);
+                    if (inWindow && u.remaining() > 0 && u.waitReason() != null && u.waitReason().code() == ReasonCode.LOOKAHEAD) {
+                        assertTrue(now + declared.get(j.id()) * 1000 > boundary, "seed " + seed + ": " + j.id()
+                                + " ends before 08:00 but was held back by the lookahead");
+                    }
+                }
+            }
+        }
+    }
+
     private static Set<String> claimedNodes(QuotaBench b) {
         Set<String> out = new HashSet<>();
         for (var n : b.engine.view().cluster().nodes()) {
