@@ -279,7 +279,7 @@ class AgentTest {
             if (System.nanoTime() > deadline) {
                 fail("waited 10 s for: " + what + "; events: " + events);
             }
-            Thread.sleep(20);
+            Thread.sleep(20);   // the agent works on its own threads: poll, with the deadline above
         }
     }
 

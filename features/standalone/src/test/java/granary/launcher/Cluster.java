@@ -89,7 +89,7 @@ final class Cluster implements AutoCloseable {
             if (!master.process().isAlive()) {
                 fail("the master exited with " + master.process().exitValue() + ": " + master);
             }
-            Thread.sleep(100);
+            Thread.sleep(100);   // a child process: polled, with a deadline
         }
         fail("the master did not listen within " + It.TIMEOUT + ": " + master);
         return this;
@@ -113,7 +113,7 @@ final class Cluster implements AutoCloseable {
             if (out.length() > before && out.substring(before).contains(expect)) {
                 return out.substring(before);
             }
-            Thread.sleep(100);
+            Thread.sleep(100);   // a child process: polled, with a deadline
         }
         fail("'" + command + "' did not print '" + expect + "': " + master);
         return null;

@@ -157,10 +157,4 @@ final class Lookahead {
     String nextSlice() {
         return nextSlice;
     }
-
-    /** Learned run time of a group in seconds, or -1. */
-    double learned(String group) {
-        double[] e = byGroup.get(group);
-        return e == null ? -1 : e[0];
-    }
 }

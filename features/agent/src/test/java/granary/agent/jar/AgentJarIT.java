@@ -132,7 +132,7 @@ class AgentJarIT {
             public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
                 return CompletableFuture.supplyAsync(() -> {
                     try {
-                        Thread.sleep(Math.min(waitMillis, 500));
+                        Thread.sleep(Math.min(waitMillis, 500));   // a long poll with nothing to deliver
                     } catch (InterruptedException ex) {
                         Thread.currentThread().interrupt();
                     }
