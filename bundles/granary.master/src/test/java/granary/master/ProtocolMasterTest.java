@@ -147,10 +147,10 @@ class ProtocolMasterTest {
         assertTrue(text(dead).contains("a message from incarnation 5, which ended when 9 began"), text(dead));
 
         String v2 = codec.text(Envelope.of(new Sender(Role.AGENT, "n1"), 9, 2, new Heartbeat(List.of(), List.of(), null)))
-                .replaceFirst("\"version\": ?1", "\"version\": 2");
+                .replaceFirst("\"version\": ?2", "\"version\": 1");
         HttpResponse<byte[]> old = post(token, v2.getBytes(StandardCharsets.UTF_8));
         assertEquals(400, old.statusCode());
-        assertTrue(text(old).contains("protocol version 2 is not supported; this master speaks 1"), text(old));
+        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2"), text(old));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package granary.protocol;
 
+import granary.api.model.Resources;
 import granary.api.model.UnitId;
 import java.util.List;
 import java.util.Objects;
@@ -19,13 +20,27 @@ public record Cap(List<Grant> grants, List<Grant> withdrawals) implements Messag
      * {@code jobMaster}'s {@code unit} may use {@code slots} slots on this node in total (the count
      * after this change, not a difference). {@code key} lets the agent check that a {@link Plan}
      * really comes from that job master: it is {@link granary.protocol.link.Tokens#key the key} of
-     * the job master's token, which the job master presents to the agent.
+     * the job master's token, which the job master presents to the agent. {@code size} (one slot's
+     * resources) and {@code online} (the unit is an online service) travel with the cap so that an
+     * agent can report them back to a master that restarted and knows nothing of the job
+     * (docs/recovery.md, "A job master that has not returned").
      */
-    public record Grant(String jobMaster, UnitId unit, int slots, String key) {
+    public record Grant(String jobMaster, UnitId unit, int slots, String key, Resources size, boolean online) {
         public Grant {
             Objects.requireNonNull(jobMaster, "jobMaster");
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(unit, "unit");
+            Objects.requireNonNull(size, "size");
+        }
+
+        /** An offline grant of slots of no stated size (tests, and caps whose size does not matter). */
+        public Grant(String jobMaster, UnitId unit, int slots, String key) {
+            this(jobMaster, unit, slots, key, Resources.ZERO, false);
+        }
+
+        /** The same grant with another slot count. */
+        public Grant withSlots(int n) {
+            return new Grant(jobMaster, unit, n, key, size, online);
         }
     }
 

@@ -50,14 +50,15 @@ final class MessageReader {
     }
 
     private Register register(JsonObject o, String p) {
-        known(o, p, "node", "room", "labels", "capacity", "endpoint");
+        known(o, p, "node", "room", "labels", "capacity", "endpoint", "caps");
         String node = json.string(o, "node", p, null);
         String room = json.string(o, "room", p, null);
         Map<String, String> labels = json.labels(o, "labels", p);
         json.field(o, "labels", p, true);
         Resources capacity = resources(o, "capacity", p, true);
         String endpoint = json.string(o, "endpoint", p, null);
-        return json.ok() ? new Register(node, room, labels, capacity, endpoint) : null;
+        List<Cap.Grant> caps = list(o, "caps", p, this::grant);
+        return json.ok() ? new Register(node, room, labels, capacity, endpoint, caps) : null;
     }
 
     private Heartbeat heartbeat(JsonObject o, String p) {
@@ -71,7 +72,7 @@ final class MessageReader {
     }
 
     private Request request(JsonObject o, String p) {
-        known(o, p, "full", "jobs", "desires", "cancels", "releases");
+        known(o, p, "full", "jobs", "desires", "cancels", "releases", "holdings");
         json.field(o, "full", p, true);
         boolean full = json.bool(o, "full", p, false);
         List<JobSpec> jobs = list(o, "jobs", p, (e, at) -> JobCodec.job(json, e, at, Set.of(), Set.of()));
@@ -81,7 +82,13 @@ final class MessageReader {
         List<Request.Release> releases = list(o, "releases", p, (e, at) -> object(e, at, x ->
                 new Request.Release(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at)),
                 "unit", "node", "slots"));
-        return json.ok() ? new Request(full, jobs, desires, cancels, releases) : null;
+        List<Request.Holding> holdings = list(o, "holdings", p, (e, at) -> object(e, at, x ->
+                new Request.Holding(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at)),
+                "unit", "node", "slots"));
+        if (!full && !holdings.isEmpty()) {
+            json.problem(o, p + ".holdings", "only a full request carries holdings; a delta has none");
+        }
+        return json.ok() ? new Request(full, jobs, desires, cancels, releases, holdings) : null;
     }
 
     private Hint hint(JsonObject o, String p) {
@@ -129,8 +136,11 @@ final class MessageReader {
     }
 
     private Cap.Grant grant(JsonValue e, String at) {
-        return object(e, at, x -> new Cap.Grant(json.string(x, "jobMaster", at, null), unit(x, at),
-                count(x, "slots", at), json.string(x, "key", at, null)), "jobMaster", "unit", "slots", "key");
+        return object(e, at, x -> {
+            json.field(x, "online", at, true);
+            return new Cap.Grant(json.string(x, "jobMaster", at, null), unit(x, at), count(x, "slots", at),
+                    json.string(x, "key", at, null), resources(x, "size", at, true), json.bool(x, "online", at, false));
+        }, "jobMaster", "unit", "slots", "key", "size", "online");
     }
 
     private String string(JsonValue e, String at) {

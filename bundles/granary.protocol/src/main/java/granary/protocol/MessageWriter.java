@@ -53,7 +53,8 @@ final class MessageWriter {
 
     private static JsonObject register(Register r) {
         return JsonObject.builder().put("node", r.node()).put("room", r.room()).put("labels", strings(r.labels()))
-                .put("capacity", JobCodec.resourcesJson(r.capacity())).put("endpoint", r.endpoint()).build();
+                .put("capacity", JobCodec.resourcesJson(r.capacity())).put("endpoint", r.endpoint())
+                .put("caps", list(r.caps(), MessageWriter::grant)).build();
     }
 
     private static JsonObject heartbeat(Heartbeat h) {
@@ -74,6 +75,8 @@ final class MessageWriter {
                 .put("cancels", list(r.cancels(), JsonValue::of))
                 .put("releases", list(r.releases(), x -> JsonObject.builder()
                         .put("unit", unit(x.unit())).put("node", x.node()).put("slots", x.slots()).build()))
+                .put("holdings", list(r.holdings(), x -> JsonObject.builder()
+                        .put("unit", unit(x.unit())).put("node", x.node()).put("slots", x.slots()).build()))
                 .build();
     }
 
@@ -91,7 +94,8 @@ final class MessageWriter {
 
     private static JsonObject grant(Cap.Grant g) {
         return JsonObject.builder().put("jobMaster", g.jobMaster()).put("unit", unit(g.unit()))
-                .put("slots", g.slots()).put("key", g.key()).build();
+                .put("slots", g.slots()).put("key", g.key()).put("size", JobCodec.resourcesJson(g.size()))
+                .put("online", g.online()).build();
     }
 
     private static JsonObject launch(Plan.Launch l) {

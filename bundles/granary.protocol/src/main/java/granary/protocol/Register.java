@@ -2,6 +2,7 @@ package granary.protocol;
 
 import granary.api.model.Resources;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -17,9 +18,17 @@ import java.util.TreeMap;
  * @param capacity what the node offers to Granary in total
  * @param endpoint the base URL where the agent takes {@link Plan}s from job masters, e.g.
  *                 {@code http://10.0.0.7:7071}; the master passes it on in {@link Hint}s
+ * @param caps     every cap the agent holds (from memory, or from its checkpoint after a restart):
+ *                 what a master that restarted rebuilds its grants from (docs/recovery.md)
  */
-public record Register(String node, String room, Map<String, String> labels, Resources capacity, String endpoint)
-        implements Message {
+public record Register(String node, String room, Map<String, String> labels, Resources capacity, String endpoint,
+                       List<Cap.Grant> caps) implements Message {
+
+    /** A registration holding no caps. */
+    public Register(String node, String room, Map<String, String> labels, Resources capacity, String endpoint) {
+        this(node, room, labels, capacity, endpoint, List.of());
+    }
+
 
     public Register {
         Objects.requireNonNull(endpoint, "endpoint");
@@ -27,6 +36,7 @@ public record Register(String node, String room, Map<String, String> labels, Res
         Objects.requireNonNull(room, "room");
         Objects.requireNonNull(capacity, "capacity");
         labels = Collections.unmodifiableMap(new TreeMap<>(labels));
+        caps = List.copyOf(caps);
     }
 
     @Override

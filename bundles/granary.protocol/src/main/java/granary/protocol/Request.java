@@ -15,9 +15,27 @@ import java.util.Objects;
  * @param desires  new desired slot counts of units already known
  * @param cancels  ids of jobs to drop, with every slot they hold
  * @param releases slots given back on one node
+ * @param holdings with {@code full}: the slots the job master holds, per unit and node, as the
+ *                 master's hints told it (from memory, or from its own checkpoint); a master that
+ *                 restarted uses them for agents that do not report (docs/recovery.md). Empty in a
+ *                 delta.
  */
 public record Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels,
-                      List<Release> releases) implements Message {
+                      List<Release> releases, List<Holding> holdings) implements Message {
+
+    /** A request without holdings. */
+    public Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels, List<Release> releases) {
+        this(full, jobs, desires, cancels, releases, List.of());
+    }
+
+    /** {@code unit} holds {@code slots} slots on {@code node}, as the last hint said. */
+    public record Holding(UnitId unit, String node, int slots) {
+        public Holding {
+            Objects.requireNonNull(unit, "unit");
+            Objects.requireNonNull(node, "node");
+        }
+    }
+
 
     /** A unit now wants {@code desired} slots in total. */
     public record Desire(UnitId unit, int desired) {
@@ -39,6 +57,7 @@ public record Request(boolean full, List<JobSpec> jobs, List<Desire> desires, Li
         desires = List.copyOf(desires);
         cancels = List.copyOf(cancels);
         releases = List.copyOf(releases);
+        holdings = List.copyOf(holdings);
     }
 
     @Override

@@ -38,7 +38,7 @@ import java.util.Set;
 public final class WireCodec {
 
     /** The protocol version this code speaks. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /**
      * The largest envelope in bytes of UTF-8 (1 MiB). Large enough for a full {@link Request} of some

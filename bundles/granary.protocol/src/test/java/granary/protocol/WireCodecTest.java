@@ -38,7 +38,7 @@ class WireCodecTest {
     }
 
     private static String envelope(String type, String message) {
-        return "{\"version\": 1, \"sender\": {\"role\": \"agent\", \"id\": \"n7\"}, \"incarnation\": 5, \"sequence\": 3,"
+        return "{\"version\": 2, \"sender\": {\"role\": \"agent\", \"id\": \"n7\"}, \"incarnation\": 5, \"sequence\": 3,"
                 + " \"type\": \"" + type + "\", \"message\": " + message + "}";
     }
 
@@ -70,12 +70,12 @@ class WireCodecTest {
                         "$.message.placements[0].unit", "expected job/unit, got the string \"ju\""),
                 Arguments.of("sequence 0", envelope("hint", HINT).replace("\"sequence\": 3", "\"sequence\": 0"),
                         "$.sequence", "must be at least 1, got 0"),
-                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 1", "\"version\": 3"),
-                        "$.version", "protocol version 3 is not supported; this master speaks 1"),
+                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 3"),
+                        "$.version", "protocol version 3 is not supported; this master speaks 2"),
                 Arguments.of("bad version with fields of its own", envelope("hint", "{\"new\": true}")
-                        .replace("\"version\": 1", "\"version\": 2, \"extra\": 1"),
-                        "$.version", "protocol version 2 is not supported; this master speaks 1"),
-                Arguments.of("missing version", envelope("hint", HINT).replace("\"version\": 1,", ""),
+                        .replace("\"version\": 2", "\"version\": 1, \"extra\": 1"),
+                        "$.version", "protocol version 1 is not supported; this master speaks 2"),
+                Arguments.of("missing version", envelope("hint", HINT).replace("\"version\": 2,", ""),
                         "$.version", "is missing"),
                 Arguments.of("truncated JSON", envelope("hint", HINT).substring(0, envelope("hint", HINT).length() - 2),
                         "$.message", "not valid JSON: the document ends inside an object"),
@@ -117,11 +117,11 @@ class WireCodecTest {
 
     @Test
     void badVersionKeepsBothVersionsAsFields() {
-        String input = envelope("hint", HINT).replace("\"version\": 1", "\"version\": 3");
+        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 3");
         Problem p = assertThrows(ProtocolException.class,
                 () -> new WireCodec(Role.AGENT).decode(input.getBytes(StandardCharsets.UTF_8), "master m")).problems().get(0);
-        assertEquals("protocol version 3 is not supported; this agent speaks 1", p.message());
-        assertEquals(1L, p.limit());
+        assertEquals("protocol version 3 is not supported; this agent speaks 2", p.message());
+        assertEquals(2L, p.limit());
         assertEquals(3L, p.value());
     }
 
