@@ -116,7 +116,9 @@ public final class Agent implements AutoCloseable {
     }
 
     private void register() {
-        Register r = new Register(config.node(), config.room(), config.labels(), config.capacity(), endpoint.toString());
+        // Every cap held goes with the registration: a master that restarted rebuilds from them (docs/recovery.md).
+        Register r = new Register(config.node(), config.room(), config.labels(), config.capacity(), endpoint.toString(),
+                node.caps());
         Ack ack = link.send(r);
         if (ack.isRefusal()) {
             throw new RegistrationRefused(config.master() + " refused the registration of node " + config.node()

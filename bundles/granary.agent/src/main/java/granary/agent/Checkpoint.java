@@ -1,7 +1,9 @@
 package granary.agent;
 
 import granary.api.model.InvalidRequestException;
+import granary.api.model.Resources;
 import granary.api.model.UnitId;
+import granary.codec.JobCodec;
 import granary.codec.json.Json;
 import granary.codec.json.JsonArray;
 import granary.codec.json.JsonLimits;
@@ -48,7 +50,7 @@ final class Checkpoint {
     static final int FORMAT = 1;
     static final String MAGIC = "granary-agent-checkpoint";
     private static final Set<String> BODY_FIELDS = Set.of("node", "incarnation", "caps");
-    private static final Set<String> GRANT_FIELDS = Set.of("jobMaster", "unit", "slots", "key");
+    private static final Set<String> GRANT_FIELDS = Set.of("jobMaster", "unit", "slots", "key", "size", "online");
 
     /** What a checkpoint held. */
     record State(String node, long incarnation, List<Cap.Grant> caps) {
@@ -185,14 +187,19 @@ final class Checkpoint {
         String unit = json.string(g, "unit", path, null);
         int slots = json.int32(g, "slots", path, null);
         String key = json.string(g, "key", path, null);
+        // size and online came with protocol version 2; a checkpoint written before has neither.
+        JsonValue sizeField = json.field(g, "size", path, false);
+        Resources size = sizeField == null ? Resources.ZERO : JobCodec.resources(json, sizeField, path + ".size");
+        JsonValue onlineField = json.field(g, "online", path, false);
+        boolean online = onlineField != null && json.bool(g, "online", path, false);
         if (slots < 0) {
             json.problem(g.get("slots"), path + ".slots", "must be at least 0, got " + slots);
         }
-        if (jm == null || unit == null || key == null || slots < 0) {
+        if (jm == null || unit == null || key == null || slots < 0 || size == null) {
             return null;
         }
         try {
-            return new Cap.Grant(jm, UnitId.parse(unit), slots, key);
+            return new Cap.Grant(jm, UnitId.parse(unit), slots, key, size, online);
         } catch (InvalidRequestException ex) {
             json.problem(g.get("unit"), path, ex);
             return null;
@@ -203,7 +210,8 @@ final class Checkpoint {
         List<JsonValue> caps = new ArrayList<>();
         for (Cap.Grant g : s.caps()) {
             caps.add(JsonObject.builder().put("jobMaster", g.jobMaster()).put("unit", g.unit().toString())
-                    .put("slots", g.slots()).put("key", g.key()).build());
+                    .put("slots", g.slots()).put("key", g.key()).put("size", JobCodec.resourcesJson(g.size()))
+                    .put("online", g.online()).build());
         }
         return JsonWriter.write(JsonObject.builder().put("node", s.node()).put("incarnation", s.incarnation())
                 .put("caps", new JsonArray(caps, JsonPosition.NONE)).build());

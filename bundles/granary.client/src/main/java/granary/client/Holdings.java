@@ -52,4 +52,12 @@ final class Holdings {
         Held h = held.get(new Key(unit, node));
         return h == null ? 0 : h.slots();
     }
+
+    /** Every pair held now, as a full request reports them (docs/recovery.md). */
+    List<granary.protocol.Request.Holding> all() {
+        List<granary.protocol.Request.Holding> out = new ArrayList<>();
+        held.forEach((k, h) -> out.add(new granary.protocol.Request.Holding(k.unit(), k.node(), h.slots())));
+        out.sort(java.util.Comparator.comparing((granary.protocol.Request.Holding x) -> x.unit()).thenComparing(x -> x.node()));
+        return out;
+    }
 }

@@ -296,7 +296,10 @@ public final class JobMasterClient implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             Ack ack;
             try {
-                ack = master.send(new Request(true, view.jobs(), List.of(), List.of(), List.of()));
+                // What the hints gave it goes along: a master that restarted uses it for agents that
+                // do not report (docs/recovery.md); it answers with a full hint and a 0 for every
+                // pair it does not confirm.
+                ack = master.send(new Request(true, view.jobs(), List.of(), List.of(), List.of(), holdings.all()));
             } catch (LinkException ex) {
                 if (ex.kind() == LinkException.Kind.RESTARTED && attempt < RESYNC_ATTEMPTS) {
                     continue;
@@ -306,7 +309,6 @@ public final class JobMasterClient implements AutoCloseable {
             if (!ack.isRefusal()) {
                 syncedWith = master.serverIncarnation();
                 if (again) {
-                    holdings.clear().forEach(this::firePlacement);
                     long inc = syncedWith;
                     fire(() -> listener.resynced(inc));
                 }

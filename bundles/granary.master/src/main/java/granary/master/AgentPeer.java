@@ -1,6 +1,9 @@
 package granary.master;
 
+import granary.api.model.Resources;
 import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 import granary.protocol.Cap;
 import granary.protocol.Register;
 import granary.protocol.Role;
@@ -74,7 +77,7 @@ final class AgentPeer extends Peer {
      * if nothing changed. Units whose job has no job master ({@code owner} null) are not agent work
      * and are left out.
      */
-    Cap nextCap(Function<String, String> owner, Function<String, String> key, int max) {
+    Cap nextCap(Function<String, String> owner, Function<String, String> key, Function<UnitId, UnitSpec> spec, int max) {
         if (!hasNews()) {
             return null;
         }
@@ -84,29 +87,32 @@ final class AgentPeer extends Peer {
         if (full) {
             full = false;
             for (Map.Entry<UnitId, Integer> e : caps.entrySet()) {
-                add(grants, e.getKey(), e.getValue(), owner, key);
+                add(grants, e.getKey(), e.getValue(), owner, key, spec);
             }
         }
-        drain(withdrawn, withdrawals, owner, key, max);
-        drain(changed, grants, owner, key, max - withdrawals.size());
+        drain(withdrawn, withdrawals, owner, key, spec, max);
+        drain(changed, grants, owner, key, spec, max - withdrawals.size());
         return wasFull || !grants.isEmpty() || !withdrawals.isEmpty() ? new Cap(grants, withdrawals) : null;
     }
 
     private void drain(Set<UnitId> from, List<Cap.Grant> to, Function<String, String> owner,
-                       Function<String, String> key, int max) {
+                       Function<String, String> key, Function<UnitId, UnitSpec> spec, int max) {
         Iterator<UnitId> it = from.iterator();
         while (it.hasNext() && to.size() < Math.max(0, max)) {
             UnitId u = it.next();
             it.remove();
-            add(to, u, caps.getOrDefault(u, 0), owner, key);
+            add(to, u, caps.getOrDefault(u, 0), owner, key, spec);
         }
     }
 
+    /** A cap entry carries the slot's size and whether the unit is online, so a restarted master can rebuild from it. */
     private static void add(List<Cap.Grant> to, UnitId unit, int slots, Function<String, String> owner,
-                            Function<String, String> key) {
+                            Function<String, String> key, Function<UnitId, UnitSpec> spec) {
         String jm = owner.apply(unit.job());
         if (jm != null) {
-            to.add(new Cap.Grant(jm, unit, slots, key.apply(jm)));
+            UnitSpec u = spec.apply(unit);
+            to.add(new Cap.Grant(jm, unit, slots, key.apply(jm), u == null ? Resources.ZERO : u.slot(),
+                    u != null && u.kind() == UnitKind.ONLINE));
         }
     }
 

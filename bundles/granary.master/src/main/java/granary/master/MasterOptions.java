@@ -16,9 +16,17 @@ import java.util.Objects;
  * @param maxPlacements     most placements (or cap entries) in one hint (or cap); the rest follow
  *                          in the next envelope, so that none exceeds the message size limit
  * @param engineTimeout     longest wait for the engine to apply one message
+ * @param manualTicks       true: no timer thread of the master's own; timeouts and the end of the
+ *                          recovery window are checked only when the caller calls
+ *                          {@link ProtocolMaster#tick()} (deterministic tests and the conformance kit)
  */
 public record MasterOptions(String name, long incarnation, Duration agentTimeout, Duration jobMasterTimeout,
-                            int maxPlacements, Duration engineTimeout) {
+                            int maxPlacements, Duration engineTimeout, boolean manualTicks) {
+
+    public MasterOptions(String name, long incarnation, Duration agentTimeout, Duration jobMasterTimeout,
+                         int maxPlacements, Duration engineTimeout) {
+        this(name, incarnation, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, false);
+    }
 
     public MasterOptions {
         Objects.requireNonNull(name, "name");
@@ -34,10 +42,15 @@ public record MasterOptions(String name, long incarnation, Duration agentTimeout
     }
 
     public MasterOptions withTimeouts(Duration agents, Duration jobMasters) {
-        return new MasterOptions(name, incarnation, agents, jobMasters, maxPlacements, engineTimeout);
+        return new MasterOptions(name, incarnation, agents, jobMasters, maxPlacements, engineTimeout, manualTicks);
     }
 
     public MasterOptions withIncarnation(long value) {
-        return new MasterOptions(name, value, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout);
+        return new MasterOptions(name, value, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, manualTicks);
+    }
+
+    /** The same options with timeouts checked only by {@link ProtocolMaster#tick()}. */
+    public MasterOptions withManualTicks() {
+        return new MasterOptions(name, incarnation, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, true);
     }
 }

@@ -1,5 +1,6 @@
 package granary.master;
 
+import granary.api.event.GrantAdopted;
 import granary.api.event.GrantReleased;
 import granary.api.event.Granted;
 import granary.api.event.InputEvent;
@@ -12,7 +13,9 @@ import granary.api.event.NodeRemoved;
 import granary.api.event.OutputEvent;
 import granary.api.event.Revoked;
 import granary.api.event.Scheduler;
+import granary.api.event.UnitCancelled;
 import granary.api.event.UnitDesireChanged;
+import granary.api.event.UnitRequested;
 import granary.api.model.Clock;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.JobSpec;
@@ -20,6 +23,7 @@ import granary.api.model.NodeSpec;
 import granary.api.model.Problem;
 import granary.api.model.UnitId;
 import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
 import granary.api.spi.EngineView;
 import granary.api.spi.JobView;
 import granary.api.spi.NodeView;
@@ -40,6 +44,15 @@ import granary.protocol.link.Endpoint;
 import granary.protocol.link.Paths;
 import granary.protocol.link.Reply;
 import granary.protocol.link.Tokens;
+import granary.recovery.Adoption;
+import granary.recovery.AgentReport;
+import granary.recovery.Dropped;
+import granary.recovery.JobMasterReport;
+import granary.recovery.Rebuild;
+import granary.recovery.Recovered;
+import granary.recovery.Recovery;
+import granary.recovery.RecoveryOptions;
+import granary.recovery.RecoveryWindow;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -70,6 +83,11 @@ import java.util.function.Function;
  *     per job master (slots per unit and node); what changed is sent as one cap / one hint per
  *     inbox poll, coalesced, the first one after a (re)connect complete.
  * <li>Peers silent longer than their timeout are declared lost ({@link MasterOptions}).
+ * <li>A master starts empty and first listens: during its recovery window ({@link Recovery},
+ *     docs/recovery.md) registrations and full requests are recorded, not applied, and grant
+ *     nothing; heartbeats and delta requests are acknowledged and applied after the rebuild. When
+ *     the window closes the grants are rebuilt from agents' caps (over job masters' holdings), and
+ *     every peer gets the whole truth. Peers that return later are handled by {@link Recovered}.
  * </ul>
  * Counts are set from the engine's own state on the engine thread whenever an input changes them
  * without an output event (a release, a cancel, a registration), so the mirror never drifts.
@@ -93,8 +111,25 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
     private final ScheduledExecutorService expiry;
     private final AutoCloseable subscription;
     private volatile boolean closed;
+    /** Open while the master listens after starting empty; null once it rebuilt (docs/recovery.md). Under the lock. */
+    private RecoveryWindow window;
+    /** True while the window's rebuild is applied: peers are asked to send again. Under the lock. */
+    private boolean rebuilding;
+    /** What the master still owes peers that return after the window. Under the lock. */
+    private Recovered recovered = Recovered.none();
+    /** Heartbeats and delta requests acknowledged during the window, applied after the rebuild in arrival order. */
+    private final List<Runnable> deferred = new ArrayList<>();
+    /** Every unit of a job run by a job master, as requested: a cap carries its slot size and kind. Under the lock. */
+    private final Map<UnitId, UnitSpec> unitSpecs = new HashMap<>();
 
+    /** A master with nothing to recover (no recovery window). */
     public ProtocolMaster(Scheduler scheduler, Tokens tokens, MasterOptions options, Clock clock) {
+        this(scheduler, tokens, options, clock, Recovery.of(RecoveryOptions.none()));
+    }
+
+    /** A master that starts empty and opens {@code recovery}'s window at once (docs/recovery.md). */
+    public ProtocolMaster(Scheduler scheduler, Tokens tokens, MasterOptions options, Clock clock, Recovery recovery) {
+        this.window = recovery.options().window().isZero() ? null : recovery.open(clock.millis());
         this.scheduler = scheduler;
         this.tokens = tokens;
         this.options = options;
@@ -112,13 +147,32 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         });
         this.subscription = scheduler.subscribe(this::onOutput);
         long period = Math.max(100, Math.min(options.agentTimeout().toMillis(), options.jobMasterTimeout().toMillis()) / 4);
-        expiry.scheduleWithFixedDelay(() -> {
-            try {
-                expire();
-            } catch (RuntimeException ex) {
-                // keep the timer alive; the next round tries again
-            }
-        }, period, period, TimeUnit.MILLISECONDS);
+        if (!options.manualTicks()) {
+            expiry.scheduleWithFixedDelay(() -> {
+                try {
+                    tick();
+                } catch (RuntimeException ex) {
+                    // keep the timer alive; the next round tries again
+                }
+            }, Math.min(period, 250), Math.min(period, 250), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * Closes the recovery window if it is due (and rebuilds), then declares silent peers lost. The
+     * master's timer calls it every 250 ms at most; with {@link MasterOptions#manualTicks()} only the
+     * caller does.
+     */
+    public void tick() {
+        recoverIfDue();
+        expire();
+    }
+
+    /** True while the master listens after starting empty, or rebuilds from what it heard. */
+    public boolean recovering() {
+        synchronized (lock) {
+            return window != null || rebuilding;
+        }
     }
 
     public MasterOptions options() {
@@ -152,11 +206,21 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         if (closed) {
             return reply(503, e.sequence(), Problem.of(who.toString(), "$", "the master is shutting down"));
         }
-        return switch (who.role()) {
+        synchronized (lock) {
+            if (rebuilding) {
+                return reply(503, e.sequence(), Problem.of(who.toString(), "$",
+                        "the master is rebuilding its grants after a restart; send again"));
+            }
+        }
+        Reply answer = switch (who.role()) {
             case AGENT -> fromAgent(e);
             case JOB_MASTER -> fromJobMaster(e);
             case MASTER -> reply(403, e.sequence(), Problem.of(who.toString(), "$.sender", "a master does not send to a master"));
         };
+        if (!options.manualTicks()) {
+            recoverIfDue(); // a report that completes the window closes it without waiting for the timer
+        }
+        return answer;
     }
 
     private Reply fromAgent(Envelope e) {
@@ -238,10 +302,33 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         if (!r.endpoint().startsWith("http://") && !r.endpoint().startsWith("https://")) {
             return refuse(e, Problem.of(who, "$.message.endpoint", "expected an http:// or https:// URL, got \"" + r.endpoint() + "\""));
         }
-        NodeSpec known = await(scheduler.query(v -> spec(v.cluster().node(r.node()))));
         NodeSpec wanted = new NodeSpec(r.node(), r.room(), r.capacity(), r.labels());
+        synchronized (lock) {
+            if (window != null) {
+                // Recovery: record what the agent holds; nothing reaches the engine before the rebuild.
+                window.agent(new AgentReport(wanted, r.caps()), clock.millis());
+                CompletableFuture<Reply> wake = null;
+                if (p.registeredIncarnation != e.incarnation()) {
+                    wake = p.outbox.reset();
+                    p.workers = 0;
+                }
+                p.registration = r;
+                p.registeredIncarnation = e.incarnation();
+                p.lost = false;
+                if (wake != null) {
+                    CompletableFuture<Reply> w = wake;
+                    wakeLater(() -> w.complete(Reply.empty()));
+                }
+                return Ack.applied(e.sequence());
+            }
+        }
+        NodeSpec known = await(scheduler.query(v -> spec(v.cluster().node(r.node()))));
         if (known == null) {
-            apply(new NodeAdded(wanted));
+            if (r.caps().isEmpty()) {
+                apply(new NodeAdded(wanted));
+            } else {
+                returned(wanted, r.caps());
+            }
         } else {
             if (!known.room().equals(r.room()) || !known.labels().equals(r.labels())) {
                 return refuse(e, Problem.of(who, "$.message.room", "node " + r.node() + " is in the cluster in room "
@@ -289,6 +376,10 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                 return refuse(e, Problem.of(who, "$.type", "agent " + p.node + " was declared lost after "
                         + options.agentTimeout().toSeconds() + " s of silence: register again"));
             }
+            if (window != null) {
+                deferred.add(() -> heartbeat(p, e, h));
+                return Ack.applied(e.sequence());
+            }
             p.workers = Math.max(0, p.workers + h.started().size() - h.exited().size());
         }
         if (h.capacity() != null) {
@@ -332,6 +423,11 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         if (p.requestIncarnation != e.incarnation() && !r.full()) {
             return refuse(e, Problem.of(who, "$.message.full", "the first request of incarnation " + e.incarnation() + " must be full"));
         }
+        synchronized (lock) {
+            if (window != null) {
+                return requestInWindow(p, e, r);
+            }
+        }
         List<Problem> problems = new ArrayList<>();
         Set<String> listed = new HashSet<>();
         // Jobs in the engine not run by a job master (a request without jobs asks nothing of the engine).
@@ -370,11 +466,13 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         }
         List<String> dropped = new ArrayList<>();
         List<JobSpec> fresh = new ArrayList<>();
+        List<Recovered.Conversion> conversions = new ArrayList<>();
         synchronized (lock) {
             if (r.full()) {
                 for (String job : p.jobs) {
                     if (!listed.contains(job)) {
                         dropped.add(job);
+                        recovered.forget(job);
                     }
                 }
             }
@@ -383,8 +481,22 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                     fresh.add(j);
                     owners.put(j.id(), p.id);
                     p.jobs.add(j.id());
+                    j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
+                } else if (recovered.isMock(j.id())) {
+                    // The job master of a mock job returned (case 11): its real request replaces the mock.
+                    conversions.add(recovered.convert(j));
+                    j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
                 }
             }
+        }
+        for (Recovered.Conversion c : conversions) {
+            for (UnitSpec u : c.added()) {
+                collect(problems, () -> apply(new UnitRequested(c.job(), u)));
+            }
+            for (UnitId u : c.cancelled()) {
+                collect(problems, () -> apply(new UnitCancelled(u)));
+            }
+            c.desires().forEach((u, n) -> collect(problems, () -> apply(new UnitDesireChanged(u, n))));
         }
         if (!fresh.isEmpty()) {
             try {
@@ -408,23 +520,26 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                     if (reborn) {
                         addIfNotNull(wake, p.outbox.reset()); // its inbox numbering starts again
                     }
-                    p.placements.clear();
-                    for (String job : p.jobs) {
-                        JobView j = v.job(job);
-                        if (j != null) {
-                            for (UnitView u : j.units()) {
-                                u.allocations().forEach((node, slots) -> p.placements.computeIfAbsent(u.id(), x -> new HashMap<>()).put(node, slots));
-                            }
+                    fillPlacements(p, v);
+                    p.sendFull(clock.millis());
+                    // Holdings the master does not confirm are gone: say so, the job master may hold them still.
+                    for (Request.Holding x : r.holdings()) {
+                        if (p.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(x.node(), 0) == 0) {
+                            p.set(x.unit(), x.node(), 0, clock.millis());
                         }
                     }
-                    p.sendFull(clock.millis());
                 }
                 return null;
             }));
             wake.forEach(f -> f.complete(Reply.empty()));
         }
         for (Request.Desire d : r.desires()) {
-            collect(problems, () -> apply(new UnitDesireChanged(d.unit(), d.desired())));
+            // Slots kept for an agent that has not returned are not asked for again (docs/recovery.md).
+            int kept;
+            synchronized (lock) {
+                kept = recovered.reserved(d.unit());
+            }
+            collect(problems, () -> apply(new UnitDesireChanged(d.unit(), Math.max(0, d.desired() - kept))));
         }
         List<String> cancels = new ArrayList<>(r.cancels());
         cancels.addAll(dropped);
@@ -481,6 +596,239 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             p.jobs.remove(job);
         }
         sync(units, nodes, true);
+    }
+
+    /** The placements of {@code p}'s units from the engine, plus online slots kept for agents that have not returned. Under the lock, on the engine thread. */
+    private void fillPlacements(JobMasterPeer p, EngineView v) {
+        p.placements.clear();
+        for (String job : p.jobs) {
+            JobView j = v.job(job);
+            if (j != null) {
+                for (UnitView u : j.units()) {
+                    u.allocations().forEach((node, slots) -> p.placements.computeIfAbsent(u.id(), x -> new HashMap<>()).put(node, slots));
+                }
+            }
+        }
+        for (Adoption a : recovered.awaiting()) {
+            if (p.jobs.contains(a.unit().job())) {
+                p.placements.computeIfAbsent(a.unit(), x -> new HashMap<>()).merge(a.node(), a.slots(), Integer::sum);
+            }
+        }
+    }
+
+    // ---- recovery (docs/recovery.md) ------------------------------------------------------------
+
+    /** A full request during the window is the job master's report; anything else waits for the rebuild. Under the lock. */
+    private Ack requestInWindow(JobMasterPeer p, Envelope e, Request r) {
+        String who = e.sender().toString();
+        if (!r.full()) {
+            deferred.add(() -> request(p, e, r));
+            return Ack.applied(e.sequence());
+        }
+        List<Problem> problems = new ArrayList<>();
+        for (int i = 0; i < r.jobs().size(); i++) {
+            String owner = owners.get(r.jobs().get(i).id());
+            if (owner != null && !owner.equals(p.id)) {
+                problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job " + r.jobs().get(i).id() + " belongs to job master " + owner));
+            }
+        }
+        if (!problems.isEmpty()) {
+            return refuse(e, problems.toArray(new Problem[0]));
+        }
+        p.jobs.forEach(owners::remove);
+        p.jobs.clear();
+        for (JobSpec j : r.jobs()) {
+            owners.put(j.id(), p.id);
+            p.jobs.add(j.id());
+            j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
+        }
+        window.jobMaster(new JobMasterReport(p.id, r.jobs(), r.holdings()), clock.millis());
+        if (p.requestIncarnation != e.incarnation()) {
+            CompletableFuture<Reply> w = p.outbox.reset();
+            if (w != null) {
+                wakeLater(() -> w.complete(Reply.empty()));
+            }
+        }
+        p.requestIncarnation = e.incarnation();
+        if (!r.desires().isEmpty() || !r.cancels().isEmpty() || !r.releases().isEmpty()) {
+            Request rest = new Request(false, List.of(), r.desires(), r.cancels(), r.releases());
+            deferred.add(() -> request(p, e, rest));
+        }
+        return Ack.applied(e.sequence());
+    }
+
+    /** Runs {@code r} on the master's timer thread, outside every lock (answers to parked polls). */
+    private void wakeLater(Runnable r) {
+        if (!closed) {
+            timer.execute(r);
+        }
+    }
+
+    /** Closes the recovery window if it is due, rebuilds, then applies what was deferred. */
+    private void recoverIfDue() {
+        RecoveryWindow w;
+        synchronized (lock) {
+            if (window == null || rebuilding || closed || !window.due(clock.millis())) {
+                return;
+            }
+            w = window;
+            window = null;
+            rebuilding = true;
+        }
+        try {
+            rebuild(w.close());
+        } finally {
+            while (true) {
+                List<Runnable> batch;
+                synchronized (lock) {
+                    if (deferred.isEmpty()) {
+                        rebuilding = false;
+                        break;
+                    }
+                    batch = new ArrayList<>(deferred);
+                    deferred.clear();
+                }
+                for (Runnable r : batch) {
+                    try {
+                        r.run();
+                    } catch (RuntimeException ex) {
+                        // a deferred message the engine refused now: its peer resends its state on the next full sync
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Applies a rebuild: the nodes (blacklisted, so that no cycle grants anything before the
+     * adoptions), the jobs, the adoptions; then the mirrors of every peer from the engine and a full
+     * cap / hint to each; then the nodes are opened for new grants.
+     */
+    private void rebuild(Rebuild b) {
+        long now = clock.millis();
+        List<String> nodes = new ArrayList<>();
+        for (NodeSpec n : b.nodes()) {
+            try {
+                apply(new NodeAdded(n));
+                apply(new NodeBlacklisted(n.name(), true));
+                nodes.add(n.name());
+            } catch (InvalidRequestException ex) {
+                // a node the engine refuses (duplicate, bad capacity): its agent is told when it sends again
+            }
+        }
+        synchronized (lock) {
+            owners.putAll(b.owners());
+            for (JobSpec j : b.jobs()) {
+                j.units().forEach(u -> unitSpecs.putIfAbsent(new UnitId(j.id(), u.name()), u));
+                if (b.mocks().contains(j.id())) {
+                    // A job master that has not returned: a placeholder holds its mock jobs until it does.
+                    JobMasterPeer jm = jobMasters.computeIfAbsent(b.owners().get(j.id()), JobMasterPeer::new);
+                    jm.jobs.add(j.id());
+                    jm.lastSeen = now;
+                }
+            }
+        }
+        try {
+            apply(new JobsSubmitted(b.jobs()));
+        } catch (InvalidRequestException all) {
+            for (JobSpec j : b.jobs()) {
+                try {
+                    apply(new JobsSubmitted(List.of(j)));
+                } catch (InvalidRequestException one) {
+                    synchronized (lock) {
+                        String owner = owners.remove(j.id());
+                        JobMasterPeer jm = owner == null ? null : jobMasters.get(owner);
+                        if (jm != null) {
+                            jm.jobs.remove(j.id());
+                        }
+                    }
+                }
+            }
+        }
+        for (Adoption a : b.adoptions()) {
+            try {
+                apply(new GrantAdopted(a.unit(), a.node(), a.slots()));
+            } catch (InvalidRequestException ex) {
+                // not taken on: the full cap below withdraws it, the full hint says where the unit holds slots
+            }
+        }
+        List<Runnable> wake = new ArrayList<>();
+        await(scheduler.query(v -> {
+            synchronized (lock) {
+                recovered = new Recovered(b);
+                for (AgentPeer a : agents.values()) {
+                    if (a.registration != null) {
+                        NodeView n = v.cluster().node(a.node);
+                        a.caps.clear();
+                        if (n != null) {
+                            a.caps.putAll(n.allocations());
+                        }
+                        a.sendFull(now);
+                        deliver(a, wake);
+                    }
+                }
+                for (JobMasterPeer j : jobMasters.values()) {
+                    fillPlacements(j, v);
+                    j.sendFull(now);
+                }
+                for (Dropped d : b.dropped()) {
+                    JobMasterPeer j = jobMasterOf(d.unit().job());
+                    if (j != null && j.placements.getOrDefault(d.unit(), Map.of()).getOrDefault(d.node(), 0) == 0) {
+                        j.set(d.unit(), d.node(), 0, now);
+                    }
+                }
+                jobMasters.values().forEach(j -> deliver(j, wake));
+            }
+            return null;
+        }));
+        wake.forEach(Runnable::run);
+        for (String n : nodes) {
+            apply(new NodeBlacklisted(n, false));
+        }
+    }
+
+    /**
+     * An agent the engine does not know registers with caps: it did not report within the window
+     * (or the master had none). Its online caps are taken on, offline ones withdrawn (docs/recovery.md,
+     * "Peers that return late").
+     */
+    private void returned(NodeSpec node, List<granary.protocol.Cap.Grant> caps) {
+        Map<UnitId, UnitKind> kinds = await(scheduler.query(v -> {
+            Map<UnitId, UnitKind> out = new HashMap<>();
+            for (granary.protocol.Cap.Grant g : caps) {
+                UnitView u = v.unit(g.unit());
+                if (u != null) {
+                    out.put(g.unit(), u.kind());
+                }
+            }
+            return out;
+        }));
+        Recovered.AgentReturn back;
+        synchronized (lock) {
+            back = recovered.agentReturned(node.name(), caps, kinds::get);
+        }
+        apply(new NodeAdded(node));
+        apply(new NodeBlacklisted(node.name(), true));
+        try {
+            for (Map.Entry<UnitId, Integer> raise : back.raise().entrySet()) {
+                Integer desired = await(scheduler.query(v -> {
+                    UnitView u = v.unit(raise.getKey());
+                    return u == null ? null : u.desired();
+                }));
+                if (desired != null) {
+                    collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(raise.getKey(), desired + raise.getValue())));
+                }
+            }
+            for (Adoption a : back.adopt()) {
+                collect(new ArrayList<>(), () -> apply(new GrantAdopted(a.unit(), a.node(), a.slots())));
+            }
+        } finally {
+            apply(new NodeBlacklisted(node.name(), false));
+        }
+        Set<UnitId> units = new LinkedHashSet<>();
+        back.adopt().forEach(a -> units.add(a.unit()));
+        back.forgotten().forEach(d -> units.add(d.unit()));
+        sync(units, Set.of(node.name()), false);
     }
 
     // ---- engine output --------------------------------------------------------------------------
@@ -645,7 +993,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
     private Envelope due(Peer peer, long after) {
         return peer.outbox.due(after, () -> {
             long since = peer.dirtySince;
-            Message m = peer instanceof AgentPeer a ? a.nextCap(owners::get, this::key, options.maxPlacements())
+            Message m = peer instanceof AgentPeer a ? a.nextCap(owners::get, this::key, unitSpecs::get, options.maxPlacements())
                     : ((JobMasterPeer) peer).nextHint(this::endpoint, options.maxPlacements());
             peer.dirtySince = delivered(since, peer.hasNews());
             return m;
@@ -690,6 +1038,9 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         List<AgentPeer> lostAgents = new ArrayList<>();
         List<JobMasterPeer> lostJobMasters = new ArrayList<>();
         synchronized (lock) {
+            if (window != null || rebuilding) {
+                return; // nobody is lost before the master rebuilt
+            }
             for (AgentPeer a : agents.values()) {
                 if (a.registration != null && !a.lost && now - a.lastSeen > options.agentTimeout().toMillis()) {
                     a.lost = true;
@@ -709,8 +1060,10 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                     apply(new NodeRemoved(a.node, false));
                 } catch (InvalidRequestException online) {
                     // It holds online work, which the master never takes back on its own: keep the
-                    // node's grants, and send nothing new there until its agent returns.
+                    // online grants, send nothing new there until its agent returns, and run the
+                    // offline ones again elsewhere (spec case 5).
                     apply(new NodeBlacklisted(a.node, true));
+                    revokeOffline(a.node);
                 }
                 Set<UnitId> units;
                 synchronized (lock) {
@@ -742,9 +1095,43 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             for (String job : offline) {
                 if (!keep.contains(job)) {
                     cancel(j, job, new ArrayList<>());
+                    synchronized (lock) {
+                        recovered.forget(job);
+                    }
                 }
             }
         }
+    }
+
+    /** Takes the offline grants off {@code node} and lets their units wait for slots elsewhere. */
+    private void revokeOffline(String node) {
+        List<int[]> counts = new ArrayList<>();
+        List<UnitId> units = new ArrayList<>();
+        await(scheduler.query(v -> {
+            NodeView n = v.cluster().node(node);
+            if (n != null) {
+                n.allocations().forEach((unit, slots) -> {
+                    UnitView u = v.unit(unit);
+                    if (u != null && u.kind() == UnitKind.OFFLINE) {
+                        units.add(unit);
+                        counts.add(new int[] {slots, u.desired()});
+                    }
+                });
+            }
+            return null;
+        }));
+        for (int i = 0; i < units.size(); i++) {
+            UnitId u = units.get(i);
+            int slots = counts.get(i)[0];
+            int desired = counts.get(i)[1];
+            // A release lowers the desired count with the slots; raise it first so that they run again.
+            collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(u, desired + slots)));
+            synchronized (lock) {
+                lower(node, u, slots, true);
+            }
+            collect(new ArrayList<>(), () -> apply(new GrantReleased(u, node, slots)));
+        }
+        sync(new LinkedHashSet<>(units), Set.of(node), true);
     }
 
     // ---- status ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import granary.api.model.Clock;
 import granary.master.MasterOptions;
 import granary.master.PeerStatus;
 import granary.master.ProtocolMaster;
+import granary.recovery.Recovery;
 import granary.protocol.link.Tokens;
 import jakarta.servlet.Servlet;
 import java.io.IOException;
@@ -61,6 +62,10 @@ public class MasterComponent {
     @Reference
     private Scheduler scheduler;
 
+    /** The recovery engine (bundle granary.recovery), wired like the policies: the window a started master listens for. */
+    @Reference
+    private Recovery recovery;
+
     @Activate
     void activate(BundleContext context, Config config) throws IOException {
         if ("false".equals(context.getProperty(HTTP_ENABLE)) && !"true".equals(context.getProperty(HTTPS_ENABLE))) {
@@ -71,7 +76,7 @@ public class MasterComponent {
         options = new MasterOptions(config.name(), System.currentTimeMillis(),
                 Duration.ofSeconds(config.agentTimeoutSeconds()), Duration.ofSeconds(config.jobMasterTimeoutSeconds()),
                 options.maxPlacements(), options.engineTimeout());
-        master = new ProtocolMaster(scheduler, tokens, options, Clock.system());
+        master = new ProtocolMaster(scheduler, tokens, options, Clock.system(), recovery);
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.http.whiteboard.servlet.pattern", "/protocol/v1/*");
         props.put("osgi.http.whiteboard.servlet.asyncSupported", Boolean.TRUE);

@@ -1,0 +1,289 @@
+package granary.recovery;
+
+import granary.api.model.JobSpec;
+import granary.api.model.NodeSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
+import granary.protocol.Cap;
+import granary.protocol.Request;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A master's recovery window (docs/recovery.md): it starts empty, collects agents' caps and job
+ * masters' requests and holdings, and once the window is over rebuilds its grants from them.
+ *
+ * <p>The rules, spec'd in docs/recovery.md, "Rebuilding":
+ * <ul>
+ * <li>An agent's caps are trusted over a job master's holdings (job masters run user code).
+ * <li>Holdings count only on nodes whose agent did not report: online ones are kept for the agent's
+ *     return (nothing else is granted in their place), offline ones are dropped and run again.
+ * <li>Caps of a job master that has not reported become a mock request: a job with one
+ *     cluster-level unit per capped unit, wanting exactly what it holds, owned by that job master
+ *     until it returns.
+ * <li>Adoptions never overfill a node: online first, then offline, each within the capacity the
+ *     agent reports; offline ones also within what their unit still wants.
+ * </ul>
+ * Deterministic: reports are taken in name order, whatever order they arrived in.
+ */
+public final class RecoveryWindow {
+
+    private final RecoveryOptions options;
+    private final long openedAt;
+    private final Map<String, AgentReport> agents = new TreeMap<>();
+    private final Map<String, JobMasterReport> jobMasters = new TreeMap<>();
+    private long lastNewPeer;
+    private boolean closed;
+
+    public RecoveryWindow(RecoveryOptions options, long openedAt) {
+        this.options = options;
+        this.openedAt = openedAt;
+        this.lastNewPeer = openedAt;
+    }
+
+    /** An agent reported (again): its last report counts. */
+    public void agent(AgentReport report, long now) {
+        ensureOpen();
+        if (agents.put(report.node().name(), report) == null) {
+            lastNewPeer = now;
+        }
+    }
+
+    /** A job master reported (again): its last full request counts. */
+    public void jobMaster(JobMasterReport report, long now) {
+        ensureOpen();
+        if (jobMasters.put(report.id(), report) == null) {
+            lastNewPeer = now;
+        }
+    }
+
+    public boolean reported(String agentOrJobMaster) {
+        return agents.containsKey(agentOrJobMaster) || jobMasters.containsKey(agentOrJobMaster);
+    }
+
+    /** When the window opened (ms). */
+    public long openedAt() {
+        return openedAt;
+    }
+
+    /**
+     * Whether the window is over at {@code now}: its full length has passed, or every peer that some
+     * report names has reported and no new one came for the settle time.
+     */
+    public boolean due(long now) {
+        if (now - openedAt >= options.window().toMillis()) {
+            return true;
+        }
+        boolean heard = !agents.isEmpty() || !jobMasters.isEmpty();
+        return heard && missingAgents().isEmpty() && missingJobMasters().isEmpty()
+                && now - lastNewPeer >= options.settle().toMillis();
+    }
+
+    /** Nodes that job masters hold slots on and whose agent has not reported. */
+    public Set<String> missingAgents() {
+        Set<String> out = new TreeSet<>();
+        jobMasters.values().forEach(j -> j.holdings().forEach(h -> {
+            if (!agents.containsKey(h.node())) {
+                out.add(h.node());
+            }
+        }));
+        return out;
+    }
+
+    /** Job masters that agents hold caps of and that have not reported. */
+    public Set<String> missingJobMasters() {
+        Set<String> out = new TreeSet<>();
+        agents.values().forEach(a -> a.caps().forEach(g -> {
+            if (!jobMasters.containsKey(g.jobMaster())) {
+                out.add(g.jobMaster());
+            }
+        }));
+        return out;
+    }
+
+    public int agentCount() {
+        return agents.size();
+    }
+
+    public int jobMasterCount() {
+        return jobMasters.size();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the recovery window is closed: late peers go to Recovered");
+        }
+    }
+
+    private record Candidate(UnitId unit, String node, int slots, boolean online, String jobMaster, Resources size) {
+    }
+
+    private static final class MockUnit {
+        final Resources size;
+        final boolean online;
+        int held;
+
+        MockUnit(Resources size, boolean online) {
+            this.size = size;
+            this.online = online;
+        }
+    }
+
+    /** Closes the window: what to rebuild. Called once. */
+    public Rebuild close() {
+        ensureOpen();
+        closed = true;
+        List<NodeSpec> nodes = new ArrayList<>();
+        Map<String, Resources> free = new HashMap<>();
+        agents.values().forEach(a -> {
+            nodes.add(a.node());
+            free.put(a.node().name(), a.node().capacity());
+        });
+        Map<String, JobSpec> jobs = new TreeMap<>();
+        Map<String, String> owners = new TreeMap<>();
+        Map<UnitId, UnitSpec> units = new HashMap<>();
+        for (JobMasterReport j : jobMasters.values()) {
+            for (JobSpec job : j.jobs()) {
+                if (owners.putIfAbsent(job.id(), j.id()) == null) {
+                    jobs.put(job.id(), job);
+                    job.units().forEach(u -> units.put(new UnitId(job.id(), u.name()), u));
+                }
+            }
+        }
+        List<Dropped> dropped = new ArrayList<>();
+        List<Candidate> candidates = new ArrayList<>();
+        Map<String, Map<String, MockUnit>> mockUnits = new TreeMap<>();
+        Map<String, String> mockOwners = new HashMap<>();
+        // Caps of the node → (unit, job master) → slots, to set holdings against.
+        Map<String, Map<UnitId, Integer>> capped = new HashMap<>();
+        for (AgentReport a : agents.values()) {
+            String node = a.node().name();
+            for (Cap.Grant g : a.caps()) {
+                if (g.slots() <= 0) {
+                    continue;
+                }
+                String job = g.unit().job();
+                String owner = owners.get(job);
+                if (jobMasters.containsKey(g.jobMaster())) {
+                    UnitSpec u = units.get(g.unit());
+                    if (u == null || !g.jobMaster().equals(owner)) {
+                        dropped.add(new Dropped(g.unit(), node, g.slots(), g.jobMaster(), g.online(),
+                                "job master " + g.jobMaster() + " does not run unit " + g.unit() + " any more"));
+                        continue;
+                    }
+                    candidates.add(new Candidate(g.unit(), node, g.slots(), u.kind() == UnitKind.ONLINE, g.jobMaster(), u.slot()));
+                } else if (owner != null) {
+                    dropped.add(new Dropped(g.unit(), node, g.slots(), g.jobMaster(), g.online(),
+                            "job " + job + " is run by job master " + owner + ", not " + g.jobMaster()));
+                    continue;
+                } else {
+                    String mockOwner = mockOwners.putIfAbsent(job, g.jobMaster());
+                    if (mockOwner != null && !mockOwner.equals(g.jobMaster())) {
+                        dropped.add(new Dropped(g.unit(), node, g.slots(), g.jobMaster(), g.online(),
+                                "caps name two job masters for job " + job + ": " + mockOwner + " and " + g.jobMaster()));
+                        continue;
+                    }
+                    mockUnits.computeIfAbsent(job, x -> new TreeMap<>())
+                            .computeIfAbsent(g.unit().unit(), x -> new MockUnit(g.size(), g.online()));
+                    candidates.add(new Candidate(g.unit(), node, g.slots(), g.online(), g.jobMaster(), g.size()));
+                }
+                capped.computeIfAbsent(node, x -> new HashMap<>()).merge(g.unit(), g.slots(), Integer::sum);
+            }
+        }
+        // Holdings: used only where the agent did not report; elsewhere the caps win.
+        List<Adoption> awaiting = new ArrayList<>();
+        Map<UnitId, Integer> reserved = new HashMap<>();
+        for (JobMasterReport j : jobMasters.values()) {
+            for (Request.Holding h : j.holdings()) {
+                UnitSpec u = units.get(h.unit());
+                if (h.slots() <= 0 || u == null || !j.id().equals(owners.get(h.unit().job()))) {
+                    continue;
+                }
+                boolean online = u.kind() == UnitKind.ONLINE;
+                if (agents.containsKey(h.node())) {
+                    int caps = capped.getOrDefault(h.node(), Map.of()).getOrDefault(h.unit(), 0);
+                    if (h.slots() > caps) {
+                        dropped.add(new Dropped(h.unit(), h.node(), h.slots() - caps, j.id(), online,
+                                "agent " + h.node() + " holds a cap for " + caps + " slots, not " + h.slots() + ": the agent's caps win"));
+                    }
+                } else if (online) {
+                    awaiting.add(new Adoption(h.unit(), h.node(), h.slots(), true));
+                    reserved.merge(h.unit(), h.slots(), Integer::sum);
+                } else {
+                    dropped.add(new Dropped(h.unit(), h.node(), h.slots(), j.id(), false, "agent " + h.node()
+                            + " did not report within the recovery window: its offline slots run again elsewhere"));
+                }
+            }
+        }
+        // Adopt: online first; within each node's capacity; offline within what the unit still wants.
+        candidates.sort(Comparator.comparing((Candidate c) -> !c.online()).thenComparing(c -> c.node())
+                .thenComparing(c -> c.unit().toString()));
+        List<Adoption> adoptions = new ArrayList<>();
+        Map<UnitId, Integer> held = new HashMap<>();
+        for (Candidate c : candidates) {
+            Resources room = free.get(c.node());
+            int n = c.slots();
+            while (n > 0 && !c.size().times(n).fitsIn(room)) {
+                n--;
+            }
+            String why = "node " + c.node() + " reports room for only " + n + " of them";
+            UnitSpec real = units.get(c.unit());
+            if (real != null && !c.online()) {
+                int wants = real.desired() - reserved.getOrDefault(c.unit(), 0) - held.getOrDefault(c.unit(), 0);
+                if (wants < n) {
+                    n = Math.max(0, wants);
+                    why = "unit " + c.unit() + " wants only " + real.desired() + " slots";
+                }
+            }
+            if (n < c.slots()) {
+                dropped.add(new Dropped(c.unit(), c.node(), c.slots() - n, c.jobMaster(), c.online(), why));
+            }
+            if (n > 0) {
+                adoptions.add(new Adoption(c.unit(), c.node(), n, c.online()));
+                free.put(c.node(), room.minus(c.size().times(n)));
+                held.merge(c.unit(), n, Integer::sum);
+                if (real == null) {
+                    mockUnits.get(c.unit().job()).get(c.unit().unit()).held += n;
+                }
+            }
+        }
+        // The jobs as the engine takes them: awaited slots are not asked for again, online slots
+        // held beyond the desired count are kept (the master never revokes online work).
+        List<JobSpec> out = new ArrayList<>();
+        for (JobSpec job : jobs.values()) {
+            List<UnitSpec> us = new ArrayList<>();
+            for (UnitSpec u : job.units()) {
+                UnitId id = new UnitId(job.id(), u.name());
+                int r = reserved.getOrDefault(id, 0);
+                us.add(u.withDesired(Math.max(u.desired(), held.getOrDefault(id, 0) + r) - r));
+            }
+            out.add(new JobSpec(job.id(), job.group(), job.user(), job.productionLevel(), job.gang(), us));
+        }
+        Map<String, String> allOwners = new LinkedHashMap<>(owners);
+        mockUnits.forEach((job, byName) -> {
+            List<UnitSpec> us = new ArrayList<>();
+            byName.forEach((name, m) -> {
+                if (m.held > 0) {
+                    us.add(UnitSpec.builder(name).slot(m.size).desired(m.held)
+                            .kind(m.online ? UnitKind.ONLINE : UnitKind.OFFLINE).build());
+                }
+            });
+            if (!us.isEmpty()) {
+                out.add(JobSpec.of(job, JobSpec.DEFAULT_GROUP, us.toArray(new UnitSpec[0])));
+                allOwners.put(job, mockOwners.get(job));
+            }
+        });
+        Set<String> mocks = new TreeSet<>(mockUnits.keySet());
+        mocks.retainAll(allOwners.keySet());
+        return new Rebuild(nodes, out, allOwners, mocks, adoptions, awaiting, dropped);
+    }
+}
