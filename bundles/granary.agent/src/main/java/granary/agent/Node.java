@@ -74,7 +74,8 @@ final class Node {
     synchronized void registered() {
         fullCapDue = true;
         started.clear();
-        exited.clear();
+        // Exits not reported yet stay: a master that rebuilt from this agent's caps still holds
+        // their slots, and releases them when it hears of the exits (docs/recovery.md).
         for (Worker w : workers.all()) {
             started.add(new Heartbeat.Worker(w.unit(), w.slot()));
         }

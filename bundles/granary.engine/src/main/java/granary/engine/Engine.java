@@ -126,7 +126,7 @@ public final class Engine {
         on(JobCancelled.class, e -> jobs.jobCancelled((JobCancelled) e));
         on(JobMoved.class, e -> jobs.moved((JobMoved) e));
         on(GrantReleased.class, e -> jobs.released((GrantReleased) e));
-        GrantAdoptions adoptions = new GrantAdoptions(cluster, workload, allocator);
+        GrantAdoptions adoptions = new GrantAdoptions(cluster, workload, allocator, clock::millis);
         on(GrantAdopted.class, e -> adoptions.adopted((GrantAdopted) e));
         on(PolicyActivated.class, e -> policiesChanged(policies.activate(((PolicyActivated) e).name())));
         on(PolicyDeactivated.class, e -> policiesChanged(policies.deactivate(((PolicyDeactivated) e).name())));

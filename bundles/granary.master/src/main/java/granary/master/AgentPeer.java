@@ -34,6 +34,8 @@ final class AgentPeer extends Peer {
     final Map<UnitId, Integer> caps = new HashMap<>();
     private final Set<UnitId> changed = new LinkedHashSet<>();
     private final Set<UnitId> withdrawn = new LinkedHashSet<>();
+    /** The last entry sent per unit the agent holds a cap of: what a withdrawal names once the job is gone. */
+    private final Map<UnitId, Cap.Grant> sent = new HashMap<>();
     private boolean full;
 
     AgentPeer(String node) {
@@ -86,6 +88,7 @@ final class AgentPeer extends Peer {
         boolean wasFull = full;
         if (full) {
             full = false;
+            sent.clear(); // the agent replaces its table with this one
             for (Map.Entry<UnitId, Integer> e : caps.entrySet()) {
                 add(grants, e.getKey(), e.getValue(), owner, key, spec);
             }
@@ -105,14 +108,31 @@ final class AgentPeer extends Peer {
         }
     }
 
-    /** A cap entry carries the slot's size and whether the unit is online, so a restarted master can rebuild from it. */
-    private static void add(List<Cap.Grant> to, UnitId unit, int slots, Function<String, String> owner,
-                            Function<String, String> key, Function<UnitId, UnitSpec> spec) {
+    /**
+     * A cap entry carries the slot's size and whether the unit is online, so a restarted master can
+     * rebuild from it. A unit whose job is gone (cancelled) is sent as the agent last heard of it, so
+     * that its withdrawal reaches the agent.
+     */
+    private void add(List<Cap.Grant> to, UnitId unit, int slots, Function<String, String> owner,
+                     Function<String, String> key, Function<UnitId, UnitSpec> spec) {
         String jm = owner.apply(unit.job());
+        Cap.Grant g;
         if (jm != null) {
             UnitSpec u = spec.apply(unit);
-            to.add(new Cap.Grant(jm, unit, slots, key.apply(jm), u == null ? Resources.ZERO : u.slot(),
-                    u != null && u.kind() == UnitKind.ONLINE));
+            g = new Cap.Grant(jm, unit, slots, key.apply(jm), u == null ? Resources.ZERO : u.slot(),
+                    u != null && u.kind() == UnitKind.ONLINE);
+        } else {
+            Cap.Grant before = sent.get(unit);
+            if (before == null) {
+                return; // never sent to this agent: nothing to withdraw
+            }
+            g = before.withSlots(slots);
+        }
+        to.add(g);
+        if (slots > 0) {
+            sent.put(unit, g);
+        } else {
+            sent.remove(unit);
         }
     }
 

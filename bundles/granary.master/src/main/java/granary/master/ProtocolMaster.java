@@ -440,6 +440,16 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             });
             return ids;
         }));
+        // Holdings on nodes the engine does not know: their agents have not come back (yet).
+        Set<String> absent = r.holdings().isEmpty() ? Set.of() : await(scheduler.query(v -> {
+            Set<String> out = new HashSet<>();
+            r.holdings().forEach(x -> {
+                if (v.cluster().node(x.node()) == null) {
+                    out.add(x.node());
+                }
+            });
+            return out;
+        }));
         synchronized (lock) {
             for (int i = 0; i < r.jobs().size(); i++) {
                 String job = r.jobs().get(i).id();
@@ -469,6 +479,9 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         List<Recovered.Conversion> conversions = new ArrayList<>();
         synchronized (lock) {
             if (r.full()) {
+                keepAbsent(p, r, absent);
+            }
+            if (r.full()) {
                 for (String job : p.jobs) {
                     if (!listed.contains(job)) {
                         dropped.add(job);
@@ -477,11 +490,14 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                 }
             }
             for (JobSpec j : r.jobs()) {
-                if (!p.jobs.contains(j.id())) {
-                    fresh.add(j);
+                if (!p.jobs.contains(j.id()) || !engineJobs.contains(j.id())) {
+                    // New, or gone from the engine meanwhile (a mock whose work all ended): submit it,
+                    // without the slots kept for agents that have not come back.
+                    fresh.add(withoutKept(j));
                     owners.put(j.id(), p.id);
                     p.jobs.add(j.id());
                     j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
+                    recovered.forget(j.id());
                 } else if (recovered.isMock(j.id())) {
                     // The job master of a mock job returned (case 11): its real request replaces the mock.
                     conversions.add(recovered.convert(j));
@@ -594,6 +610,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         synchronized (lock) {
             owners.remove(job);
             p.jobs.remove(job);
+            unitSpecs.keySet().removeIf(u -> u.job().equals(job));
         }
         sync(units, nodes, true);
     }
@@ -617,6 +634,37 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
     }
 
     // ---- recovery (docs/recovery.md) ------------------------------------------------------------
+
+    /**
+     * After the window: online slots a job master holds on nodes whose agent has not come back are
+     * kept for the agent, not granted again elsewhere (case 17, job master back first). Under the lock.
+     */
+    private void keepAbsent(JobMasterPeer p, Request r, Set<String> absent) {
+        if (absent.isEmpty()) {
+            return;
+        }
+        Set<String> kept = new HashSet<>();
+        recovered.awaiting().forEach(a -> kept.add(a.unit() + "@" + a.node()));
+        Map<UnitId, UnitSpec> specs = new HashMap<>();
+        r.jobs().forEach(j -> j.units().forEach(u -> specs.put(new UnitId(j.id(), u.name()), u)));
+        for (Request.Holding x : r.holdings()) {
+            UnitSpec u = specs.get(x.unit());
+            if (absent.contains(x.node()) && x.slots() > 0 && u != null && u.kind() == UnitKind.ONLINE
+                    && !kept.contains(x.unit() + "@" + x.node())) {
+                recovered.keep(new Adoption(x.unit(), x.node(), x.slots(), true));
+            }
+        }
+    }
+
+    /** {@code j} with each unit's desired count lowered by the slots kept for agents that have not returned. Under the lock. */
+    private JobSpec withoutKept(JobSpec j) {
+        List<UnitSpec> us = new ArrayList<>();
+        for (UnitSpec u : j.units()) {
+            int kept = recovered.reserved(new UnitId(j.id(), u.name()));
+            us.add(kept == 0 ? u : u.withDesired(Math.max(0, u.desired() - kept)));
+        }
+        return new JobSpec(j.id(), j.group(), j.user(), j.productionLevel(), j.gang(), us);
+    }
 
     /** A full request during the window is the job master's report; anything else waits for the rebuild. Under the lock. */
     private Ack requestInWindow(JobMasterPeer p, Envelope e, Request r) {
@@ -810,6 +858,10 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         apply(new NodeAdded(node));
         apply(new NodeBlacklisted(node.name(), true));
         try {
+            for (Adoption a : back.adopt()) {
+                // Raising the desired count in the same step: nothing is granted elsewhere in between.
+                collect(new ArrayList<>(), () -> apply(new GrantAdopted(a.unit(), a.node(), a.slots(), true)));
+            }
             for (Map.Entry<UnitId, Integer> raise : back.raise().entrySet()) {
                 Integer desired = await(scheduler.query(v -> {
                     UnitView u = v.unit(raise.getKey());
@@ -818,9 +870,6 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                 if (desired != null) {
                     collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(raise.getKey(), desired + raise.getValue())));
                 }
-            }
-            for (Adoption a : back.adopt()) {
-                collect(new ArrayList<>(), () -> apply(new GrantAdopted(a.unit(), a.node(), a.slots())));
             }
         } finally {
             apply(new NodeBlacklisted(node.name(), false));

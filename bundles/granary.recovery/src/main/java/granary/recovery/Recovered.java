@@ -45,6 +45,15 @@ public final class Recovered {
         return new Recovered(Rebuild.empty());
     }
 
+    /**
+     * A job master that returned after the window holds online slots on a node whose agent has not
+     * returned either (case 17, job master first): they are kept for the agent like the window's.
+     */
+    public void keep(Adoption online) {
+        awaiting.computeIfAbsent(online.node(), n -> new ArrayList<>()).add(online);
+        reserved.merge(online.unit(), online.slots(), Integer::sum);
+    }
+
     /** Slots of {@code unit} kept for agents that have not returned: subtract them from what the engine is asked for. */
     public int reserved(UnitId unit) {
         return reserved.getOrDefault(unit, 0);
@@ -72,8 +81,8 @@ public final class Recovered {
     /**
      * What a late agent's caps mean.
      *
-     * @param adopt     take these on (online caps of units the master knows)
-     * @param raise     per unit, slots adopted that the engine was not keeping for this node: raise the unit's desired count by them first
+     * @param adopt     take these on (online caps of units the master knows), each raising its unit's desired count by its slots
+     * @param raise     per unit, kept slots the agent no longer holds: ask for them again (raise the desired count)
      * @param withdraw  caps the agent must drop: offline ones (their work was run again elsewhere) and caps of unknown units
      * @param forgotten online slots kept for this node that the agent no longer holds: the job master is told they are gone
      */
@@ -115,9 +124,9 @@ public final class Recovered {
             } else if (k == UnitKind.ONLINE) {
                 capped.add(g.unit());
                 adopt.add(new Adoption(g.unit(), node, g.slots(), true));
+                // Kept slots were left out of the unit's desired count: the adoption raises it by
+                // what it takes on (GrantAdopted's raiseDesired), in one step with the grant.
                 int extra = g.slots() - keptSlots.getOrDefault(g.unit(), 0);
-                // Kept slots were left out of the unit's desired count; all of them come back now.
-                raise.merge(g.unit(), g.slots(), Integer::sum);
                 if (extra < 0) {
                     keptSlots.put(g.unit(), -extra);
                 } else {

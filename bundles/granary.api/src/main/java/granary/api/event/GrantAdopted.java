@@ -15,6 +15,16 @@ import granary.api.model.UnitId;
  * within it. A blacklisted node or a unit's own blacklist does not refuse an adoption: a blacklist
  * only keeps new grants away, and running grants stay. The receipt carries a {@link Granted} for it,
  * like any grant (a caller that must not tell agents again drops it).
+ *
+ * <p>With {@code raiseDesired} the unit's desired count first goes up by {@code slots} in the same
+ * step (nothing is scheduled between), and the waiting-slots check does not apply: a master that
+ * rebuilt takes on an online grant it was not asking for (docs/recovery.md, "Peers that return
+ * late") without the engine granting those slots elsewhere first.
  */
-public record GrantAdopted(UnitId unit, String node, int slots) implements InputEvent {
+public record GrantAdopted(UnitId unit, String node, int slots, boolean raiseDesired) implements InputEvent {
+
+    /** Adopts slots the unit is waiting for. */
+    public GrantAdopted(UnitId unit, String node, int slots) {
+        this(unit, node, slots, false);
+    }
 }

@@ -24,10 +24,13 @@ public final class GrantAdoptions {
     private final Workload workload;
     private final Allocator allocator;
 
-    public GrantAdoptions(Cluster cluster, Workload workload, Allocator allocator) {
+    private final java.util.function.LongSupplier now;
+
+    public GrantAdoptions(Cluster cluster, Workload workload, Allocator allocator, java.util.function.LongSupplier now) {
         this.cluster = cluster;
         this.workload = workload;
         this.allocator = allocator;
+        this.now = now;
     }
 
     public void adopted(GrantAdopted e) {
@@ -45,7 +48,7 @@ public final class GrantAdoptions {
         if (e.slots() < 1) {
             problems.add(new Problem(subject, "slots", "must be at least 1, got " + e.slots(), 1L, (long) e.slots()));
         } else {
-            if (e.slots() > u.remaining()) {
+            if (!e.raiseDesired() && e.slots() > u.remaining()) {
                 problems.add(new Problem(subject, "slots", "waits for " + u.remaining() + " slots, cannot adopt "
                         + e.slots(), (long) u.remaining(), (long) e.slots()));
             }
@@ -62,6 +65,9 @@ public final class GrantAdoptions {
         }
         if (!problems.isEmpty()) {
             throw new InvalidRequestException(problems);
+        }
+        if (e.raiseDesired()) {
+            workload.desire(u, u.desired() + e.slots(), now.getAsLong());
         }
         allocator.grant(u, n, e.slots());
     }

@@ -1,0 +1,47 @@
+package granary.conformance;
+
+import granary.api.event.InputEvent;
+import granary.api.event.OutputEvent;
+import granary.api.event.Receipt;
+import granary.api.event.Scheduler;
+import granary.engine.Engine;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The engine as a {@link Scheduler} that runs every event and query on the caller's thread, at
+ * once: the world is single-threaded, so what happens depends only on the seed.
+ */
+final class DirectScheduler implements Scheduler {
+
+    private final Engine engine;
+
+    DirectScheduler(Engine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public CompletableFuture<Receipt> submit(InputEvent event) {
+        try {
+            return CompletableFuture.completedFuture(engine.handle(event));
+        } catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    @Override
+    public <T> CompletableFuture<T> query(Function<? super granary.api.spi.EngineView, T> query) {
+        try {
+            return CompletableFuture.completedFuture(query.apply(engine.view()));
+        } catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    @Override
+    public AutoCloseable subscribe(Consumer<? super OutputEvent> listener) {
+        engine.subscribe(listener);
+        return () -> engine.unsubscribe(listener);
+    }
+}

@@ -1,0 +1,167 @@
+package granary.conformance;
+
+import granary.api.model.JobSpec;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
+import granary.protocol.Ack;
+import granary.protocol.Hint;
+import granary.protocol.Message;
+import granary.protocol.Request;
+import granary.protocol.Role;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A job master as the protocol sees it: a full request (its jobs, and the slots its hints gave it)
+ * on connect and whenever the master does not know it; hints from its inbox; a task that ended with
+ * a failure (a stopped worker) is asked for again by raising its unit's desired count. Its jobs
+ * and their progress survive a restart (a real job master keeps them in its own store); the
+ * holdings only if it checkpoints its hints.
+ */
+final class SimJobMaster extends SimPeer {
+
+    private record Pair(UnitId unit, String node) implements Comparable<Pair> {
+        @Override
+        public int compareTo(Pair o) {
+            int c = unit.compareTo(o.unit);
+            return c != 0 ? c : node.compareTo(o.node);
+        }
+    }
+
+    private final List<JobSpec> jobs;
+    /** Offline unit → tasks not finished yet (as the hints' exits told). */
+    final Map<UnitId, Integer> remaining = new TreeMap<>();
+    private final Map<Pair, Integer> holdings = new TreeMap<>();
+    private Map<Pair, Integer> checkpoint = new TreeMap<>();
+    final boolean checkpointsHints;
+    private boolean synced;
+    private boolean syncing;
+
+    SimJobMaster(World world, String id, List<JobSpec> jobs, boolean checkpointsHints, long incarnation) {
+        super(world, Role.JOB_MASTER, id, incarnation);
+        this.jobs = List.copyOf(jobs);
+        this.checkpointsHints = checkpointsHints;
+        for (JobSpec j : jobs) {
+            for (UnitSpec u : j.units()) {
+                if (u.kind() == UnitKind.OFFLINE) {
+                    remaining.put(new UnitId(j.id(), u.name()), u.desired());
+                }
+            }
+        }
+        fullRequest();
+    }
+
+    /** The jobs as they stand: offline units want the tasks not finished yet. */
+    List<JobSpec> jobs() {
+        List<JobSpec> out = new ArrayList<>();
+        for (JobSpec j : jobs) {
+            List<UnitSpec> us = new ArrayList<>();
+            for (UnitSpec u : j.units()) {
+                Integer left = remaining.get(new UnitId(j.id(), u.name()));
+                us.add(left == null ? u : u.withDesired(left));
+            }
+            out.add(new JobSpec(j.id(), j.group(), j.user(), j.productionLevel(), j.gang(), us));
+        }
+        return out;
+    }
+
+    private void fullRequest() {
+        synced = false;
+        syncing = true;
+        List<Request.Holding> held = new ArrayList<>();
+        holdings.forEach((p, n) -> held.add(new Request.Holding(p.unit, p.node, n)));
+        send(new Request(true, jobs(), List.of(), List.of(), List.of(), held));
+    }
+
+    /** Failover: memory lost but the jobs and their progress; the holdings only from a checkpoint of hints. */
+    void failover(long newIncarnation) {
+        restart(newIncarnation);
+        holdings.clear();
+        if (checkpointsHints) {
+            holdings.putAll(checkpoint);
+        }
+        fullRequest();
+    }
+
+    @Override
+    boolean ready() {
+        return synced;
+    }
+
+    @Override
+    void onResync(String why) {
+        fullRequest();
+    }
+
+    @Override
+    void onApplied(Message m) {
+        if (m instanceof Request r && r.full()) {
+            syncing = false;
+            synced = true;
+        }
+    }
+
+    @Override
+    void onRefused(Message m, Ack ack) {
+        if (!syncing) {
+            fullRequest(); // the master lost track of a job (it cancelled it after a timeout): send everything
+        } else {
+            // e.g. no node registered yet that fits its units: a job master tries again a second later
+            world.note(id() + ": full request refused, again in 1 s: " + ack.problems());
+            world.later(world.now() + 1_000, this::fullRequest);
+        }
+    }
+
+    @Override
+    void onInbox(Message m) {
+        if (!(m instanceof Hint h)) {
+            return;
+        }
+        for (Hint.Placement p : h.placements()) {
+            Pair k = new Pair(p.unit(), p.node());
+            if (p.slots() == 0) {
+                holdings.remove(k);
+            } else {
+                holdings.put(k, p.slots());
+            }
+        }
+        Map<UnitId, Boolean> rerun = new TreeMap<>();
+        for (Hint.Exit x : h.exits()) {
+            Integer left = remaining.get(x.unit());
+            if (left == null) {
+                continue;
+            }
+            if (x.exitCode() == 0) {
+                remaining.put(x.unit(), Math.max(0, left - 1));
+            } else {
+                rerun.put(x.unit(), true);
+            }
+        }
+        if (checkpointsHints) {
+            checkpoint = new TreeMap<>(holdings);
+        }
+        List<Request.Desire> desires = new ArrayList<>();
+        rerun.keySet().forEach(u -> desires.add(new Request.Desire(u, remaining.get(u))));
+        if (!desires.isEmpty()) {
+            send(new Request(false, List.of(), desires, List.of(), List.of()));
+        }
+    }
+
+    /** Slots this job master believes it holds, per unit and node. */
+    Map<UnitId, Map<String, Integer>> holdings() {
+        Map<UnitId, Map<String, Integer>> out = new TreeMap<>();
+        holdings.forEach((p, n) -> out.computeIfAbsent(p.unit, u -> new TreeMap<>()).put(p.node, n));
+        return out;
+    }
+
+    List<JobSpec> specs() {
+        return jobs;
+    }
+
+    boolean done() {
+        return remaining.values().stream().allMatch(n -> n == 0);
+    }
+}
