@@ -115,6 +115,9 @@ abstract class SimPeer {
         }
         inFlight = null;
         Ack ack = (Ack) reply.message();
+        if (System.getProperty("granary.debug") != null) {
+            System.out.println("ANS " + self + " " + sent.message().type() + " seq=" + sent.sequence() + " -> " + r.status() + " " + ack.problems());
+        }
         if (r.status() == 409) {
             onResync("the master refused " + sent.message().type() + ": " + ack.problems());
         } else if (ack.isRefusal()) {
@@ -150,9 +153,10 @@ abstract class SimPeer {
         pollInFlight = true;
         ProtocolMaster to = world.master();
         long after = received;
+        long life = incarnation;
         long ticket = ++pollToken;
         world.wire.send(id(), now, () -> {
-            Reply r = to.poll(token, after, 0, "inproc:" + id()).join();
+            Reply r = to.poll(token, after, 0, life, "inproc:" + id()).join();
             world.wire.send(id(), world.now(), () -> polled(ticket, after, r));
         });
         // A poll whose answer was lost is given up after a while, as an HTTP client times out.

@@ -490,6 +490,12 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                 }
             }
             for (JobSpec j : r.jobs()) {
+                if (r.full() && !engineJobs.contains(j.id()) && j.units().stream().allMatch(u -> u.desired() == 0)) {
+                    // A job that ended while the master was away (or restarting): nothing to run, nothing to refuse.
+                    owners.remove(j.id());
+                    p.jobs.remove(j.id());
+                    continue;
+                }
                 if (!p.jobs.contains(j.id()) || !engineJobs.contains(j.id())) {
                     // New, or gone from the engine meanwhile (a mock whose work all ended): submit it,
                     // without the slots kept for agents that have not come back.
@@ -995,6 +1001,11 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
 
     @Override
     public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
+        return poll(authorization, after, waitMillis, 0, remote);
+    }
+
+    @Override
+    public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, long incarnation, String remote) {
         Sender who = tokens.verify(Tokens.bearer(authorization));
         if (who == null) {
             return CompletableFuture.completedFuture(reply(401, 0, Problem.of("connection from " + remote, "Authorization",
@@ -1008,6 +1019,12 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             if (peer == null || !peer.ready()) {
                 return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "after",
                         "this master has no inbox for " + who + ": " + (who.role() == Role.AGENT ? "register" : "send a full request") + " first")));
+            }
+            long living = peer instanceof AgentPeer a ? a.registeredIncarnation : ((JobMasterPeer) peer).requestIncarnation;
+            if (incarnation != 0 && incarnation != living) {
+                // A late poll of an ended life must not acknowledge what was sent to the living one.
+                return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "incarnation",
+                        "a poll from incarnation " + incarnation + "; the living one is " + living)));
             }
             peer.lastSeen = clock.millis();
             Envelope due = due(peer, after);

@@ -48,7 +48,8 @@ final class EndpointServlet extends HttpServlet {
         long wait = Math.min(number(req.getParameter("wait")), Paths.MAX_WAIT_MILLIS);
         AsyncContext async = req.startAsync();
         async.setTimeout(wait + 10_000);
-        endpoint.poll(req.getHeader("Authorization"), after, wait, req.getRemoteAddr() + ":" + req.getRemotePort())
+        long incarnation = number(req.getParameter("incarnation"));
+        endpoint.poll(req.getHeader("Authorization"), after, wait, incarnation, req.getRemoteAddr() + ":" + req.getRemotePort())
                 .whenComplete((reply, failure) -> {
                     try {
                         write((HttpServletResponse) async.getResponse(), failure == null ? reply : new Reply(503, new byte[0]));

@@ -64,7 +64,7 @@ public final class JdkHttpServer implements AutoCloseable {
             }
             Query q = Query.of(ex.getRequestURI());
             // Answered when the endpoint completes: a waiting poll holds no thread.
-            endpoint.poll(ex.getRequestHeaders().getFirst("Authorization"), q.after(), q.waitMillis(), remote(ex))
+            endpoint.poll(ex.getRequestHeaders().getFirst("Authorization"), q.after(), q.waitMillis(), q.incarnation(), remote(ex))
                     .whenComplete((reply, failure) -> {
                         try {
                             serve(ex, () -> failure == null ? reply : new Reply(503, new byte[0]));
@@ -95,10 +95,11 @@ public final class JdkHttpServer implements AutoCloseable {
     }
 
     /** The inbox query: {@code after} and {@code wait}, with bad or missing values read as 0. */
-    record Query(long after, long waitMillis) {
+    record Query(long after, long waitMillis, long incarnation) {
         static Query of(URI uri) {
             long after = 0;
             long wait = 0;
+            long incarnation = 0;
             String q = uri.getRawQuery();
             for (String pair : q == null ? new String[0] : q.split("&")) {
                 int eq = pair.indexOf('=');
@@ -108,9 +109,11 @@ public final class JdkHttpServer implements AutoCloseable {
                     after = number(v);
                 } else if (k.equals("wait")) {
                     wait = number(v);
+                } else if (k.equals("incarnation")) {
+                    incarnation = number(v);
                 }
             }
-            return new Query(after, wait);
+            return new Query(after, wait, incarnation);
         }
 
         static long number(String v) {

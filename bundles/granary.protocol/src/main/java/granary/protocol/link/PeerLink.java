@@ -133,7 +133,7 @@ public final class PeerLink {
         synchronized (this) {
             after = received;
         }
-        URI uri = base.resolve(Paths.INBOX + "?after=" + after + "&wait=" + waitMillis);
+        URI uri = base.resolve(Paths.INBOX + "?after=" + after + "&wait=" + waitMillis + "&incarnation=" + incarnation);
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(options.requestTimeout().plusMillis(waitMillis))
                 .header("Authorization", authorization).GET().build();
         HttpResponse<byte[]> resp;

@@ -1,0 +1,39 @@
+package granary.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A fixed-seed slice of the random schedules (the kit runs any number: docs/recovery.md). The
+ * number of schedules comes from {@code -Dgranary.schedules} (default 200).
+ */
+class SchedulesTest {
+
+    @Test
+    void fixedSeedsFindNoViolation() {
+        int n = Integer.getInteger("granary.schedules", 200);
+        List<String> failed = new ArrayList<>();
+        for (long seed = 1; seed <= n; seed++) {
+            Cases.Outcome o = Schedules.run(seed);
+            if (!o.passed()) {
+                List<Schedules.Fault> minimal = Schedules.shrink(seed, Schedules.generate(seed));
+                failed.add("seed " + seed + ", minimal faults " + minimal + ":\n    "
+                        + String.join("\n    ", Schedules.run(seed, minimal).violations()));
+            }
+        }
+        assertTrue(failed.isEmpty(), () -> failed.size() + " of " + n + " schedules failed:\n  " + String.join("\n  ", failed));
+    }
+
+    @Test
+    void aScheduleIsItsSeed() {
+        assertEquals(Schedules.generate(77), Schedules.generate(77));
+        Cases.Outcome a = Schedules.run(77);
+        Cases.Outcome b = Schedules.run(77);
+        assertEquals(a.counters(), b.counters(), "the same seed must give the same run");
+        assertEquals(a.violations(), b.violations());
+    }
+}
