@@ -39,7 +39,6 @@ final class Node {
     private final PendingLaunches pending;
     private final List<Heartbeat.Worker> started = new ArrayList<>();
     private final List<Heartbeat.Exit> exited = new ArrayList<>();
-    private boolean fullCapDue;
 
     Node(AgentConfig config, Clock clock, Workers workers, Consumer<String> events, Runnable heartbeatNow) {
         this.config = config;
@@ -68,11 +67,10 @@ final class Node {
     }
 
     /**
-     * The master accepted a registration: the next cap is the full set, and the next heartbeat
+     * The master accepted a registration: the next heartbeat
      * reports every running worker as started (a master that restarted knows none of them).
      */
     synchronized void registered() {
-        fullCapDue = true;
         started.clear();
         // Exits not reported yet stay: a master that rebuilt from this agent's caps still holds
         // their slots, and releases them when it hears of the exits (docs/recovery.md).
@@ -83,8 +81,7 @@ final class Node {
 
     /** Applies a cap from the master's inbox; returns the whole table to checkpoint before the next poll. */
     synchronized List<Cap.Grant> apply(Cap cap) {
-        boolean full = fullCapDue;
-        fullCapDue = false;
+        boolean full = cap.full();
         Set<UnitId> touched = new TreeSet<>();
         if (full) {
             caps.all().forEach(g -> touched.add(g.unit()));

@@ -217,7 +217,8 @@ class AgentTest {
         master.restart();
         await("registered again", () -> master.registrations().size() == 2);
         await("the running worker reported again", () -> master.started().size() == 2);
-        master.send(cap(UNIT, 1)); // the full set after a registration: j/gone is no longer capped
+        // the full set after a registration (said in the cap): j/gone is no longer capped
+        master.send(new Cap(List.of(new Cap.Grant("jm1", UNIT, 1, key1)), List.of(), true));
         await("full set applied", () -> agent.caps().size() == 1);
         assertEquals(List.of(new Cap.Grant("jm1", UNIT, 1, key1)), agent.caps());
         assertEquals(1, agent.node().running(UNIT), "a full set stops nothing");

@@ -348,6 +348,13 @@ public final class JobMasterClient implements AutoCloseable {
                 if (ex.kind() == LinkException.Kind.RESTARTED) {
                     continue; // syncIfNeeded sends the full request
                 }
+                if (ex.kind() == LinkException.Kind.FORGOTTEN) {
+                    // declared lost after a timeout: its offline jobs were dropped; send everything again
+                    synchronized (lock) {
+                        syncedWith = null;
+                    }
+                    continue;
+                }
                 fire(() -> listener.linkFailed(ex));
                 if (ex.kind() == LinkException.Kind.UNAUTHORIZED) {
                     return;

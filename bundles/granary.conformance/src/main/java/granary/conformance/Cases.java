@@ -202,7 +202,7 @@ public final class Cases {
         Map<String, List<String>> after = w.onlineWorkers();
         onlineBefore.forEach((node, ws) -> {
             for (String worker : ws) {
-                if (!after.getOrDefault(node, List.of()).contains(worker)) {
+                if (!after.getOrDefault(node, List.of()).contains(worker) && !w.stoppedOnRequest.contains(node + "/" + worker)) {
                     problems.add("online worker " + worker + " on " + node + " no longer runs");
                 }
             }

@@ -39,7 +39,6 @@ final class SimAgent extends SimPeer {
     private boolean heartbeatPending;
     private boolean registered;
     private boolean registering;
-    private boolean fullCapDue;
     private long heartbeatAt;
     private int nextSlot;
     /** Online workers this agent stopped because the master lowered their cap: must stay 0. */
@@ -86,7 +85,6 @@ final class SimAgent extends SimPeer {
         if (m instanceof Register) {
             registering = false;
             registered = true;
-            fullCapDue = true;
             started.clear();
             workers.forEach(w -> started.add(new Heartbeat.Worker(w.unit(), w.slot())));
         } else if (m instanceof Heartbeat) {
@@ -115,9 +113,7 @@ final class SimAgent extends SimPeer {
         if (!(m instanceof Cap cap)) {
             return;
         }
-        boolean full = fullCapDue;
-        fullCapDue = false;
-        if (full) {
+        if (cap.full()) {
             caps.clear();
         }
         for (Cap.Grant g : cap.grants()) {
@@ -147,7 +143,11 @@ final class SimAgent extends SimPeer {
             if (running(w.unit()) > (g == null ? 0 : g.slots())) {
                 workers.remove(i);
                 exited.add(new Heartbeat.Exit(w.unit(), w.slot(), -15));
-                if (w.online()) {
+                boolean asked = w.online() && world.releasedStop(w.unit(), node);
+                if (asked) {
+                    world.stoppedOnRequest(node, w.unit() + "#" + w.slot());
+                }
+                if (w.online() && !asked) {
                     onlineStopped++;
                     world.violation("the master withdrew the cap of online worker " + w.unit() + " slot " + w.slot()
                             + " on " + node + " at " + now + " ms");

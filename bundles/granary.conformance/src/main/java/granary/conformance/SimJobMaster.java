@@ -35,6 +35,10 @@ final class SimJobMaster extends SimPeer {
     /** Offline unit → tasks not finished yet (as the hints' exits told). */
     final Map<UnitId, Integer> remaining = new TreeMap<>();
     private final Map<Pair, Integer> holdings = new TreeMap<>();
+    /** When each pair was first held (newest are given back first when a service holds too many). */
+    private final Map<Pair, Long> since = new TreeMap<>();
+    /** Releases sent and not answered yet: a hint built before the master applied them still counts them. */
+    private final Map<Pair, Integer> releasing = new TreeMap<>();
     private Map<Pair, Integer> checkpoint = new TreeMap<>();
     final boolean checkpointsHints;
     private boolean synced;
@@ -80,6 +84,7 @@ final class SimJobMaster extends SimPeer {
     void failover(long newIncarnation) {
         restart(newIncarnation);
         holdings.clear();
+        releasing.clear();
         if (checkpointsHints) {
             holdings.putAll(checkpoint);
         }
@@ -93,19 +98,32 @@ final class SimJobMaster extends SimPeer {
 
     @Override
     void onResync(String why) {
+        releasing.clear(); // the master restarted: what was in flight is gone
         fullRequest();
     }
 
     @Override
     void onApplied(Message m) {
-        if (m instanceof Request r && r.full()) {
-            syncing = false;
-            synced = true;
+        if (m instanceof Request r) {
+            answered(r);
+            // applied: the pair holds that many fewer now, whatever an older hint still says
+            r.releases().forEach(x -> holdings.computeIfPresent(new Pair(x.unit(), x.node()), (k, v) -> v > x.slots() ? v - x.slots() : null));
+            if (r.full()) {
+                syncing = false;
+                synced = true;
+            }
         }
+    }
+
+    private void answered(Request r) {
+        r.releases().forEach(x -> releasing.computeIfPresent(new Pair(x.unit(), x.node()), (k, v) -> v > x.slots() ? v - x.slots() : null));
     }
 
     @Override
     void onRefused(Message m, Ack ack) {
+        if (m instanceof Request r) {
+            answered(r);
+        }
         if (!syncing) {
             fullRequest(); // the master lost track of a job (it cancelled it after a timeout): send everything
         } else {
@@ -120,12 +138,17 @@ final class SimJobMaster extends SimPeer {
         if (!(m instanceof Hint h)) {
             return;
         }
+        if (System.getProperty("granary.debug") != null) {
+            System.out.println("HINT t=" + (world.now() - 1_000_000) + " " + id() + " " + h);
+        }
         for (Hint.Placement p : h.placements()) {
             Pair k = new Pair(p.unit(), p.node());
             if (p.slots() == 0) {
                 holdings.remove(k);
+                since.remove(k);
             } else {
                 holdings.put(k, p.slots());
+                since.putIfAbsent(k, world.now());
             }
         }
         Map<UnitId, Boolean> rerun = new TreeMap<>();
@@ -145,9 +168,48 @@ final class SimJobMaster extends SimPeer {
         }
         List<Request.Desire> desires = new ArrayList<>();
         rerun.keySet().forEach(u -> desires.add(new Request.Desire(u, remaining.get(u))));
-        if (!desires.isEmpty()) {
-            send(new Request(false, List.of(), desires, List.of(), List.of()));
+        List<Request.Release> releases = excessOnline();
+        if (!desires.isEmpty() || !releases.isEmpty()) {
+            send(new Request(false, List.of(), desires, List.of(), releases));
         }
+    }
+
+    /**
+     * Online slots held beyond what a service wants: after an agent that was away returns with caps
+     * the master did not know of, the master keeps them (it never revokes online work) and leaves the
+     * choice to the job master, which gives back the extra ones.
+     */
+    private List<Request.Release> excessOnline() {
+        List<Request.Release> out = new ArrayList<>();
+        for (JobSpec j : jobs) {
+            for (UnitSpec u : j.units()) {
+                if (u.kind() != UnitKind.ONLINE) {
+                    continue;
+                }
+                UnitId id = new UnitId(j.id(), u.name());
+                List<Pair> pairs = new ArrayList<>();
+                int held = 0;
+                for (Map.Entry<Pair, Integer> e : holdings.entrySet()) {
+                    if (e.getKey().unit.equals(id)) {
+                        pairs.add(e.getKey());
+                        held += e.getValue() - releasing.getOrDefault(e.getKey(), 0);
+                    }
+                }
+                int extra = held - u.desired();
+                // newest first: the service keeps its long-running workers
+                pairs.sort((a, b) -> Long.compare(since.getOrDefault(b, 0L), since.getOrDefault(a, 0L)));
+                for (Pair p : pairs) {
+                    int n = Math.min(extra, holdings.get(p) - releasing.getOrDefault(p, 0));
+                    if (n > 0) {
+                        out.add(new Request.Release(id, p.node, n));
+                        world.released(id, p.node, n);
+                        releasing.merge(p, n, Integer::sum);
+                        extra -= n;
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     /** Slots this job master believes it holds, per unit and node. */

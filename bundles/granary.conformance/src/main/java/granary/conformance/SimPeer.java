@@ -184,7 +184,14 @@ abstract class SimPeer {
             world.violation(self + " polled an unreadable envelope: " + ex.getMessage());
             return;
         }
-        if (fenced(e) || r.status() != 200) {
+        if (fenced(e)) {
+            return;
+        }
+        if (r.status() == 409) {
+            onResync("the master refused the poll: " + ((Ack) e.message()).problems());
+            return;
+        }
+        if (r.status() != 200) {
             return;
         }
         if (e.sequence() != after + 1) {

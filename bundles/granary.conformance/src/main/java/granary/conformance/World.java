@@ -105,6 +105,9 @@ public final class World implements AutoCloseable {
         engine = new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), true));
         engine.handle(new PolicyInstalled(new FifoPolicy(), "conformance"));
         engine.subscribe(e -> {
+            if (System.getProperty("granary.debug") != null) {
+                System.out.println("OUT t=" + (clock.millis() - 1_000_000) + " " + e);
+            }
             if (e instanceof Revoked r && r.kind() == UnitKind.ONLINE) {
                 violation("the master revoked online slots: " + r);
             }
@@ -229,6 +232,31 @@ public final class World implements AutoCloseable {
 
     long taskMillis(UnitId unit) {
         return taskMillis.getOrDefault(unit, 2_000L);
+    }
+
+    /** Online slots a job master gave back of its own accord: their workers may stop. */
+    private final Map<String, Integer> released = new HashMap<>();
+
+    void released(UnitId unit, String node, int slots) {
+        released.merge(unit + "@" + node, slots, Integer::sum);
+    }
+
+    /** True (and counted) if an online worker of {@code unit} on {@code node} may stop because its job master released it. */
+    boolean releasedStop(UnitId unit, String node) {
+        String k = unit + "@" + node;
+        int n = released.getOrDefault(k, 0);
+        if (n <= 0) {
+            return false;
+        }
+        released.put(k, n - 1);
+        return true;
+    }
+
+    /** Online workers stopped because their job master gave their slots back: node → unit#slot. */
+    final java.util.Set<String> stoppedOnRequest = new java.util.HashSet<>();
+
+    void stoppedOnRequest(String node, String worker) {
+        stoppedOnRequest.add(node + "/" + worker);
     }
 
     void taskDone(UnitId unit) {

@@ -95,7 +95,7 @@ final class AgentPeer extends Peer {
         }
         drain(withdrawn, withdrawals, owner, key, spec, max);
         drain(changed, grants, owner, key, spec, max - withdrawals.size());
-        return wasFull || !grants.isEmpty() || !withdrawals.isEmpty() ? new Cap(grants, withdrawals) : null;
+        return wasFull || !grants.isEmpty() || !withdrawals.isEmpty() ? new Cap(grants, withdrawals, wasFull) : null;
     }
 
     private void drain(Set<UnitId> from, List<Cap.Grant> to, Function<String, String> owner,

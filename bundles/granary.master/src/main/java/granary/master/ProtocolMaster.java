@@ -46,7 +46,6 @@ import granary.protocol.link.Reply;
 import granary.protocol.link.Tokens;
 import granary.recovery.Adoption;
 import granary.recovery.AgentReport;
-import granary.recovery.Dropped;
 import granary.recovery.JobMasterReport;
 import granary.recovery.Rebuild;
 import granary.recovery.Recovered;
@@ -93,6 +92,9 @@ import java.util.function.Function;
  * without an output event (a release, a cancel, a registration), so the mirror never drifts.
  */
 public final class ProtocolMaster implements Endpoint, AutoCloseable {
+
+    /** The exit code an agent reports for a worker it stopped because its cap was withdrawn (docs/protocol.md). */
+    static final int STOPPED_BY_AGENT = -15;
 
     private final Scheduler scheduler;
     private final Tokens tokens;
@@ -392,7 +394,11 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             // One release per unit with all its exits: one engine event (and scheduling cycle) for
             // a heartbeat's exits of a unit, not one per worker.
             Map<UnitId, Integer> exitsPerUnit = new java.util.LinkedHashMap<>();
-            h.exited().forEach(x -> exitsPerUnit.merge(x.unit(), 1, Integer::sum));
+            // A worker the agent stopped because its cap went down (exit code -15) gave its slot back
+            // already: the lower cap was the release (or revocation). Counting it again would take a
+            // second slot from the unit: a running worker.
+            h.exited().stream().filter(x -> x.exitCode() != STOPPED_BY_AGENT)
+                    .forEach(x -> exitsPerUnit.merge(x.unit(), 1, Integer::sum));
             exitsPerUnit.forEach((unit, n) -> {
                 int slots = Math.min(n, p.caps.getOrDefault(unit, 0));
                 if (slots <= 0) {
@@ -426,6 +432,13 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         synchronized (lock) {
             if (window != null) {
                 return requestInWindow(p, e, r);
+            }
+            if (p.lost && !r.full()) {
+                return refuse(e, Problem.of(who, "$.message.full", "job master " + p.id + " was declared lost after "
+                        + options.jobMasterTimeout().toSeconds() + " s of silence: send a full request"));
+            }
+            if (r.full()) {
+                p.lost = false;
             }
         }
         List<Problem> problems = new ArrayList<>();
@@ -477,6 +490,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         List<String> dropped = new ArrayList<>();
         List<JobSpec> fresh = new ArrayList<>();
         List<Recovered.Conversion> conversions = new ArrayList<>();
+        List<JobSpec> known = new ArrayList<>();
         synchronized (lock) {
             if (r.full()) {
                 keepAbsent(p, r, absent);
@@ -508,8 +522,16 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                     // The job master of a mock job returned (case 11): its real request replaces the mock.
                     conversions.add(recovered.convert(j));
                     j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
+                } else if (r.full()) {
+                    known.add(j);
                 }
             }
+        }
+        if (!known.isEmpty()) {
+            // A full request is the whole truth of what the job master wants: a job it lists that the
+            // master knows takes the listed desired counts (a job master that restarted and missed
+            // exits asks for those tasks again: offline work runs at least once).
+            conversions.addAll(await(scheduler.query(v -> reconcile(known, v))));
         }
         for (Recovered.Conversion c : conversions) {
             for (UnitSpec u : c.added()) {
@@ -640,6 +662,51 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
     }
 
     // ---- recovery (docs/recovery.md) ------------------------------------------------------------
+
+    /**
+     * What it takes to make the engine's jobs say what {@code listed} says: desired counts (never
+     * below what a unit holds, less what is kept for agents that have not returned), units added and
+     * units dropped. On the engine thread.
+     */
+    private List<Recovered.Conversion> reconcile(List<JobSpec> listed, EngineView v) {
+        List<Recovered.Conversion> out = new ArrayList<>();
+        for (JobSpec j : listed) {
+            JobView jv = v.job(j.id());
+            if (jv == null) {
+                continue;
+            }
+            Map<UnitId, Integer> desires = new HashMap<>();
+            List<UnitSpec> added = new ArrayList<>();
+            Set<String> names = new HashSet<>();
+            for (UnitSpec u : j.units()) {
+                names.add(u.name());
+                UnitId id = new UnitId(j.id(), u.name());
+                UnitView uv = v.unit(id);
+                if (uv == null) {
+                    added.add(u);
+                    continue;
+                }
+                int kept;
+                synchronized (lock) {
+                    kept = recovered.reserved(id);
+                }
+                int want = Math.max(uv.granted(), Math.max(0, u.desired() - kept));
+                if (want != uv.desired()) {
+                    desires.put(id, want);
+                }
+            }
+            List<UnitId> cancelled = new ArrayList<>();
+            for (UnitView uv : jv.units()) {
+                if (!names.contains(uv.id().unit())) {
+                    cancelled.add(uv.id());
+                }
+            }
+            if (!desires.isEmpty() || !added.isEmpty() || !cancelled.isEmpty()) {
+                out.add(new Recovered.Conversion(j.id(), desires, added, cancelled));
+            }
+        }
+        return out;
+    }
 
     /**
      * After the window: online slots a job master holds on nodes whose agent has not come back are
@@ -825,12 +892,17 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                     fillPlacements(j, v);
                     j.sendFull(now);
                 }
-                for (Dropped d : b.dropped()) {
-                    JobMasterPeer j = jobMasterOf(d.unit().job());
-                    if (j != null && j.placements.getOrDefault(d.unit(), Map.of()).getOrDefault(d.node(), 0) == 0) {
-                        j.set(d.unit(), d.node(), 0, now);
+                // Every pair a job master reported that the rebuild does not confirm is gone: say so.
+                b.holdings().forEach((id, held) -> {
+                    JobMasterPeer j = jobMasters.get(id);
+                    if (j != null) {
+                        for (Request.Holding x : held) {
+                            if (j.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(x.node(), 0) == 0) {
+                                j.set(x.unit(), x.node(), 0, now);
+                            }
+                        }
                     }
-                }
+                });
                 jobMasters.values().forEach(j -> deliver(j, wake));
             }
             return null;
@@ -1019,6 +1091,11 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             if (peer == null || !peer.ready()) {
                 return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "after",
                         "this master has no inbox for " + who + ": " + (who.role() == Role.AGENT ? "register" : "send a full request") + " first")));
+            }
+            if (peer instanceof JobMasterPeer j && j.lost) {
+                // Its offline jobs were dropped when it was declared lost: it must say what it runs again.
+                return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "after", "job master " + j.id
+                        + " was declared lost after " + options.jobMasterTimeout().toSeconds() + " s of silence: send a full request")));
             }
             long living = peer instanceof AgentPeer a ? a.registeredIncarnation : ((JobMasterPeer) peer).requestIncarnation;
             if (incarnation != 0 && incarnation != living) {

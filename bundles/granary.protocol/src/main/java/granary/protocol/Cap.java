@@ -13,8 +13,18 @@ import java.util.Objects;
  * @param grants      rights given, raised or lowered by a release: the unit may now use {@code slots} slots here
  * @param withdrawals rights taken back by the master (revocation): the unit may keep only
  *                    {@code slots} slots here, and the agent stops its workers beyond that
+ * @param full        true: {@code grants} is the agent's whole table (the first cap after a
+ *                    registration); every cap not listed is gone and its workers stop. Said in the
+ *                    message, not inferred from the order of arrival, so that a cap polled while a
+ *                    registration is still being answered cannot be taken for the whole table
  */
-public record Cap(List<Grant> grants, List<Grant> withdrawals) implements Message {
+public record Cap(List<Grant> grants, List<Grant> withdrawals, boolean full) implements Message {
+
+    /** A change to the agent's table (not the whole of it). */
+    public Cap(List<Grant> grants, List<Grant> withdrawals) {
+        this(grants, withdrawals, false);
+    }
+
 
     /**
      * {@code jobMaster}'s {@code unit} may use {@code slots} slots on this node in total (the count

@@ -105,10 +105,12 @@ final class MessageReader {
     }
 
     private Cap cap(JsonObject o, String p) {
-        known(o, p, "grants", "withdrawals");
+        known(o, p, "grants", "withdrawals", "full");
         List<Cap.Grant> grants = list(o, "grants", p, this::grant);
         List<Cap.Grant> withdrawals = list(o, "withdrawals", p, this::grant);
-        return json.ok() ? new Cap(grants, withdrawals) : null;
+        json.field(o, "full", p, true);
+        boolean full = json.bool(o, "full", p, false);
+        return json.ok() ? new Cap(grants, withdrawals, full) : null;
     }
 
     private Plan plan(JsonObject o, String p) {

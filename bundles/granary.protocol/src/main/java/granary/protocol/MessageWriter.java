@@ -41,7 +41,7 @@ final class MessageWriter {
         }
         if (m instanceof Cap c) {
             return JsonObject.builder().put("grants", list(c.grants(), MessageWriter::grant))
-                    .put("withdrawals", list(c.withdrawals(), MessageWriter::grant)).build();
+                    .put("withdrawals", list(c.withdrawals(), MessageWriter::grant)).put("full", c.full()).build();
         }
         if (m instanceof Plan p) {
             return JsonObject.builder().put("launches", list(p.launches(), MessageWriter::launch)).build();

@@ -35,6 +35,7 @@ final class Samples {
                 new Hint(List.of(new Hint.Placement(MAP, "n7", 3, "http://10.0.0.7:7071"), new Hint.Placement(MAP, "n3", 0, "http://10.0.0.3:7071")),
                         List.of(new Hint.Exit(MAP, "n3", 1, 137))),
                 new Cap(List.of(new Cap.Grant("jm-1", MAP, 3, "ab12", Resources.of(100, 2048, Map.of("gpu", 1L)), true)), List.of(new Cap.Grant("jm-2", new UnitId("j2", "u"), 1, "cd34"))),
+                new Cap(List.of(new Cap.Grant("jm-1", MAP, 1, "ab12")), List.of(), true),
                 new Plan(List.of(new Plan.Launch(MAP, 0, List.of("/bin/wc", "-l", "a b\n\"c\""),
                         Map.of("LANG", "C.UTF-8", "PART", "0"), "/tmp/wc"))),
                 Ack.applied(41),

@@ -2,6 +2,7 @@ package granary.recovery;
 
 import granary.api.model.JobSpec;
 import granary.api.model.NodeSpec;
+import granary.protocol.Request;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,9 +20,12 @@ import java.util.Set;
  * @param adoptions grants taken on, online first
  * @param awaiting  online holdings on nodes whose agent did not report: kept for its return, not granted elsewhere
  * @param dropped   what is not taken on, with the reason
+ * @param holdings  job master → the holdings it reported: every pair the rebuilt master does not
+ *                  confirm is told to it as 0, whatever the reason
  */
 public record Rebuild(List<NodeSpec> nodes, List<JobSpec> jobs, Map<String, String> owners, Set<String> mocks,
-                      List<Adoption> adoptions, List<Adoption> awaiting, List<Dropped> dropped) {
+                      List<Adoption> adoptions, List<Adoption> awaiting, List<Dropped> dropped,
+                      Map<String, List<Request.Holding>> holdings) {
 
     public Rebuild {
         nodes = List.copyOf(nodes);
@@ -31,10 +35,11 @@ public record Rebuild(List<NodeSpec> nodes, List<JobSpec> jobs, Map<String, Stri
         adoptions = List.copyOf(adoptions);
         awaiting = List.copyOf(awaiting);
         dropped = List.copyOf(dropped);
+        holdings = Map.copyOf(holdings);
     }
 
     /** Nothing to rebuild. */
     public static Rebuild empty() {
-        return new Rebuild(List.of(), List.of(), Map.of(), Set.of(), List.of(), List.of(), List.of());
+        return new Rebuild(List.of(), List.of(), Map.of(), Set.of(), List.of(), List.of(), List.of(), Map.of());
     }
 }

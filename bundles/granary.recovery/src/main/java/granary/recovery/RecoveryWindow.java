@@ -151,8 +151,13 @@ public final class RecoveryWindow {
         Map<String, JobSpec> jobs = new TreeMap<>();
         Map<String, String> owners = new TreeMap<>();
         Map<UnitId, UnitSpec> units = new HashMap<>();
+        Map<String, List<Request.Holding>> reported = new TreeMap<>();
         for (JobMasterReport j : jobMasters.values()) {
+            reported.put(j.id(), j.holdings());
             for (JobSpec job : j.jobs()) {
+                if (job.units().stream().allMatch(u -> u.desired() == 0)) {
+                    continue; // ended: nothing to run (its caps are dropped as a unit it no longer runs)
+                }
                 if (owners.putIfAbsent(job.id(), j.id()) == null) {
                     jobs.put(job.id(), job);
                     job.units().forEach(u -> units.put(new UnitId(job.id(), u.name()), u));
@@ -284,6 +289,6 @@ public final class RecoveryWindow {
         });
         Set<String> mocks = new TreeSet<>(mockUnits.keySet());
         mocks.retainAll(allOwners.keySet());
-        return new Rebuild(nodes, out, allOwners, mocks, adoptions, awaiting, dropped);
+        return new Rebuild(nodes, out, allOwners, mocks, adoptions, awaiting, dropped, reported);
     }
 }

@@ -21,7 +21,12 @@ public class LinkException extends RuntimeException {
         /** The server answered as a new incarnation: whatever it held for this peer is gone. */
         RESTARTED,
         /** The server answered something this protocol does not expect (a 404, a garbled body). */
-        PROTOCOL
+        PROTOCOL,
+        /**
+         * 409 to a poll: the server holds no state of this peer any more (it declared the peer lost
+         * after a timeout): send the full state again, as after a restart.
+         */
+        FORGOTTEN
     }
 
     private final Kind kind;

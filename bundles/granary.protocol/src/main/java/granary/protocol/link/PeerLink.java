@@ -150,7 +150,8 @@ public final class PeerLink {
         }
         Envelope e = answer(uri, resp);
         if (e.message() instanceof Ack a && a.isRefusal()) {
-            throw new LinkException(LinkException.Kind.PROTOCOL, uri + " refused the poll: " + a.problems(), a.problems(), null);
+            throw new LinkException(resp.statusCode() == 409 ? LinkException.Kind.FORGOTTEN : LinkException.Kind.PROTOCOL,
+                    uri + " refused the poll: " + a.problems(), a.problems(), null);
         }
         synchronized (this) {
             if (e.sequence() != received + 1) {
