@@ -138,9 +138,6 @@ final class SimJobMaster extends SimPeer {
         if (!(m instanceof Hint h)) {
             return;
         }
-        if (System.getProperty("granary.debug") != null) {
-            System.out.println("HINT t=" + (world.now() - 1_000_000) + " " + id() + " " + h);
-        }
         for (Hint.Placement p : h.placements()) {
             Pair k = new Pair(p.unit(), p.node());
             if (p.slots() == 0) {

@@ -115,9 +115,6 @@ abstract class SimPeer {
         }
         inFlight = null;
         Ack ack = (Ack) reply.message();
-        if (System.getProperty("granary.debug") != null) {
-            System.out.println("ANS " + self + " " + sent.message().type() + " seq=" + sent.sequence() + " -> " + r.status() + " " + ack.problems());
-        }
         if (r.status() == 409) {
             onResync("the master refused " + sent.message().type() + ": " + ack.problems());
         } else if (ack.isRefusal()) {

@@ -105,9 +105,6 @@ public final class World implements AutoCloseable {
         engine = new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), true));
         engine.handle(new PolicyInstalled(new FifoPolicy(), "conformance"));
         engine.subscribe(e -> {
-            if (System.getProperty("granary.debug") != null) {
-                System.out.println("OUT t=" + (clock.millis() - 1_000_000) + " " + e);
-            }
             if (e instanceof Revoked r && r.kind() == UnitKind.ONLINE) {
                 violation("the master revoked online slots: " + r);
             }

@@ -830,8 +830,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         List<String> nodes = new ArrayList<>();
         for (NodeSpec n : b.nodes()) {
             try {
-                apply(new NodeAdded(n));
-                apply(new NodeBlacklisted(n.name(), true));
+                apply(new NodeAdded(n, true));
                 nodes.add(n.name());
             } catch (InvalidRequestException ex) {
                 // a node the engine refuses (duplicate, bad capacity): its agent is told when it sends again
@@ -933,8 +932,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         synchronized (lock) {
             back = recovered.agentReturned(node.name(), caps, kinds::get);
         }
-        apply(new NodeAdded(node));
-        apply(new NodeBlacklisted(node.name(), true));
+        apply(new NodeAdded(node, true));
         try {
             for (Adoption a : back.adopt()) {
                 // Raising the desired count in the same step: nothing is granted elsewhere in between.

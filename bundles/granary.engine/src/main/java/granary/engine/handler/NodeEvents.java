@@ -45,7 +45,11 @@ public final class NodeEvents {
         }
         registerDims(e.node().capacity());
         NodeState n = cluster.add(e.node());
-        agenda.freed(n);
+        if (e.blacklisted()) {
+            cluster.blacklist(n, true); // before any cycle can look at it
+        } else {
+            agenda.freed(n);
+        }
     }
 
     public void removed(NodeRemoved e) {
