@@ -114,11 +114,8 @@ public class PolicySwapBench {
         if (offThread) {
             built.acquireUninterruptibly();
             long t2 = System.nanoTime();
-            Receipt in = Scenarios.expect(engine, new ClockTick(), 0);
+            Scenarios.expect(engine, new ClockTick(), 0);   // swaps it in (a small build may be in at the activation already)
             swapIn = System.nanoTime() - t2;
-            if (in.notes().isEmpty()) {
-                throw new IllegalStateException("the build of " + name + " was not swapped in");
-            }
         }
         String inForce = EngineProbe.workload(engine).unitOrder().name();
         if (!inForce.equals(name)) {
