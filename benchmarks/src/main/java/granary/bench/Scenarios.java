@@ -3,6 +3,7 @@ package granary.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Executor;
 
 import granary.api.model.JobSpec;
 import granary.api.model.Locality;
@@ -56,11 +57,11 @@ public final class Scenarios {
 
     /** An engine with FIFO installed and selected, as in the brief. */
     public static Engine fifoEngine(ManualClock clock) {
-        return fifoEngine(clock, new FifoPolicy());
+        return fifoEngine(clock, new FifoPolicy(), Runnable::run);
     }
 
-    private static Engine fifoEngine(ManualClock clock, FifoPolicy fifo) {
-        Engine e = new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), false));
+    private static Engine fifoEngine(ManualClock clock, FifoPolicy fifo, Executor reorders) {
+        Engine e = new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), false), reorders);
         e.handle(new PolicyInstalled(fifo, "bench"));
         return e;
     }
@@ -268,8 +269,17 @@ public final class Scenarios {
      * their sort keys (the engine then calls their comparators: the swap as it was before keys).
      */
     public static Engine swap(int nodes, int n, long seed, boolean sortKeys) {
+        return swap(nodes, n, seed, sortKeys, Runnable::run);
+    }
+
+    /**
+     * As {@link #swap(int, int, long, boolean)}, with the executor that builds a new unit order
+     * (docs/scheduling.md, "Swapping the order off the engine thread"); {@code Runnable::run} swaps at
+     * once, on the engine thread, as before.
+     */
+    public static Engine swap(int nodes, int n, long seed, boolean sortKeys, Executor reorders) {
         ManualClock clock = new ManualClock(1_000_000);
-        Engine e = fifoEngine(clock, sortKeys ? new FifoPolicy() : new FifoWithoutKey());
+        Engine e = fifoEngine(clock, sortKeys ? new FifoPolicy() : new FifoWithoutKey(), reorders);
         e.handle(new PolicyInstalled(new FairPolicy(), "bench"));
         e.handle(new PolicyInstalled(sortKeys ? new SubmitWindowPolicy() : new SubmitWindowWithoutKey(), "bench"));
         addNodes(e, nodes, BIG_NODE);

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 import granary.api.model.Clock;
@@ -75,7 +76,7 @@ public final class Engine {
     private final Clock clock;
     private final Dims dims = new Dims();
     private final Cluster cluster = new Cluster(dims);
-    private final Workload workload = new Workload(dims);
+    private final Workload workload;
     private final Agenda agenda = new Agenda();
     private final EngineContext context;
     private final PolicySet policies;
@@ -95,8 +96,21 @@ public final class Engine {
         void handle(InputEvent e);
     }
 
+    /** An engine that re-orders its queues on its own thread, at once: the tests and the simulator. */
     public Engine(Clock clock, EngineOptions options) {
+        this(clock, options, Runnable::run);
+    }
+
+    /**
+     * @param reorders where a new unit order's queues are built while the old order stays in force
+     *                 (docs/scheduling.md, "Swapping the order off the engine thread"). A direct
+     *                 executor ({@code Runnable::run}) swaps at once, deterministically; the live
+     *                 runtime passes a background thread and sends an event when a build finishes,
+     *                 since the new order takes effect at the next event.
+     */
+    public Engine(Clock clock, EngineOptions options, Executor reorders) {
         this.clock = clock;
+        this.workload = new Workload(dims, reorders);
         this.options = options;
         this.allocator = new Allocator(cluster, workload, agenda, clock::millis, this::emit);
         this.context = new EngineContext(clock::millis, cluster, workload, allocator);
@@ -128,11 +142,11 @@ public final class Engine {
         on(GrantReleased.class, e -> jobs.released((GrantReleased) e));
         GrantAdoptions adoptions = new GrantAdoptions(cluster, workload, allocator, clock::millis);
         on(GrantAdopted.class, e -> adoptions.adopted((GrantAdopted) e));
-        on(PolicyActivated.class, e -> policiesChanged(policies.activate(((PolicyActivated) e).name())));
-        on(PolicyDeactivated.class, e -> policiesChanged(policies.deactivate(((PolicyDeactivated) e).name())));
+        on(PolicyActivated.class, e -> policiesChanged(policies.activate(((PolicyActivated) e).name()), true));
+        on(PolicyDeactivated.class, e -> policiesChanged(policies.deactivate(((PolicyDeactivated) e).name()), true));
         on(PolicyInstalled.class, e -> policiesChanged(
-                policies.install(((PolicyInstalled) e).policy(), ((PolicyInstalled) e).origin())));
-        on(PolicyUninstalled.class, e -> policiesChanged(policies.uninstall(((PolicyUninstalled) e).policy())));
+                policies.install(((PolicyInstalled) e).policy(), ((PolicyInstalled) e).origin()), true));
+        on(PolicyUninstalled.class, e -> uninstalled(((PolicyUninstalled) e).policy()));
         on(PolicyReconfigured.class, e -> {
             PolicyReconfigured r = (PolicyReconfigured) e;
             notes.addAll(policies.reconfigure(r.policy(), r.settings()));
@@ -168,6 +182,7 @@ public final class Engine {
         if (event == null) {
             throw new InvalidRequestException("event", "event", "is missing");
         }
+        swapInBuiltOrder();
         handlers.get(event.getClass()).handle(event);
         setAsideFaultyOrder();
         cycle();
@@ -226,7 +241,7 @@ public final class Engine {
         int o = outputs.size();
         int n = notes.size();
         this.options = newOptions;
-        policiesChanged(policies.configure(newOptions.policies(), newOptions.fallback()));
+        policiesChanged(policies.configure(newOptions.policies(), newOptions.fallback()), true);
         cycle();
         return new Receipt(List.copyOf(outputs.subList(o, outputs.size())), List.copyOf(notes.subList(n, notes.size())));
     }
@@ -269,13 +284,38 @@ public final class Engine {
      * After a policy change: re-sort the queues under the unit order now in effect, give gangs another
      * try, and look at every node again (a filter that went away may have freed nodes for the queues).
      */
-    private void policiesChanged(List<String> changes) {
+    private void policiesChanged(List<String> changes, boolean mayDefer) {
         notes.addAll(changes);
         if (changes.isEmpty()) {
             return;
         }
-        workload.unitOrder(policies.unitOrder());
+        workload.unitOrder(policies.unitOrder(), mayDefer);
         reconsider();
+    }
+
+    /**
+     * Uninstalls a policy. If the queues are still ordered by it (a new order is being built off the
+     * thread), the order in effect replaces it now, on this thread: the engine must not call a policy
+     * after it is gone (docs/scheduling.md, "Swapping the order off the engine thread").
+     */
+    private void uninstalled(Policy p) {
+        policiesChanged(policies.uninstall(p), false);
+        if (workload.unitOrder() == p) {
+            workload.unitOrder(policies.unitOrder(), false);
+            reconsider();
+        }
+    }
+
+    /**
+     * Before an event: puts a unit order built off the engine thread in force once it is built (the
+     * swap's only pause on this thread), then looks at every node again under it (docs/scheduling.md,
+     * "Swapping the order off the engine thread").
+     */
+    private void swapInBuiltOrder() {
+        if (workload.swapReady() && workload.swapIn()) {
+            notes.add("unit order " + workload.unitOrder().name() + " in force (built off the engine thread)");
+            reconsider();
+        }
     }
 
     /** Looks at every node and every waiting gang again in the next allocation. */
@@ -321,19 +361,20 @@ public final class Engine {
     }
 
     private void setAsideFaultyOrder() {
+        Policy culprit = workload.faultyOrder();   // the order in force, or one built off the thread
         RuntimeException fault = workload.takeFault();
         if (fault != null) {
             if (options.checkInvariants()) {
                 throw fault;
             }
-            setAside(policies.unitOrder(), fault);
+            setAside(culprit != null ? culprit : policies.unitOrder(), fault);
         }
     }
 
     /** Uninstalls a policy that threw; its bundle must be restarted (or it reinstalled) to bring it back. */
     private void setAside(Policy p, RuntimeException fault) {
         notes.add("policy " + p.name() + " failed and was set aside: " + fault);
-        policiesChanged(policies.uninstall(p));
+        uninstalled(p);
     }
 
     private void allocate() {

@@ -59,7 +59,12 @@ final class Harness {
     }
 
     Harness(List<String> selection) {
-        engine = new Engine(clock, new EngineOptions(selection, List.of("fifo"), true));
+        this(selection, Runnable::run);
+    }
+
+    /** With the executor that builds new unit orders (docs/scheduling.md, "Swapping the order off the engine thread"). */
+    Harness(List<String> selection, java.util.concurrent.Executor reorders) {
+        engine = new Engine(clock, new EngineOptions(selection, List.of("fifo"), true), reorders);
         engine.subscribe(log::add);
     }
 

@@ -4,6 +4,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -11,6 +13,7 @@ import java.util.function.Function;
 import granary.api.model.Clock;
 import granary.api.event.Receipt;
 import granary.api.event.Scheduler;
+import granary.api.event.ClockTick;
 import granary.api.event.InputEvent;
 import granary.api.event.OutputEvent;
 import granary.api.event.PolicyInstalled;
@@ -71,8 +74,22 @@ public class EngineComponent implements Scheduler {
 
     private static final long UNBIND_WAIT_SECONDS = 30;
 
-    private final Engine engine = new Engine(Clock.system(), EngineOptions.DEFAULTS);
+    /** Builds a new unit order's queues while the engine keeps scheduling (docs/scheduling.md, "Swapping the order off the engine thread"). */
+    private final ExecutorService reorders = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "granary-engine-reorder");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Engine engine = new Engine(Clock.system(), EngineOptions.DEFAULTS, this::reorder);
     private final EventLoop loop = new EventLoop(engine, 1000, "granary-engine");
+
+    /** Runs a build on the reorder thread, then sends a tick: the new order takes effect at the next event. */
+    private void reorder(Runnable build) {
+        reorders.execute(() -> {
+            build.run();
+            loop.submit(new ClockTick());
+        });
+    }
 
     /** Framework properties with the runtime's default selection and fallback (comma-separated). */
     static final String POLICIES_PROPERTY = "granary.engine.policies";
@@ -127,6 +144,7 @@ public class EngineComponent implements Scheduler {
             // the bundle is stopping: the framework unregistered it first
         }
         loop.close();
+        reorders.shutdownNow();
     }
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,

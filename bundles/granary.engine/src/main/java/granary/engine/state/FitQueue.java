@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,8 @@ import java.util.NoSuchElementException;
 import java.util.PriorityQueue;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+
+import granary.api.spi.UnitView;
 
 /**
  * A group's waiting queue: units kept in the policy's unit order, with a search for the first unit
@@ -77,6 +80,11 @@ public final class FitQueue implements Iterable<UnitState> {
         int n;
         /** The head under which the bucket sits in the index (always the unit at position 0). */
         UnitState indexedHead;
+        /**
+         * Frozen ordering inputs by slot ({@link FrozenUnit}), compared instead of the units while an
+         * order is built off the engine thread and while it is swapped in; null otherwise.
+         */
+        UnitView[] frozen;
 
         Bucket(FitQueue owner, long[] shape) {
             this.owner = owner;
@@ -227,7 +235,25 @@ public final class FitQueue implements Iterable<UnitState> {
         /** Compares the held entry (slot {@code slot}, record {@code rec}) with the entry at {@code j}. */
         private int compareHeld(int slot, long[] rec, int j) {
             int s = owner.stride;
-            return s == 0 ? owner.order.compare(units[slot], at(j)) : compareRecords(rec, 0, keys, j * s, s);
+            return s == 0 ? compareSlots(slot, slotAt[j]) : compareRecords(rec, 0, keys, j * s, s);
+        }
+
+        /** Compares the units of two slots through the comparator: their frozen inputs while there are some. */
+        private int compareSlots(int a, int b) {
+            return frozen == null ? owner.order.compare(units[a], units[b])
+                    : ((KeyedOrder) owner.order).compareViews(frozen[a], frozen[b]);
+        }
+
+        /**
+         * Drops heap position {@code i} without touching the slot's unit or the free list: the slot is
+         * free already (its unit left the queue while the new order was being built).
+         */
+        void dropPosition(int i) {
+            int last = --n;
+            if (i < last) {
+                move(last, i);
+                down(up(i));
+            }
         }
 
         /** Sifts the entry at {@code i} toward the root; returns where it ends. */
@@ -254,7 +280,7 @@ public final class FitQueue implements Iterable<UnitState> {
             int s = owner.stride;
             while (i < half) {
                 int child = 2 * i + 1;
-                if (child + 1 < n && (s == 0 ? owner.order.compare(at(child + 1), at(child)) < 0
+                if (child + 1 < n && (s == 0 ? compareSlots(slotAt[child + 1], slotAt[child]) < 0
                         : compareRecords(keys, (child + 1) * s, keys, child * s, s) < 0)) {
                     child++;
                 }
@@ -342,6 +368,8 @@ public final class FitQueue implements Iterable<UnitState> {
     private Node root;
     private boolean deleted;
     private int size;
+    /** Buckets re-ordered in place at a swap-in because the built heap did not hold the units it should (0 unless a bug). */
+    private int repairs;
     private long seed = 0x9E3779B97F4A7C15L;
 
     public FitQueue(Comparator<UnitState> order) {
@@ -370,6 +398,11 @@ public final class FitQueue implements Iterable<UnitState> {
             }
         }
         return 0;
+    }
+
+    /** How many buckets a swap-in had to re-order in place (docs/scheduling.md): always 0 unless the engine has a bug; tests check it. */
+    public int repairs() {
+        return repairs;
     }
 
     public int size() {
@@ -482,6 +515,107 @@ public final class FitQueue implements Iterable<UnitState> {
             b.heapify();
         }
         rebuildIndex();
+    }
+
+    /**
+     * Takes what an off-thread re-order needs (docs/scheduling.md, "Swapping the order off the engine
+     * thread"): on the engine thread, each bucket's units by slot, copied — O(N) reference copies, no
+     * policy call. {@code newOrder} must be an order made for the build (its faults are the build's).
+     */
+    Rebuild snapshot(KeyedOrder newOrder) {
+        return new Rebuild(newOrder);
+    }
+
+    /**
+     * A re-order of this queue under another order, built from a snapshot away from the engine
+     * thread: {@link #build} may run on any thread and reads only its copies and the units' ordering
+     * inputs; {@link #install} runs on the engine thread.
+     */
+    final class Rebuild {
+        private final FitQueue scratch;
+        /** Live bucket → its copy, which the build turns into the new heap. */
+        private final Map<Bucket, Bucket> copies = new IdentityHashMap<>();
+
+        private Rebuild(KeyedOrder newOrder) {
+            scratch = new FitQueue(newOrder);
+            for (Bucket b : buckets.values()) {
+                Bucket c = new Bucket(scratch, b.shape);
+                c.units = b.units.clone();
+                c.slotsUsed = b.slotsUsed;
+                c.n = b.n;
+                copies.put(b, c);
+            }
+        }
+
+        /** Builds the new heaps in the copies: records or frozen inputs by slot, then heapify. Any thread. */
+        void build() {
+            boolean keyed = scratch.stride > 0;
+            for (Bucket c : copies.values()) {
+                c.pos = new int[c.units.length];
+                c.slotAt = new int[Math.max(4, c.n)];
+                if (!keyed) {
+                    UnitView[] f = new UnitView[c.slotsUsed];
+                    for (int slot = 0; slot < c.slotsUsed; slot++) {
+                        UnitState u = c.units[slot];
+                        if (u == null) {
+                            continue;
+                        }
+                        FrozenUnit v = new FrozenUnit(u);
+                        if (v.live() && v.remaining() > 0) {
+                            f[slot] = v;
+                        } else {
+                            // seen not waiting: changed since the snapshot (re-queued at swap-in), and an
+                            // order need only be consistent over waiting units — leave it out of the heap
+                            c.units[slot] = null;
+                            c.n--;
+                        }
+                    }
+                    c.frozen = f;
+                }
+                c.heapify();
+            }
+        }
+
+        /**
+         * Swaps the built heaps in. The caller has taken out every unit changed, added or removed since
+         * the snapshot (they are re-queued under the new order afterwards), so each live bucket holds
+         * exactly the snapshot's units that are still at their slot; the positions of the others are
+         * dropped from the new heap, compared through the inputs the build saw. Buckets made since the
+         * snapshot hold only such units and are empty now; any other is re-ordered in place.
+         */
+        void install(Comparator<UnitState> liveOrder) {
+            order = liveOrder;
+            stride = KeyedOrder.keyLongsOf(liveOrder);
+            for (Bucket b : buckets.values()) {
+                Bucket c = copies.get(b);
+                if (c == null) {
+                    b.heapify();
+                    continue;
+                }
+                int held = b.n;
+                b.pos = c.pos.length >= b.units.length ? c.pos : Arrays.copyOf(c.pos, b.units.length);
+                b.slotAt = c.slotAt;
+                b.keys = c.keys;
+                b.n = c.n;
+                b.frozen = c.frozen;
+                for (int slot = 0; slot < c.slotsUsed; slot++) {
+                    UnitState was = c.units[slot];
+                    if (was != null && b.units[slot] != was) {
+                        b.dropPosition(b.pos[slot]);
+                    }
+                }
+                b.frozen = null;
+                if (b.n != held) {
+                    repairs++;   // a change since the snapshot went unrecorded (a bug): re-order this bucket here
+                    b.n = held;
+                    if (b.slotAt.length < held) {
+                        b.slotAt = new int[held];
+                    }
+                    b.heapify();
+                }
+            }
+            rebuildIndex();
+        }
     }
 
     /** Re-groups every unit, e.g. after a new resource dimension changed the slot vectors. */

@@ -2,6 +2,8 @@ package granary.engine.state;
 
 import java.util.Comparator;
 
+import granary.api.spi.UnitView;
+
 /**
  * A unit order whose comparisons a {@link FitQueue} can make on primitive keys kept beside its heaps
  * instead of calling the comparator on unit objects (docs/scheduling.md, "Sort keys"). A record is
@@ -16,6 +18,15 @@ interface KeyedOrder extends Comparator<UnitState> {
 
     /** Writes {@code u}'s record into {@code into[at] .. into[at + keyLongs() - 1]}. */
     void key(UnitState u, long[] into, int at);
+
+    /**
+     * Compares two views the way {@link #compare} compares units: what a re-order built off the engine
+     * thread compares, on {@link FrozenUnit}s (docs/scheduling.md, "Swapping the order off the engine
+     * thread"). Orders that are only used on the engine thread need not support it.
+     */
+    default int compareViews(UnitView a, UnitView b) {
+        throw new UnsupportedOperationException(this + " cannot compare frozen units");
+    }
 
     /** The longs per record {@code order} needs, 0 for a plain comparator. */
     static int keyLongsOf(Comparator<UnitState> order) {

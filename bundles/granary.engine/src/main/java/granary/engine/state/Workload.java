@@ -8,11 +8,13 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
 
 import granary.api.model.JobSpec;
 import granary.api.model.UnitId;
 import granary.api.model.UnitSpec;
 import granary.api.spi.UnitOrder;
+import granary.api.spi.UnitView;
 
 /**
  * Jobs, units and group queues, and the rule that keeps a unit queued exactly while it is live and
@@ -28,6 +30,11 @@ public final class Workload {
         }
 
         @Override
+        public int compareViews(UnitView a, UnitView b) {
+            return Long.compare(a.sequence(), b.sequence());
+        }
+
+        @Override
         public int keyLongs() {
             return 1;
         }
@@ -39,19 +46,35 @@ public final class Workload {
     };
 
     private final Dims dims;
+    /** Where a new unit order is built (docs/scheduling.md, "Swapping the order off the engine thread"). */
+    private final Executor reorders;
     private final Map<String, JobState> jobs = new LinkedHashMap<>();
     private final Map<UnitId, UnitState> units = new HashMap<>();
     private final Map<String, GroupState> groups = new TreeMap<>();
     private Comparator<UnitState> order = BY_SEQUENCE;
     private UnitOrder unitOrder;
     private RuntimeException fault;
+    /** The policy whose order raised {@link #fault}. */
+    private UnitOrder faultBy;
+    /** The unit order being built off the engine thread, or null; {@link #unitOrder} stays in force until it is swapped in. */
+    private OrderBuild pending;
     private long nextSequence;
     private int waitingUnits;
     private long waitingSlots;
     private long grantedSlots;
 
+    /** A workload whose unit orders are built on the engine thread, at once (tests, the simulator). */
     public Workload(Dims dims) {
+        this(dims, Runnable::run);
+    }
+
+    /**
+     * @param reorders runs the build of a new unit order; a direct executor ({@code Runnable::run})
+     *                 makes every swap synchronous, as deterministic as before
+     */
+    public Workload(Dims dims, Executor reorders) {
         this.dims = dims;
+        this.reorders = reorders;
     }
 
     public JobState job(String id) {
@@ -141,6 +164,9 @@ public final class Workload {
      * its key is about to change ({@code keyChanges}), or if the order reads grants.
      */
     void beforeChange(UnitState u, boolean keyChanges) {
+        if (pending != null) {
+            pending.touched.add(u);
+        }
         if (u.queuedIn != null && (keyChanges || (unitOrder != null && unitOrder.readsGrants()))) {
             dequeue(u);
         }
@@ -148,6 +174,9 @@ public final class Workload {
 
     /** Call after any change of {@code u}: queues or dequeues it and updates the waiting counters. */
     void afterChange(UnitState u, long now) {
+        if (pending != null) {
+            pending.touched.add(u);
+        }
         boolean wait = u.live() && u.remaining() > 0;
         if (wait && u.queuedIn == null) {
             GroupState g = groups.get(u.group());
@@ -200,16 +229,109 @@ public final class Workload {
         return order;
     }
 
-    /** Takes another unit order into effect: every queue is re-sorted. */
+    /** Takes another unit order into effect at once, on this thread: every queue is re-sorted. */
     public void unitOrder(UnitOrder o) {
+        unitOrder(o, false);
+    }
+
+    /**
+     * Takes another unit order into effect (docs/scheduling.md, "Swapping the order off the engine
+     * thread"). With {@code mayDefer} and an order in effect already, the new heaps are built by the
+     * executor from a snapshot while the current order stays in force, and {@link #swapIn} puts them in
+     * force once built (at once with a direct executor). Without {@code mayDefer} (the order in force
+     * is going away: uninstalled, set aside) the queues are re-sorted now, on this thread. A swap back
+     * to the order in force before the build finished just drops the build.
+     */
+    public void unitOrder(UnitOrder o, boolean mayDefer) {
+        if (pending != null) {
+            if (o == pending.target && mayDefer) {
+                return;
+            }
+            pending.cancelled = true;
+            pending = null;
+        }
         if (o == unitOrder) {
             return;
         }
+        if (!mayDefer || o == null || unitOrder == null) {
+            reorderNow(o);
+            return;
+        }
+        OrderBuild b = new OrderBuild(o, fault != null);
+        KeyedOrder built = new Guarded(o, b);
+        for (GroupState g : groups.values()) {
+            b.queues.put(g.queue, g.queue.snapshot(built));
+            b.queues.put(g.gangs, g.gangs.snapshot(built));
+        }
+        pending = b;
+        reorders.execute(b);
+        swapIn();   // a direct executor has built it already
+    }
+
+    private void reorderNow(UnitOrder o) {
         unitOrder = o;
-        order = o == null ? BY_SEQUENCE : new Guarded(o);
+        order = o == null ? BY_SEQUENCE : new Guarded(o, null);
         for (GroupState g : groups.values()) {
             g.queue.reorder(order);
             g.gangs.reorder(order);
+        }
+    }
+
+    /** The unit order being built to replace {@link #unitOrder()}, or null. */
+    public UnitOrder pendingUnitOrder() {
+        return pending == null ? null : pending.target;
+    }
+
+    /** True if a unit order finished building and waits for {@link #swapIn}. */
+    public boolean swapReady() {
+        return pending != null && pending.done();
+    }
+
+    /**
+     * Puts a finished build in force, on the engine thread: the units touched since the snapshot are
+     * taken out of their queues, every queue's new heaps are swapped in (the positions of those units
+     * dropped), and the units that still wait are re-queued under the new order. O(S log S + t log n)
+     * for S shapes and t touched units. Returns false if no build was ready.
+     */
+    public boolean swapIn() {
+        OrderBuild b = pending;
+        if (b == null || !b.done()) {
+            return false;
+        }
+        pending = null;
+        if (b.failure != null) {
+            reorderNow(b.target);   // the build broke, not the policy: re-sort here, as without a build
+            return true;
+        }
+        for (UnitState u : b.touched) {
+            if (u.queuedIn != null) {
+                u.queuedIn.remove(u);
+            }
+        }
+        unitOrder = b.target;
+        order = new Guarded(b.target, null);
+        for (GroupState g : groups.values()) {
+            install(b, g.queue);
+            install(b, g.gangs);
+        }
+        for (UnitState u : b.touched) {
+            if (u.queuedIn != null) {
+                u.queuedIn.add(u);
+            }
+        }
+        if (b.fault != null && fault == null) {
+            fault = b.fault;
+            faultBy = b.target;
+        }
+        return true;
+    }
+
+    private void install(OrderBuild b, FitQueue q) {
+        FitQueue.Rebuild r = b.queues.get(q);
+        if (r != null) {
+            r.install(order);
+        } else {
+            q.reorder(order);   // a queue made since the snapshot: only touched units, taken out now
         }
     }
 
@@ -222,12 +344,28 @@ public final class Workload {
      */
     private final class Guarded implements KeyedOrder {
         private final UnitOrder policy;
+        /** The off-thread build this order serves, or null for the order in force (faults go to the workload). */
+        private final OrderBuild build;
         /** The policy's sort key width, or -1 if the queues must call {@link #compare} (docs/scheduling.md, "Sort keys"). */
         private final int width;
 
-        Guarded(UnitOrder policy) {
+        Guarded(UnitOrder policy, OrderBuild build) {
             this.policy = policy;
+            this.build = build;
             this.width = keyWidth(policy);
+        }
+
+        private boolean faulted() {
+            return build == null ? fault != null : build.fault != null || build.faultPending;
+        }
+
+        private void faulted(RuntimeException e) {
+            if (build != null) {
+                build.fault = e;
+            } else {
+                fault = e;
+                faultBy = policy;
+            }
         }
 
         @Override
@@ -242,12 +380,12 @@ public final class Workload {
         @Override
         public void key(UnitState u, long[] into, int at) {
             boolean ok = false;
-            if (fault == null) {
+            if (!faulted()) {
                 try {
                     policy.sortKey(u, into, at);
                     ok = true;
                 } catch (RuntimeException e) {
-                    fault = e;
+                    faulted(e);
                 }
             }
             if (!ok) {
@@ -258,14 +396,19 @@ public final class Workload {
 
         @Override
         public int compare(UnitState a, UnitState b) {
-            if (fault == null) {
+            return compareViews(a, b);
+        }
+
+        @Override
+        public int compareViews(UnitView a, UnitView b) {
+            if (!faulted()) {
                 try {
                     int c = policy.compare(a, b);
                     if (c != 0) {
                         return c;
                     }
                 } catch (RuntimeException e) {
-                    fault = e;
+                    faulted(e);
                 }
             }
             return Long.compare(a.sequence(), b.sequence());
@@ -279,6 +422,7 @@ public final class Workload {
             return w >= 1 && w <= UnitOrder.MAX_SORT_KEY_WIDTH ? w : -1;
         } catch (RuntimeException e) {
             fault = e;
+            faultBy = policy;
             return -1;
         }
     }
@@ -288,6 +432,11 @@ public final class Workload {
         RuntimeException f = fault;
         fault = null;
         return f;
+    }
+
+    /** The policy whose order raised the fault {@link #takeFault} would return, or null. */
+    public UnitOrder faultyOrder() {
+        return fault == null ? null : faultBy;
     }
 
     /**
@@ -329,6 +478,12 @@ public final class Workload {
 
     /** Recomputes slot vectors and queue minimums after a new resource dimension appeared. */
     public void rebuildVectors() {
+        if (pending != null) {
+            UnitOrder target = pending.target;   // every bucket changes: re-sort here rather than patch the build
+            pending.cancelled = true;
+            pending = null;
+            reorderNow(target);
+        }
         for (UnitState u : units.values()) {
             u.refreshVector(dims);
         }
