@@ -60,6 +60,11 @@ abstract class MasterHandle implements AutoCloseable {
         return -1;
     }
 
+    /** Epoch ms the master's rebuild was first seen under way (its window was due), or -1. */
+    long rebuildStartedAt() {
+        return -1;
+    }
+
     /** A master someone else runs. */
     static MasterHandle external(URI url, long pid) {
         return new MasterHandle() {
@@ -106,6 +111,11 @@ abstract class MasterHandle implements AutoCloseable {
             @Override
             long recoveredAt() {
                 return m.recoveredAt();
+            }
+
+            @Override
+            long rebuildStartedAt() {
+                return m.rebuildStartedAt();
             }
 
             URI url() {
@@ -163,6 +173,8 @@ abstract class MasterHandle implements AutoCloseable {
         private static final Pattern LISTENING = Pattern.compile("granary: listening on (\\S+)");
         private static final Pattern OPENED = Pattern.compile("granary: window open at (\\d+)");
         private static final Pattern RECOVERED = Pattern.compile("granary: recovered at (\\d+)");
+        private static final Pattern REBUILDING = Pattern.compile("granary: rebuild started at (\\d+)");
+        private volatile long rebuildStartedAt = -1;
         private volatile long openedAt = -1;
         private volatile long recoveredAt = -1;
         private final Thread reaper;
@@ -206,6 +218,10 @@ abstract class MasterHandle implements AutoCloseable {
                         Matcher o = OPENED.matcher(line);
                         if (o.find()) {
                             openedAt = Long.parseLong(o.group(1));
+                        }
+                        Matcher rb = REBUILDING.matcher(line);
+                        if (rb.find()) {
+                            rebuildStartedAt = Long.parseLong(rb.group(1));
                         }
                         Matcher rc = RECOVERED.matcher(line);
                         if (rc.find()) {
@@ -258,6 +274,11 @@ abstract class MasterHandle implements AutoCloseable {
         @Override
         long recoveredAt() {
             return recoveredAt;
+        }
+
+        @Override
+        long rebuildStartedAt() {
+            return rebuildStartedAt;
         }
 
         @Override

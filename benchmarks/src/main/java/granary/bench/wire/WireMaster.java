@@ -52,6 +52,8 @@ public final class WireMaster implements AutoCloseable {
     final long openedAt;
     /** Epoch ms when {@link ProtocolMaster#recovering()} was first seen false (polled every 5 ms), or -1. */
     private volatile long recoveredAt = -1;
+    /** Epoch ms, on the engine thread, when the engine first held a node (the rebuild had begun), or -1. */
+    private volatile long rebuildStartedAt = -1;
 
     private WireMaster(EventLoop loop, ProtocolMaster master, JdkHttpServer server, long openedAt) {
         this.loop = loop;
@@ -59,6 +61,22 @@ public final class WireMaster implements AutoCloseable {
         this.server = server;
         this.openedAt = openedAt;
         Thread watch = new Thread(() -> {
+            // The window is due when the rebuild starts: the first node reaches the engine (nothing does
+            // during the window). Asked every 20 ms on the engine thread, which notes the time itself.
+            while (master.recovering() && rebuildStartedAt < 0) {
+                try {
+                    long at = loop.query(v -> v.cluster().size() > 0 ? System.currentTimeMillis() : -1L).get(60, TimeUnit.SECONDS);
+                    if (at > 0) {
+                        rebuildStartedAt = at;
+                        break;
+                    }
+                    Thread.sleep(20);
+                } catch (InterruptedException ex) {
+                    return;
+                } catch (Exception ex) {
+                    break;
+                }
+            }
             while (master.recovering()) {
                 try {
                     Thread.sleep(5);
@@ -120,6 +138,11 @@ public final class WireMaster implements AutoCloseable {
         }
     }
 
+    /** Epoch ms when the rebuild was first seen under way (the window was due; within ~20 ms), or -1. */
+    public long rebuildStartedAt() {
+        return rebuildStartedAt;
+    }
+
     /** Epoch ms when the master stopped recovering (window closed and rebuilt), or -1 while it recovers. */
     public long recoveredAt() {
         return recoveredAt;
@@ -149,7 +172,8 @@ public final class WireMaster implements AutoCloseable {
         } catch (Exception ex) {
             g = new long[] {-1, -1, -1, -1};
         }
-        return "recovering=" + recovering + " openedAt=" + openedAt + " recoveredAt=" + recoveredAt + " nodes=" + g[0]
+        return "recovering=" + recovering + " openedAt=" + openedAt + " rebuildStartedAt=" + rebuildStartedAt
+                + " recoveredAt=" + recoveredAt + " nodes=" + g[0]
                 + " jobs=" + g[1] + " granted=" + g[2] + " online=" + g[3];
     }
 
@@ -201,12 +225,20 @@ public final class WireMaster implements AutoCloseable {
         try (WireMaster m = start(Tokens.fromFile(secret), address, recovery)) {
             System.err.println("granary: window open at " + m.openedAt);
             Thread report = new Thread(() -> {
+                boolean started = false;
                 while (m.recoveredAt() < 0) {
+                    if (!started && m.rebuildStartedAt() > 0) {
+                        System.err.println("granary: rebuild started at " + m.rebuildStartedAt());
+                        started = true;
+                    }
                     try {
                         Thread.sleep(5);
                     } catch (InterruptedException ex) {
                         return;
                     }
+                }
+                if (!started && m.rebuildStartedAt() > 0) {
+                    System.err.println("granary: rebuild started at " + m.rebuildStartedAt());
                 }
                 System.err.println("granary: recovered at " + m.recoveredAt());
             }, "wire-recovery-report");
