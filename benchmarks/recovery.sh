@@ -8,7 +8,7 @@
 #   RECOVERY_ARGS="--window=30 --settle=2" benchmarks/recovery.sh 1000     more RecoveryLoad options
 #   benchmarks/recovery.sh --help          this text
 #
-# Per run: java -Xmx2g -cp benchmarks/target/benchmarks.jar granary.bench.wire.RecoveryLoad --agents=N $RECOVERY_ARGS
+# Per run: java -Xmx2g -Djava.util.concurrent.ForkJoinPool.common.parallelism=4 -cp benchmarks/target/benchmarks.jar granary.bench.wire.RecoveryLoad --agents=N $RECOVERY_ARGS
 # The master is WireMaster (ProtocolMaster + JdkHttpServer over the engine with the fifo policy) in a
 # child JVM (-Xmx2g) on 127.0.0.1 and a free port; it is killed (destroyForcibly) and a fresh one with
 # the window (default 60 s, settle 2 s) starts on the same port. Each run is bounded by `timeout`
@@ -31,12 +31,16 @@ stamp=$(date +%Y%m%d-%H%M%S)
 ns=("$@")
 [ ${#ns[@]} -gt 0 ] || ns=(1000 10000)
 runs=${RUNS:-3}
+# On 2 cores the common pool has parallelism 1, and CompletableFuture then starts a new thread for
+# every async completion (the JDK HttpClient's): with 10,000 agents the load generator spent its CPU
+# creating threads. A larger common pool avoids that.
+fjp="-Djava.util.concurrent.ForkJoinPool.common.parallelism=${FJP:-4}"
 rows=()
 for n in "${ns[@]}"; do
   for r in $(seq 1 "$runs"); do
     log="$out/$stamp-$n-$r.log"
     echo "== RecoveryLoad --agents=$n ${RECOVERY_ARGS:-} run $r/$runs  (load: $(uptime | sed 's/.*load average: //'); log: $log)" >&2
-    timeout -k 10 "${RUN_TIMEOUT:-1800}" java -Xmx2g -cp benchmarks/target/benchmarks.jar granary.bench.wire.RecoveryLoad \
+    timeout -k 10 "${RUN_TIMEOUT:-1800}" java -Xmx2g $fjp -cp benchmarks/target/benchmarks.jar granary.bench.wire.RecoveryLoad \
       --agents="$n" ${RECOVERY_ARGS:-} > "$log" 2>&1 || echo "run failed (exit $?)" >&2
     grep -v 'poll failed\|post heartbeat' "$log" | tail -12 >&2
     line="$(grep -o 'RECOVERY-JSON .*' "$log" | tail -1 | cut -d' ' -f2-)"

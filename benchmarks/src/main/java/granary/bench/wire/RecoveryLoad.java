@@ -162,6 +162,9 @@ public final class RecoveryLoad {
                 batch.forEach(SimAgent::start);
                 CompletableFuture.allOf(batch.stream().map(a -> a.registered).toArray(CompletableFuture[]::new))
                         .get(Math.max(1, setupDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if ((from + 100) % 1000 == 0) {
+                    System.err.printf(Locale.ROOT, "recovery: %d agents registered after %.1f s%n", from + 100, (System.nanoTime() - t0) / 1e9);
+                }
             }
             double registerSeconds = (System.nanoTime() - t0) / 1e9;
             System.err.printf(Locale.ROOT, "recovery: %d agents registered in %.1f s%n", o.agents(), registerSeconds);
