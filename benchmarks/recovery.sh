@@ -57,7 +57,7 @@ by = {}
 for line in sys.stdin:
     line = line.strip()
     if line:
-        r = json.loads(line)
+        r, _ = json.JSONDecoder().raw_decode(line)  # a stderr line may follow on the same line
         by.setdefault(r.get("agents"), []).append(r)
 print("| agents | runs ok | " + " | ".join(c[1] for c in cols) + " |")
 print("|---|---|" + "---|" * len(cols))
