@@ -94,6 +94,11 @@ final class SimAgent extends Peer {
         post(new Register(node, room, Map.of(), capacity(), endpoint, held), ack -> {
             if (ack != null && !ack.isRefusal()) {
                 reRegisteredAt = System.currentTimeMillis();
+                synchronized (this) {
+                    if (before != null && before.isEmpty() && wholeAt < 0) {
+                        wholeAt = reRegisteredAt; // it held nothing: nothing to get back
+                    }
+                }
             } else {
                 run.note(node + " was not registered again: " + ack);
             }
