@@ -1,6 +1,7 @@
 package granary.bench.wire;
 
 import granary.protocol.link.Tokens;
+import granary.recovery.RecoveryOptions;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -39,6 +40,31 @@ abstract class MasterHandle implements AutoCloseable {
     @Override
     public abstract void close();
 
+    /** Stops the master at once, without a goodbye: a child JVM is destroyed forcibly; one in this JVM is closed. */
+    void kill() {
+        close();
+    }
+
+    /** {@link WireMaster#recoveryLine()}, or null when the master cannot be asked. */
+    String recovery() {
+        return null;
+    }
+
+    /** Epoch ms the master's recovery window opened, or -1 when unknown. */
+    long openedAt() {
+        return -1;
+    }
+
+    /** Epoch ms the master stopped recovering, or -1 (not yet, or unknown). */
+    long recoveredAt() {
+        return -1;
+    }
+
+    /** Epoch ms the master's rebuild was first seen under way (its window was due), or -1. */
+    long rebuildStartedAt() {
+        return -1;
+    }
+
     /** A master someone else runs. */
     static MasterHandle external(URI url, long pid) {
         return new MasterHandle() {
@@ -65,8 +91,33 @@ abstract class MasterHandle implements AutoCloseable {
 
     /** {@link WireMaster} in this JVM (the smoke test): its CPU and memory are this JVM's. */
     static MasterHandle here(Path secret) throws IOException {
-        WireMaster m = WireMaster.start(Tokens.fromFile(secret), new InetSocketAddress("127.0.0.1", 0));
+        return here(secret, new InetSocketAddress("127.0.0.1", 0), RecoveryOptions.none());
+    }
+
+    /** {@link WireMaster} in this JVM on {@code listen}, with {@code recovery}'s window. */
+    static MasterHandle here(Path secret, InetSocketAddress listen, RecoveryOptions recovery) throws IOException {
+        WireMaster m = WireMaster.start(Tokens.fromFile(secret), listen, recovery);
         return new MasterHandle() {
+            @Override
+            String recovery() {
+                return m.recoveryLine();
+            }
+
+            @Override
+            long openedAt() {
+                return m.openedAt;
+            }
+
+            @Override
+            long recoveredAt() {
+                return m.recoveredAt();
+            }
+
+            @Override
+            long rebuildStartedAt() {
+                return m.rebuildStartedAt();
+            }
+
             URI url() {
                 return m.url();
             }
@@ -105,14 +156,28 @@ abstract class MasterHandle implements AutoCloseable {
                 System.err.println("wire: the runtime did not come up (" + ex.getMessage() + "); using WireMaster in a child JVM");
             }
         }
+        return wireMaster(secret, jvm, List.of());
+    }
+
+    /** {@link WireMaster} in a child JVM with {@code args} (e.g. {@code --listen=}, {@code --recovery-window=}). */
+    static MasterHandle wireMaster(Path secret, List<String> jvm, List<String> args) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java));
         cmd.addAll(jvm);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), WireMaster.class.getName(), "--secret=" + secret));
+        cmd.addAll(args);
         return new Child(cmd, "WireMaster (ProtocolMaster + JdkHttpServer) in a child JVM");
     }
 
     private static final class Child extends MasterHandle {
         private static final Pattern LISTENING = Pattern.compile("granary: listening on (\\S+)");
+        private static final Pattern OPENED = Pattern.compile("granary: window open at (\\d+)");
+        private static final Pattern RECOVERED = Pattern.compile("granary: recovered at (\\d+)");
+        private static final Pattern REBUILDING = Pattern.compile("granary: rebuild started at (\\d+)");
+        private volatile long rebuildStartedAt = -1;
+        private volatile long openedAt = -1;
+        private volatile long recoveredAt = -1;
+        private final Thread reaper;
         private final Process process;
         private final Writer stdin;
         private final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
@@ -123,6 +188,9 @@ abstract class MasterHandle implements AutoCloseable {
         Child(List<String> cmd, String kind) throws IOException {
             this.kind = kind;
             process = new ProcessBuilder(cmd).start();
+            // should this JVM end without closing the handle, the child goes too (it also ends on end of input)
+            reaper = new Thread(process::destroyForcibly, "wire-master-reaper");
+            Runtime.getRuntime().addShutdownHook(reaper);
             stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
             CompletableFuture<URI> listening = new CompletableFuture<>();
             daemon("wire-master-stdout", () -> {
@@ -146,6 +214,18 @@ abstract class MasterHandle implements AutoCloseable {
                         Matcher m = LISTENING.matcher(line);
                         if (m.find()) {
                             listening.complete(URI.create(m.group(1)));
+                        }
+                        Matcher o = OPENED.matcher(line);
+                        if (o.find()) {
+                            openedAt = Long.parseLong(o.group(1));
+                        }
+                        Matcher rb = REBUILDING.matcher(line);
+                        if (rb.find()) {
+                            rebuildStartedAt = Long.parseLong(rb.group(1));
+                        }
+                        Matcher rc = RECOVERED.matcher(line);
+                        if (rc.find()) {
+                            recoveredAt = Long.parseLong(rc.group(1));
                         }
                     }
                 } catch (IOException ex) {
@@ -178,15 +258,59 @@ abstract class MasterHandle implements AutoCloseable {
         }
 
         String wire() {
+            return ask("granary:wire", "agents=");
+        }
+
+        @Override
+        String recovery() {
+            return ask("granary:recovery", "recovering=");
+        }
+
+        @Override
+        long openedAt() {
+            return openedAt;
+        }
+
+        @Override
+        long recoveredAt() {
+            return recoveredAt;
+        }
+
+        @Override
+        long rebuildStartedAt() {
+            return rebuildStartedAt;
+        }
+
+        @Override
+        void kill() {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            unhook();
+        }
+
+        private void unhook() {
+            try {
+                Runtime.getRuntime().removeShutdownHook(reaper);
+            } catch (IllegalStateException ex) {
+                // shutting down already
+            }
+        }
+
+        /** Sends {@code command} on the child's input; its answer line from {@code marker} on (20 s at most), or null. */
+        private synchronized String ask(String command, String marker) {
             try {
                 stdout.clear();
-                stdin.write("granary:wire\n");
+                stdin.write(command + "\n");
                 stdin.flush();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (System.nanoTime() < deadline) {
                     String line = stdout.poll(1, TimeUnit.SECONDS);
-                    if (line != null && line.contains("agents=")) {
-                        return line.substring(line.indexOf("agents="));
+                    if (line != null && line.contains(marker)) {
+                        return line.substring(line.indexOf(marker));
                     }
                 }
             } catch (IOException ex) {
@@ -214,6 +338,7 @@ abstract class MasterHandle implements AutoCloseable {
                 process.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
+            unhook();
         }
     }
 

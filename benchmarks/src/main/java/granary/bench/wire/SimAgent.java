@@ -30,11 +30,27 @@ import java.util.concurrent.TimeUnit;
  * yet acknowledged} more workers, looked at whenever a cap or a heartbeat's ack arrives. An exit
  * frees its slot once acknowledged; the next worker started on the node takes the oldest freed slot
  * and its "turnaround" (exit sent → worker started on a cap or ack that allowed it) is recorded.
+ * With {@code workMillis <= 0} workers never end (the recovery benchmark: grants stay put).
+ *
+ * <p>When the master restarts ({@link Peer#resync()}) the agent registers again with every cap it
+ * holds (protocol version 2); {@link RecoveryLoad} reads when that was acknowledged and when its
+ * caps were whole again ({@link #snapshot()} taken before the master was killed).
  */
 final class SimAgent extends Peer {
 
     private final String node;
     private final Map<UnitId, Integer> caps = new HashMap<>();
+    /** The grant behind each cap as the master sent it (size, online, key): what a registration reports back. */
+    private final Map<UnitId, Cap.Grant> grants = new HashMap<>();
+    /** The caps when {@link #snapshot()} was taken (before the master was killed), or null. */
+    private Map<UnitId, Integer> before;
+    private int onlineBefore;
+    /** Epoch ms the registration after a master restart was acknowledged, or -1. */
+    volatile long reRegisteredAt = -1;
+    /** Epoch ms the caps equalled the snapshot again after a master restart, or -1. */
+    volatile long wholeAt = -1;
+    private final String room;
+    private final String endpoint;
     private final Map<UnitId, Integer> running = new HashMap<>();
     private final Map<UnitId, BitSet> slots = new HashMap<>();
     private final List<Heartbeat.Exit> pending = new ArrayList<>();
@@ -49,12 +65,17 @@ final class SimAgent extends Peer {
     SimAgent(WireLoad.Run run, String node, HttpClient http) {
         super(run, new Sender(Role.AGENT, node), http);
         this.node = node;
+        this.room = "room-" + (node.hashCode() & 7);
+        this.endpoint = "http://127.0.0.1:9/" + node;
+    }
+
+    private Resources capacity() {
+        return Resources.of(100L * run.options.slotsPerAgent(), 1024L * run.options.slotsPerAgent());
     }
 
     void start() {
         WireLoad.Options o = run.options;
-        Resources capacity = Resources.of(100L * o.slotsPerAgent(), 1024L * o.slotsPerAgent());
-        post(new Register(node, "room-" + (node.hashCode() & 7), Map.of(), capacity, "http://127.0.0.1:9/" + node), ack -> {
+        post(new Register(node, room, Map.of(), capacity(), endpoint), ack -> {
             if (ack != null && !ack.isRefusal()) {
                 poll();
                 long phase = (long) (Math.random() * o.heartbeatMillis());
@@ -64,6 +85,72 @@ final class SimAgent extends Peer {
                 registered.completeExceptionally(new IllegalStateException(node + " was not registered: " + ack));
             }
         });
+    }
+
+    @Override
+    void resync() {
+        List<Cap.Grant> held = new ArrayList<>();
+        grants.forEach((u, g) -> held.add(g.withSlots(caps.getOrDefault(u, 0))));
+        post(new Register(node, room, Map.of(), capacity(), endpoint, held), ack -> {
+            if (ack != null && !ack.isRefusal()) {
+                reRegisteredAt = System.currentTimeMillis();
+                synchronized (this) {
+                    if (before != null && before.isEmpty() && wholeAt < 0) {
+                        wholeAt = reRegisteredAt; // it held nothing: nothing to get back
+                    }
+                }
+            } else {
+                run.note(node + " was not registered again: " + ack);
+            }
+        });
+    }
+
+    /** Remembers the caps held now (before the master is killed). */
+    synchronized void snapshot() {
+        before = new HashMap<>(caps);
+        onlineBefore = online(caps);
+        wholeAt = -1;
+        reRegisteredAt = -1;
+    }
+
+    private int online(Map<UnitId, Integer> of) {
+        int n = 0;
+        for (Map.Entry<UnitId, Integer> c : of.entrySet()) {
+            Cap.Grant g = grants.get(c.getKey());
+            if (g != null && g.online()) {
+                n += c.getValue();
+            }
+        }
+        return n;
+    }
+
+    /** Slots held now (sum of caps). */
+    synchronized int held() {
+        int n = 0;
+        for (int c : caps.values()) {
+            n += c;
+        }
+        return n;
+    }
+
+    /** Online slots held at the snapshot. */
+    synchronized int onlineBefore() {
+        return onlineBefore;
+    }
+
+    /** Online slots of the snapshot that the agent does not hold now (per unit, never negative). */
+    synchronized int onlineLost() {
+        if (before == null) {
+            return 0;
+        }
+        int lost = 0;
+        for (Map.Entry<UnitId, Integer> b : before.entrySet()) {
+            Cap.Grant g = grants.get(b.getKey());
+            if (g != null && g.online()) {
+                lost += Math.max(0, b.getValue() - caps.getOrDefault(b.getKey(), 0));
+            }
+        }
+        return lost;
     }
 
     /** The periodic heartbeat: with the exits pending, or empty; skipped while a post is in flight (sent after it). */
@@ -148,8 +235,12 @@ final class SimAgent extends Peer {
                         caps.remove(g.unit());
                     } else {
                         caps.put(g.unit(), g.slots());
+                        grants.put(g.unit(), g);
                     }
                 }
+            }
+            if (before != null && wholeAt < 0 && restartSeenAt > 0 && caps.equals(before)) {
+                wholeAt = System.currentTimeMillis();
             }
             for (int c : caps.values()) {
                 total += c;
@@ -204,7 +295,9 @@ final class SimAgent extends Peer {
         if (batch != null) {
             run.started.add(batch.size());
             List<Object[]> workers = batch;
-            run.timer.schedule(() -> finish(workers), run.options.workMillis(), TimeUnit.MILLISECONDS);
+            if (run.options.workMillis() > 0) {
+                run.timer.schedule(() -> finish(workers), run.options.workMillis(), TimeUnit.MILLISECONDS);
+            }
         }
     }
 

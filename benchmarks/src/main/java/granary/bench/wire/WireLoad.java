@@ -121,6 +121,10 @@ public final class WireLoad {
         final AtomicLong errors = new AtomicLong();
         final AtomicLong refusals = new AtomicLong();
         private final AtomicInteger notes = new AtomicInteger();
+        /** The pause before a failed post or poll is tried again. */
+        volatile int retryMillis = 200;
+        /** Whether a poll refused as "not registered" (expected while peers re-register) goes unnoted. */
+        volatile boolean quiet409;
 
         Run(Options options, URI base, Tokens tokens) {
             this.options = options;
