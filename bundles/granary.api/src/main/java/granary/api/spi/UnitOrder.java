@@ -7,8 +7,12 @@ import org.osgi.annotation.versioning.ConsumerType;
  * Passive scheduling gives a free node to the first unit in this order that fits it.
  *
  * <p>Called on the engine thread whenever a unit is queued or re-queued. The engine keeps each
- * queue sorted by this order; when another unit order takes effect the engine re-sorts every queue
- * between two decisions. Ties left by {@code compare} are broken by {@link UnitView#sequence()}.
+ * queue sorted by this order. When another unit order takes effect the engine may build the new
+ * order <b>off the engine thread</b>, from frozen copies of the waiting units, while the old order
+ * keeps deciding (docs/scheduling.md, "Swapping the order off the engine thread"): {@code compare}
+ * and {@code sortKey} must therefore be pure functions of the units they are given — no state of
+ * their own that changes, nothing read from elsewhere. Ties left by {@code compare} are broken by
+ * {@link UnitView#sequence()}.
  *
  * <p>An order that does not read grants may also declare a <b>sort key</b> ({@link #sortKeyWidth()},
  * {@link #sortKey}): a few longs per unit, computed once when the unit is queued, that the engine
@@ -48,9 +52,9 @@ public interface UnitOrder extends Policy {
     }
 
     /**
-     * Writes {@code u}'s sort key into {@code key[at] .. key[at + sortKeyWidth() - 1]}. Called on the
-     * engine thread once each time the unit is queued and once per waiting unit when this order takes
-     * effect; it may read what {@link #compare} may read and nothing else, and must not keep
+     * Writes {@code u}'s sort key into {@code key[at] .. key[at + sortKeyWidth() - 1]}. Called once
+     * each time the unit is queued (engine thread) and once per waiting unit when this order takes
+     * effect (possibly on the thread that builds the new order); it may read what {@link #compare} may read and nothing else, and must not keep
      * {@code key}. Contract: for any two units, comparing their keys as signed longs, component by
      * component, gives the same sign as {@code compare(a, b)} (equal keys exactly when
      * {@code compare} returns 0); the engine then breaks ties by {@link UnitView#sequence()} as
