@@ -1,0 +1,55 @@
+package granary.conformance.kit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import granary.codec.json.JsonObject;
+import granary.codec.json.JsonReader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void runsTheCasesAndSchedulesPrintsATableAndWritesTheReport() throws Exception {
+        Path report = dir.resolve("report.json");
+        assertEquals(0, run("--schedules", "3", "--seed=5", "--report", report.toString()), err::toString);
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertTrue(table.contains("case  | title"), table);
+        assertTrue(table.contains("17b   | M failover + AM timeout + A timeout"), table);
+        assertTrue(table.contains("18 of 18 cases passed; 3 of 3 random schedules passed (seeds 5..7)"), table);
+        JsonObject json = (JsonObject) JsonReader.read(Files.readString(report), "report");
+        assertEquals("0", ((granary.codec.json.JsonNumber) json.get("violations")).text());
+    }
+
+    @Test
+    void badOptionsSayWhatIsWrong() {
+        assertEquals(2, run("--schedules", "many"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--schedules: expected a whole number, got 'many'"), err::toString);
+        assertEquals(2, run("--colour", "red"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option --colour"));
+        assertEquals(2, run("--schedules=-1"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--schedules: must be from 0 to 1000000, got -1"));
+    }
+
+    @Test
+    void helpPrintsTheUsage() {
+        assertEquals(0, run("--help"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("Usage: java -jar granary-conformance.jar"));
+    }
+}
