@@ -11,9 +11,10 @@ import java.util.Map;
 
 /**
  * The 17 failover and timeout cases of docs/recovery.md ("The 17 cases"), each on the same cluster:
- * four agents of five slots, job master {@code jm1} with an online service of 4 slots and a batch
+ * four agents of eight slots, job master {@code jm1} with an online service of 4 slots and a batch
  * of 12 tasks, job master {@code jm2} (which checkpoints its hints) with an online service of 3
- * slots and a batch of 8 tasks. A case injects its faults into the running cluster; then the world
+ * slots and a batch of 8 tasks, job master {@code jm3} with a one-slot online service (on one node
+ * only: when that node and jm3 are both away through a master failover, nobody else knows of it). A case injects its faults into the running cluster; then the world
  * settles, the batches finish, and {@link #check} reports what went wrong.
  */
 public final class Cases {
@@ -26,7 +27,7 @@ public final class Cases {
     /** The standard cluster, running and granted. */
     public static World cluster(long seed) {
         World w = new World(seed, World.Settings.defaults());
-        Resources node = Resources.of(500, 5_120);
+        Resources node = Resources.of(800, 8_192);
         for (int i = 1; i <= 4; i++) {
             w.addAgent("n" + i, node);
         }
@@ -34,6 +35,7 @@ public final class Cases {
                 job("svc1", "web", 4, UnitKind.ONLINE), job("batch1", "map", 12, UnitKind.OFFLINE));
         w.addJobMaster("jm2", true, TASK_MILLIS,
                 job("svc2", "api", 3, UnitKind.ONLINE), job("batch2", "reduce", 8, UnitKind.OFFLINE));
+        w.addJobMaster("jm3", false, TASK_MILLIS, job("svc3", "db", 1, UnitKind.ONLINE));
         w.run(2_000);
         return w;
     }
@@ -167,6 +169,18 @@ public final class Cases {
                     w.cut(n, 10_000);
                     w.cut("jm1", 14_000);
                     w.restartMaster();
+                }));
+        c.add(new Case("17c", "M failover + AM timeout + A timeout, A back first, only it knows the job",
+                "master restarts; jm3 away 16 s; the one agent running jm3's service away 10 s",
+                w -> {
+                    String n = busiest(w, "svc3");
+                    w.cut(n, 10_000);
+                    w.cut("jm3", 16_000);
+                    w.restartMaster();
+                    w.run(13_000);
+                    if (w.engineHoldings(new UnitId("svc3", "db")).getOrDefault(n, 0) != 1) {
+                        w.violation("case 17c: after " + n + " returned, its caps of absent jm3 hold no mock of svc3/db there");
+                    }
                 }));
         return c;
     }

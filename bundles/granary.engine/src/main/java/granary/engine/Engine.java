@@ -14,6 +14,7 @@ import granary.api.event.Receipt;
 import granary.api.model.UnitId;
 import granary.api.event.ClockTick;
 import granary.api.event.GrantAdopted;
+import granary.api.event.JobsAdopted;
 import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
@@ -142,6 +143,17 @@ public final class Engine {
         on(GrantReleased.class, e -> jobs.released((GrantReleased) e));
         GrantAdoptions adoptions = new GrantAdoptions(cluster, workload, allocator, clock::millis);
         on(GrantAdopted.class, e -> adoptions.adopted((GrantAdopted) e));
+        on(JobsAdopted.class, e -> {
+            JobsAdopted a = (JobsAdopted) e;
+            jobs.submittedAll(new JobsSubmitted(a.jobs()));
+            for (GrantAdopted g : a.grants()) {
+                try {
+                    adoptions.adopted(g);
+                } catch (InvalidRequestException skipped) {
+                    // no room left, or no such node: its slots wait like any others (JobsAdopted)
+                }
+            }
+        });
         on(PolicyActivated.class, e -> policiesChanged(policies.activate(((PolicyActivated) e).name()), true));
         on(PolicyDeactivated.class, e -> policiesChanged(policies.deactivate(((PolicyDeactivated) e).name()), true));
         on(PolicyInstalled.class, e -> policiesChanged(

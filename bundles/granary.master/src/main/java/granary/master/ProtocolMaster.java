@@ -5,6 +5,7 @@ import granary.api.event.GrantReleased;
 import granary.api.event.Granted;
 import granary.api.event.InputEvent;
 import granary.api.event.JobCancelled;
+import granary.api.event.JobsAdopted;
 import granary.api.event.JobsSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.NodeBlacklisted;
@@ -512,8 +513,15 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                 }
                 if (!p.jobs.contains(j.id()) || !engineJobs.contains(j.id())) {
                     // New, or gone from the engine meanwhile (a mock whose work all ended): submit it,
-                    // without the slots kept for agents that have not come back.
-                    fresh.add(withoutKept(j));
+                    // without the slots kept for agents that have not come back — or, if that is all
+                    // it wants, keep it out of the engine until one of them returns.
+                    JobSpec rest = withoutKept(j);
+                    if (rest.units().stream().allMatch(u -> u.desired() == 0)) {
+                        recovered.defer(j);
+                    } else {
+                        recovered.undefer(j.id());
+                        fresh.add(rest);
+                    }
                     owners.put(j.id(), p.id);
                     p.jobs.add(j.id());
                     j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
@@ -918,6 +926,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
      * "Peers that return late").
      */
     private void returned(NodeSpec node, List<granary.protocol.Cap.Grant> caps) {
+        Set<String> knownJobs = new HashSet<>();
         Map<UnitId, UnitKind> kinds = await(scheduler.query(v -> {
             Map<UnitId, UnitKind> out = new HashMap<>();
             for (granary.protocol.Cap.Grant g : caps) {
@@ -925,15 +934,40 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                 if (u != null) {
                     out.put(g.unit(), u.kind());
                 }
+                if (v.job(g.unit().job()) != null) {
+                    knownJobs.add(g.unit().job());
+                }
             }
             return out;
         }));
         Recovered.AgentReturn back;
         synchronized (lock) {
-            back = recovered.agentReturned(node.name(), caps, kinds::get);
+            back = recovered.agentReturned(node.name(), caps, kinds::get, jm -> {
+                JobMasterPeer j = jobMasters.get(jm);
+                return j != null && j.requestIncarnation >= 0;
+            }, knownJobs::contains);
+            for (JobSpec m : back.mocks()) {
+                // Case 17, agent first: its online caps of a job master that has not come back hold as a mock.
+                // (A deferred job coming back has its owner already.)
+                String owner = back.mockOwners().get(m.id());
+                if (owner == null) {
+                    continue;
+                }
+                owners.put(m.id(), owner);
+                m.units().forEach(u -> unitSpecs.put(new UnitId(m.id(), u.name()), u));
+                JobMasterPeer jm = jobMasters.computeIfAbsent(owner, JobMasterPeer::new);
+                jm.jobs.add(m.id());
+                jm.lastSeen = clock.millis();
+            }
         }
         apply(new NodeAdded(node, true));
         try {
+            if (!back.mocks().isEmpty()) {
+                // Submitted and adopted in one step: no cycle can place these slots elsewhere in between.
+                List<GrantAdopted> grants = new ArrayList<>();
+                back.mockGrants().forEach(a -> grants.add(new GrantAdopted(a.unit(), a.node(), a.slots())));
+                collect(new ArrayList<>(), () -> apply(new JobsAdopted(back.mocks(), grants)));
+            }
             for (Adoption a : back.adopt()) {
                 // Raising the desired count in the same step: nothing is granted elsewhere in between.
                 collect(new ArrayList<>(), () -> apply(new GrantAdopted(a.unit(), a.node(), a.slots(), true)));
@@ -953,6 +987,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         Set<UnitId> units = new LinkedHashSet<>();
         back.adopt().forEach(a -> units.add(a.unit()));
         back.forgotten().forEach(d -> units.add(d.unit()));
+        back.mockGrants().forEach(a -> units.add(a.unit()));
         sync(units, Set.of(node.name()), false);
     }
 

@@ -22,10 +22,13 @@ import java.util.Set;
  * @param dropped   what is not taken on, with the reason
  * @param holdings  job master → the holdings it reported: every pair the rebuilt master does not
  *                  confirm is told to it as 0, whatever the reason
+ * @param deferred  jobs kept out of the engine because every slot they want is held on nodes whose
+ *                  agents have not returned (the engine takes no job that wants nothing): submitted,
+ *                  with those slots, when such an agent returns
  */
 public record Rebuild(List<NodeSpec> nodes, List<JobSpec> jobs, Map<String, String> owners, Set<String> mocks,
                       List<Adoption> adoptions, List<Adoption> awaiting, List<Dropped> dropped,
-                      Map<String, List<Request.Holding>> holdings) {
+                      Map<String, List<Request.Holding>> holdings, List<JobSpec> deferred) {
 
     public Rebuild {
         nodes = List.copyOf(nodes);
@@ -36,10 +39,11 @@ public record Rebuild(List<NodeSpec> nodes, List<JobSpec> jobs, Map<String, Stri
         awaiting = List.copyOf(awaiting);
         dropped = List.copyOf(dropped);
         holdings = Map.copyOf(holdings);
+        deferred = List.copyOf(deferred);
     }
 
     /** Nothing to rebuild. */
     public static Rebuild empty() {
-        return new Rebuild(List.of(), List.of(), Map.of(), Set.of(), List.of(), List.of(), List.of(), Map.of());
+        return new Rebuild(List.of(), List.of(), Map.of(), Set.of(), List.of(), List.of(), List.of(), Map.of(), List.of());
     }
 }

@@ -27,6 +27,8 @@ public final class Recovered {
     private final Map<UnitId, Integer> reserved = new HashMap<>();
     /** Mock job id → its spec, until the job master returns. */
     private final Map<String, JobSpec> mocks = new HashMap<>();
+    /** Jobs out of the engine while all they want runs on nodes not back yet → their spec as listed. */
+    private final Map<String, JobSpec> deferred = new HashMap<>();
 
     public Recovered(Rebuild rebuild) {
         for (Adoption a : rebuild.awaiting()) {
@@ -38,6 +40,23 @@ public final class Recovered {
                 mocks.put(j.id(), j);
             }
         }
+        rebuild.deferred().forEach(j -> deferred.put(j.id(), j));
+    }
+
+    /**
+     * A job all of whose wanted slots are kept for agents that have not returned: it stays out of the
+     * engine (which takes no job that wants nothing) until one of them returns.
+     */
+    public void defer(JobSpec job) {
+        deferred.put(job.id(), job);
+    }
+
+    public boolean isDeferred(String job) {
+        return deferred.containsKey(job);
+    }
+
+    public void undefer(String job) {
+        deferred.remove(job);
     }
 
     /** Nothing owed (a master that had nothing to recover). */
@@ -85,8 +104,12 @@ public final class Recovered {
      * @param raise     per unit, kept slots the agent no longer holds: ask for them again (raise the desired count)
      * @param withdraw  caps the agent must drop: offline ones (their work was run again elsewhere) and caps of unknown units
      * @param forgotten online slots kept for this node that the agent no longer holds: the job master is told they are gone
+     * @param mocks     jobs to submit together with grants to adopt in the same step ({@code mockGrants}): mock jobs
+     *                  for online caps of job masters that have not come back (case 17, agent first; owners in
+     *                  {@code mockOwners}), and deferred jobs whose slots this agent brings back
      */
-    public record AgentReturn(List<Adoption> adopt, Map<UnitId, Integer> raise, List<Dropped> withdraw, List<Dropped> forgotten) {
+    public record AgentReturn(List<Adoption> adopt, Map<UnitId, Integer> raise, List<Dropped> withdraw, List<Dropped> forgotten,
+                              List<JobSpec> mocks, List<Adoption> mockGrants, Map<String, String> mockOwners) {
     }
 
     /**
@@ -96,6 +119,18 @@ public final class Recovered {
      * @param kind the kind of a unit the master knows, or null
      */
     public AgentReturn agentReturned(String node, List<Cap.Grant> caps, Function<UnitId, UnitKind> kind) {
+        return agentReturned(node, caps, kind, jm -> true, job -> true);
+    }
+
+    /**
+     * The same, knowing which job masters are present and which jobs the engine has: online caps of
+     * a unit the master does not know, of a job master that has not come back, of a job the engine
+     * does not have, become a mock job like the window's (case 17, agent first) instead of being
+     * withdrawn.
+     */
+    public AgentReturn agentReturned(String node, List<Cap.Grant> caps, Function<UnitId, UnitKind> kind,
+                                     java.util.function.Predicate<String> jobMasterPresent,
+                                     java.util.function.Predicate<String> jobKnown) {
         List<Adoption> kept = awaiting.remove(node);
         Map<UnitId, Integer> keptSlots = new HashMap<>();
         if (kept != null) {
@@ -113,12 +148,30 @@ public final class Recovered {
         Map<UnitId, Integer> raise = new HashMap<>();
         List<Dropped> withdraw = new ArrayList<>();
         Set<UnitId> capped = new HashSet<>();
+        Map<String, Map<String, UnitSpec>> mockUnits = new TreeMap<>();
+        Map<UnitId, Integer> deferredCaps = new HashMap<>();
+        Map<String, String> mockOwners = new TreeMap<>();
+        List<Adoption> mockGrants = new ArrayList<>();
         for (Cap.Grant g : caps) {
             if (g.slots() <= 0) {
                 continue;
             }
             UnitKind k = kind.apply(g.unit());
-            if (k == null) {
+            String job = g.unit().job();
+            JobSpec waiting = deferred.get(job);
+            if (k == null && waiting != null && waiting.units().stream().anyMatch(u -> u.name().equals(g.unit().unit()))) {
+                // A deferred job comes back with this agent: submitted with these slots adopted.
+                capped.add(g.unit());
+                mockGrants.add(new Adoption(g.unit(), node, g.slots(), true));
+                keptSlots.remove(g.unit());
+                deferredCaps.merge(g.unit(), g.slots(), Integer::sum);
+            } else if (k == null && g.online() && !jobMasterPresent.test(g.jobMaster()) && !jobKnown.test(job)
+                    && g.jobMaster().equals(mockOwners.getOrDefault(job, g.jobMaster()))) {
+                mockOwners.put(job, g.jobMaster());
+                mockUnits.computeIfAbsent(job, j -> new TreeMap<>()).put(g.unit().unit(), UnitSpec.builder(g.unit().unit())
+                        .slot(g.size()).desired(g.slots()).kind(UnitKind.ONLINE).build());
+                mockGrants.add(new Adoption(g.unit(), node, g.slots(), true));
+            } else if (k == null) {
                 withdraw.add(new Dropped(g.unit(), node, g.slots(), g.jobMaster(), g.online(),
                         "the master runs no unit " + g.unit() + " any more"));
             } else if (k == UnitKind.ONLINE) {
@@ -142,11 +195,37 @@ public final class Recovered {
             if (n > 0) {
                 forgotten.add(new Dropped(u, node, n, "", true, "agent " + node + " returned without a cap for "
                         + n + " slots of " + u + " that its job master held"));
-                // They were left out of the desired count: ask for them again.
-                raise.merge(u, n, Integer::sum);
+                if (deferred.containsKey(u.job())) {
+                    deferredCaps.putIfAbsent(u, 0); // its job is submitted below, asking for them again
+                } else {
+                    // They were left out of the desired count: ask for them again.
+                    raise.merge(u, n, Integer::sum);
+                }
             }
         });
-        return new AgentReturn(adopt, raise, withdraw, forgotten);
+        List<JobSpec> jobs = new ArrayList<>();
+        Set<String> back = new java.util.TreeSet<>();
+        deferredCaps.keySet().forEach(u -> back.add(u.job()));
+        for (String job : back) {
+            JobSpec spec = deferred.remove(job);
+            List<UnitSpec> us = new ArrayList<>();
+            for (UnitSpec u : spec.units()) {
+                UnitId id = new UnitId(job, u.name());
+                // what is still kept on other nodes stays out; what this agent holds is in, and adopted
+                us.add(u.withDesired(Math.max(deferredCaps.getOrDefault(id, 0), u.desired() - reserved(id))));
+            }
+            if (us.stream().allMatch(u -> u.desired() == 0)) {
+                deferred.put(job, spec); // still everything on nodes not back yet
+            } else {
+                jobs.add(new JobSpec(spec.id(), spec.group(), spec.user(), spec.productionLevel(), spec.gang(), us));
+            }
+        }
+        mockUnits.forEach((job, units) -> {
+            JobSpec spec = JobSpec.of(job, JobSpec.DEFAULT_GROUP, units.values().toArray(new UnitSpec[0]));
+            jobs.add(spec);
+            mocks.put(job, spec);
+        });
+        return new AgentReturn(adopt, raise, withdraw, forgotten, jobs, mockGrants, mockOwners);
     }
 
     /**

@@ -264,6 +264,7 @@ public final class RecoveryWindow {
         // The jobs as the engine takes them: awaited slots are not asked for again, online slots
         // held beyond the desired count are kept (the master never revokes online work).
         List<JobSpec> out = new ArrayList<>();
+        List<JobSpec> deferred = new ArrayList<>();
         for (JobSpec job : jobs.values()) {
             List<UnitSpec> us = new ArrayList<>();
             for (UnitSpec u : job.units()) {
@@ -271,7 +272,11 @@ public final class RecoveryWindow {
                 int r = reserved.getOrDefault(id, 0);
                 us.add(u.withDesired(Math.max(u.desired(), held.getOrDefault(id, 0) + r) - r));
             }
-            out.add(new JobSpec(job.id(), job.group(), job.user(), job.productionLevel(), job.gang(), us));
+            if (us.stream().allMatch(u -> u.desired() == 0)) {
+                deferred.add(job); // everything it wants runs on nodes not back yet
+            } else {
+                out.add(new JobSpec(job.id(), job.group(), job.user(), job.productionLevel(), job.gang(), us));
+            }
         }
         Map<String, String> allOwners = new LinkedHashMap<>(owners);
         mockUnits.forEach((job, byName) -> {
@@ -289,6 +294,6 @@ public final class RecoveryWindow {
         });
         Set<String> mocks = new TreeSet<>(mockUnits.keySet());
         mocks.retainAll(allOwners.keySet());
-        return new Rebuild(nodes, out, allOwners, mocks, adoptions, awaiting, dropped, reported);
+        return new Rebuild(nodes, out, allOwners, mocks, adoptions, awaiting, dropped, reported, deferred);
     }
 }
