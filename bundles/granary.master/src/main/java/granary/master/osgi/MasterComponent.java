@@ -166,7 +166,7 @@ public class MasterComponent {
 
     /**
      * Deposed: stop serving before anything else, then halt. The engine's state lives in this JVM
-     * and the master keeps no checkpoint (spec §12), so the only clean way back is a fresh process,
+     * and the master keeps no checkpoint of its decisions, so the only clean way back is a fresh process,
      * which a supervisor starts as a standby.
      */
     private void stepDown(HaSettings ha, String reason) {
