@@ -87,7 +87,7 @@ public final class Agent implements AutoCloseable {
         checkpoint.write(new Checkpoint.State(config.node(), incarnation, node.caps()));
         server = JdkHttpServer.start(config.listen(), new PlanDesk(self, incarnation, node), null);
         endpoint = config.advertise() != null ? config.advertise() : server.url();
-        link = new PeerLink(config.master(), self, incarnation, config.token(),
+        link = new PeerLink(config.masters(), self, incarnation, config.token(),
                 PeerLink.Options.defaults().withRetries(config.registerRetries()));
         register();
         running = true;
@@ -121,14 +121,15 @@ public final class Agent implements AutoCloseable {
                 node.caps());
         Ack ack = link.send(r);
         if (ack.isRefusal()) {
-            throw new RegistrationRefused(config.master() + " refused the registration of node " + config.node()
+            throw new RegistrationRefused(link.base() + " refused the registration of node " + config.node()
                     + ": " + ack.problems());
         }
         synchronized (registering) {
             registrations++;
         }
         node.registered();
-        events.accept("registered node=" + config.node() + " master=" + config.master() + " endpoint=" + endpoint);
+        events.accept("registered node=" + config.node() + " master=" + link.base() + " endpoint=" + endpoint
+                + " master-incarnation=" + link.serverIncarnation());
     }
 
     /** Registers again after the master restarted, unless another thread did since {@code seen}. */
@@ -138,7 +139,7 @@ public final class Agent implements AutoCloseable {
                 try {
                     register();
                 } catch (LinkException | RegistrationRefused ex) {
-                    events.accept("register-failed master=" + config.master() + " error=" + ex.getMessage());
+                    events.accept("register-failed master=" + link.base() + " error=" + ex.getMessage());
                     pause(1_000);
                 }
             }
@@ -229,7 +230,7 @@ public final class Agent implements AutoCloseable {
             return;
         }
         if (ex.kind() == LinkException.Kind.RESTARTED) {
-            events.accept("master-restarted master=" + config.master());
+            events.accept("master-restarted master=" + link.base() + " incarnation=" + link.serverIncarnation());
             reregister(seen);
             return;
         }

@@ -5,6 +5,8 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -29,11 +31,14 @@ import java.util.TreeMap;
  * @param stopGrace        how long a stopped worker has between destroy and destroyForcibly
  * @param pollWait         how long one inbox poll waits at the master
  * @param keepWorkersOnExit leave workers running when the agent exits (default: stop them)
+ * @param otherMasters     more masters of the same cluster (high availability, docs/ha.md): the
+ *                         agent talks to whichever leads, starting with {@code master}
  */
 public record AgentConfig(URI master, String node, String room, Map<String, String> labels, Resources capacity,
                           String token, Path workDir, InetSocketAddress listen, URI advertise, Duration heartbeat,
                           int registerRetries, int maxWorkers, int maxPending, Duration pendingExpiry,
-                          Duration stopGrace, Duration pollWait, boolean keepWorkersOnExit) {
+                          Duration stopGrace, Duration pollWait, boolean keepWorkersOnExit,
+                          List<URI> otherMasters) {
 
     public static final int DEFAULT_MAX_WORKERS = 1024;
     public static final int DEFAULT_MAX_PENDING = 10_000;
@@ -47,37 +52,46 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         Objects.requireNonNull(workDir, "workDir");
         Objects.requireNonNull(listen, "listen");
         labels = Map.copyOf(new TreeMap<>(labels));
+        otherMasters = List.copyOf(otherMasters);
+    }
+
+    /** Every master URL given, {@code master} first. */
+    public List<URI> masters() {
+        List<URI> all = new ArrayList<>();
+        all.add(master);
+        all.addAll(otherMasters);
+        return List.copyOf(all);
     }
 
     /** A configuration with the defaults for everything but what identifies the node and its master. */
     public static AgentConfig of(URI master, String node, Resources capacity, String token, Path workDir) {
         return new AgentConfig(master, node, "default", Map.of(), capacity, token, workDir,
                 new InetSocketAddress("127.0.0.1", 0), null, Duration.ofSeconds(1), 5, DEFAULT_MAX_WORKERS,
-                DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false);
+                DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false, List.of());
     }
 
     public AgentConfig withHeartbeat(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, d,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters);
     }
 
     public AgentConfig withPollWait(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters);
     }
 
     public AgentConfig withStopGrace(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters);
     }
 
     public AgentConfig withRegisterRetries(int n) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit);
+                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters);
     }
 
     public AgentConfig withPending(int max, Duration expiry) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit);
+                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters);
     }
 }

@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -21,7 +23,8 @@ public final class CommandLine {
     public static final String USAGE = String.join("\n",
             "usage: java -jar granary-agent.jar --master=URL --node=NAME --capacity=cpu=N,mem=MIB[,NAME=N...]",
             "                                   --token-file=FILE --work-dir=DIR [options]",
-            "  --master=URL              the master's base URL, e.g. http://10.0.0.1:7070",
+            "  --master=URL[,URL...]     the master's base URL, e.g. http://10.0.0.1:7070; with high availability",
+            "                            every master's, comma-separated (the agent finds the leader)",
             "  --node=NAME               this node's name",
             "  --room=ROOM               where the node stands (default: default)",
             "  --labels=k=v,k=v          the node's labels",
@@ -62,7 +65,11 @@ public final class CommandLine {
 
     public static AgentConfig parse(String[] args) throws UsageException {
         Map<String, String> o = options(args);
-        URI master = url("master", required(o, "master", "--master=http://HOST:PORT"));
+        List<URI> masters = new ArrayList<>();
+        for (String m : required(o, "master", "--master=http://HOST:PORT").split(",")) {
+            masters.add(url("master", m.trim()));
+        }
+        URI master = masters.get(0);
         String node = required(o, "node", "--node=NAME");
         Resources capacity = capacity(required(o, "capacity", "--capacity=cpu=6400,mem=262144"));
         String token = token(required(o, "token-file", "--token-file=FILE"));
@@ -74,7 +81,8 @@ public final class CommandLine {
                 duration(o, "heartbeat", d.heartbeat()), count(o, "register-retries", d.registerRetries(), 0),
                 count(o, "max-workers", d.maxWorkers(), 1), count(o, "max-pending", d.maxPending(), 0),
                 duration(o, "pending-expiry", d.pendingExpiry()), duration(o, "stop-grace", d.stopGrace()),
-                pollWait(duration(o, "poll-wait", d.pollWait())), o.containsKey("keep-workers-on-exit"));
+                pollWait(duration(o, "poll-wait", d.pollWait())), o.containsKey("keep-workers-on-exit"),
+                masters.subList(1, masters.size()));
     }
 
     private static Map<String, String> options(String[] args) throws UsageException {

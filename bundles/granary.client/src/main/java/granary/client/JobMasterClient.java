@@ -92,13 +92,13 @@ public final class JobMasterClient implements AutoCloseable {
     private Long syncedWith;                         // guarded by lock: master incarnation of the last applied full request
     private volatile boolean closed;
 
-    private JobMasterClient(URI masterUrl, String id, String token, long incarnation, Options options, Listener listener) {
+    private JobMasterClient(java.util.List<URI> masterUrls, String id, String token, long incarnation, Options options, Listener listener) {
         this.self = new Sender(Role.JOB_MASTER, Objects.requireNonNull(id, "id"));
         this.token = Objects.requireNonNull(token, "token");
         this.incarnation = incarnation;
         this.options = Objects.requireNonNull(options, "options");
         this.listener = Objects.requireNonNull(listener, "listener");
-        this.master = new PeerLink(masterUrl, self, incarnation, token, options.link());
+        this.master = new PeerLink(masterUrls, self, incarnation, token, options.link());
         this.events = Executors.newSingleThreadExecutor(r -> daemon(r, "granary-client " + id + " events"));
         this.poller = daemon(this::pollLoop, "granary-client " + id + " inbox");
     }
@@ -114,7 +114,16 @@ public final class JobMasterClient implements AutoCloseable {
      */
     public static JobMasterClient connect(URI masterUrl, String id, String token, long incarnation, Options options,
                                           Listener listener) {
-        JobMasterClient c = new JobMasterClient(masterUrl, id, token, incarnation, options, listener);
+        return connect(java.util.List.of(masterUrl), id, token, incarnation, options, listener);
+    }
+
+    /**
+     * As {@link #connect(URI, String, String, long, Options, Listener)}, with every master of a
+     * highly available cluster (docs/ha.md): the client talks to whichever leads.
+     */
+    public static JobMasterClient connect(java.util.List<URI> masterUrls, String id, String token, long incarnation,
+                                          Options options, Listener listener) {
+        JobMasterClient c = new JobMasterClient(masterUrls, id, token, incarnation, options, listener);
         try {
             synchronized (c.lock) {
                 Ack ack = c.resync(c.book);

@@ -69,6 +69,11 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
             "                     key's password differs, --key-password-file=FILE",
             "  --secret=FILE      the master's token secret (default granary.secret in the working directory;",
             "                     created if missing)",
+            "  --zk=HOST:PORT[,HOST:PORT...]",
+            "                     high availability: elect one leader among the masters on this ZooKeeper",
+            "                     ensemble; the others are standbys (docs/ha.md). Default: a single master",
+            "  --ha-cluster=NAME  high availability: the cluster whose masters elect a leader (default 'default')",
+            "  --advertise=URL    high availability: this master's URL as peers reach it (default: from --listen)",
             "  --issue-token=ROLE/ID",
             "                     print the token of agent/NODE or job-master/NAME (from --secret) and exit",
             "  --help             print this text",
@@ -115,6 +120,12 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                 listen = listen(arg.substring("--listen=".length()));
             } else if (arg.startsWith("--secret=")) {
                 secret = file("--secret", arg.substring("--secret=".length()));
+            } else if (arg.startsWith("--zk=")) {
+                master(config).put("zk", nonBlank("--zk", arg.substring("--zk=".length()), "HOST:PORT[,HOST:PORT...]"));
+            } else if (arg.startsWith("--ha-cluster=")) {
+                master(config).put("haCluster", nonBlank("--ha-cluster", arg.substring("--ha-cluster=".length()), "NAME"));
+            } else if (arg.startsWith("--advertise=")) {
+                master(config).put("advertise", nonBlank("--advertise", arg.substring("--advertise=".length()), "http://HOST:PORT"));
             } else if (arg.startsWith("--issue-token=")) {
                 issueToken = identity(arg.substring("--issue-token=".length()));
             } else if (arg.startsWith("--keystore=")) {
@@ -129,6 +140,7 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                 throw new IllegalArgumentException("unknown argument '" + arg + "'; valid: --demo=true|false, "
                         + "--strict, --interactive, --piped, --wait=SECONDS, --config=PID:key=value, --listen=HOST:PORT|off, "
                         + "--keystore=FILE, --keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, "
+                        + "--zk=HOST:PORT[,HOST:PORT...], --ha-cluster=NAME, --advertise=URL, "
                         + "--issue-token=ROLE/ID, --help");
             }
         }
@@ -157,6 +169,18 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                     + "or off; e.g. --listen=127.0.0.1:7070");
         }
         return new Http.Address(host, port);
+    }
+
+    /** The settings of Config Admin PID granary.master, which the HA options fill in. */
+    private static Map<String, Object> master(Map<String, Map<String, Object>> config) {
+        return config.computeIfAbsent("granary.master", p -> new LinkedHashMap<>());
+    }
+
+    private static String nonBlank(String option, String text, String form) {
+        if (text.isBlank()) {
+            throw new IllegalArgumentException(option + ": a value is missing (" + option + "=" + form + ")");
+        }
+        return text.trim();
     }
 
     private static Path file(String option, String text) {

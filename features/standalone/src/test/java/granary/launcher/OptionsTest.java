@@ -46,10 +46,21 @@ class OptionsTest {
     }
 
     @Test
+    void theHighAvailabilityOptionsAreSettingsOfTheMaster() {
+        Options o = parse(new Properties(), "--zk=zk1:2181,zk2:2181", "--ha-cluster=prod", "--advertise=http://10.0.0.1:7070",
+                "--config=granary.master:haSessionTimeoutMs=5000");
+        assertEquals(java.util.Map.of("zk", "zk1:2181,zk2:2181", "haCluster", "prod", "advertise", "http://10.0.0.1:7070",
+                "haSessionTimeoutMs", "5000"), o.config().get("granary.master"));
+        assertEquals("--zk: a value is missing (--zk=HOST:PORT[,HOST:PORT...])",
+                assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--zk=")).getMessage());
+    }
+
+    @Test
     void badArgumentsAreNamed() {
         assertEquals("unknown argument '-x'; valid: --demo=true|false, --strict, --interactive, --piped, "
                 + "--wait=SECONDS, --config=PID:key=value, --listen=HOST:PORT|off, --keystore=FILE, "
-                + "--keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, --issue-token=ROLE/ID, --help",
+                + "--keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, "
+                + "--zk=HOST:PORT[,HOST:PORT...], --ha-cluster=NAME, --advertise=URL, --issue-token=ROLE/ID, --help",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "-x")).getMessage());
         assertEquals("--demo: 'maybe' is not true or false",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--demo=maybe")).getMessage());

@@ -37,7 +37,11 @@ class ReadmeExamplesIT {
             "java -jar features/standalone/target/granary-standalone.jar --secret=granary.secret --issue-token=",
             "writes token files into the working directory: HttpListenIT and ClusterIT issue tokens",
             "java -jar features/agent/", "needs the master above: ClusterIT runs agents against a real master",
-            "java -jar features/jobmaster/", "needs the master and agents above: ClusterIT runs the job master");
+            "java -jar features/jobmaster/", "needs the master and agents above: ClusterIT runs the job master",
+            "java -jar granary-standalone.jar --demo=false --listen=10.0.0.",
+            "masters of other hosts on a ZooKeeper ensemble: MasterFailoverIT runs two HA masters on loopback",
+            "java -jar granary-agent.jar --master=http://10.0.0.1:7070,", "needs the HA masters above: MasterFailoverIT runs one",
+            "java -jar features/conformance/", "the conformance kit, built after this module: ConformanceJarIT runs the jar");
 
     private static final Pattern BLOCK = Pattern.compile("```(\\w*)\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern COMMAND = Pattern.compile("^(java|printf|mvn|cd|echo|cat|benchmarks/)\\b.*");

@@ -4,6 +4,7 @@ import granary.protocol.WireCodec;
 import granary.protocol.link.Endpoint;
 import granary.protocol.link.Paths;
 import granary.protocol.link.Reply;
+import granary.protocol.link.Standby;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -20,9 +21,17 @@ final class EndpointServlet extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
     private final transient Endpoint endpoint;
+    private final transient HaGate gate;
 
     EndpointServlet(Endpoint endpoint) {
         this.endpoint = endpoint;
+        this.gate = null;
+    }
+
+    /** Under high availability: a standby's refusals carry the leader's URL in a header too. */
+    EndpointServlet(HaGate gate) {
+        this.endpoint = gate;
+        this.gate = gate;
     }
 
     @Override
@@ -35,7 +44,7 @@ final class EndpointServlet extends HttpServlet {
         try (InputStream in = req.getInputStream()) {
             body = in.readNBytes(WireCodec.MAX_MESSAGE_BYTES + 1);
         }
-        write(resp, endpoint.post(req.getHeader("Authorization"), body, req.getRemoteAddr() + ":" + req.getRemotePort()));
+        write(resp, gate, endpoint.post(req.getHeader("Authorization"), body, req.getRemoteAddr() + ":" + req.getRemotePort()));
     }
 
     @Override
@@ -52,7 +61,7 @@ final class EndpointServlet extends HttpServlet {
         endpoint.poll(req.getHeader("Authorization"), after, wait, incarnation, req.getRemoteAddr() + ":" + req.getRemotePort())
                 .whenComplete((reply, failure) -> {
                     try {
-                        write((HttpServletResponse) async.getResponse(), failure == null ? reply : new Reply(503, new byte[0]));
+                        write((HttpServletResponse) async.getResponse(), gate, failure == null ? reply : new Reply(503, new byte[0]));
                     } catch (IOException | IllegalStateException ex) {
                         // the peer went away; it polls again
                     } finally {
@@ -65,8 +74,14 @@ final class EndpointServlet extends HttpServlet {
                 });
     }
 
-    private static void write(HttpServletResponse resp, Reply r) throws IOException {
+    private static void write(HttpServletResponse resp, HaGate gate, Reply r) throws IOException {
         resp.setStatus(r.status());
+        if (gate != null && r.status() == Standby.STATUS) {
+            java.net.URI leader = gate.leaderToName();
+            if (leader != null) {
+                resp.setHeader(Standby.LEADER_HEADER, leader.toString());
+            }
+        }
         if (r.body().length > 0) {
             resp.setContentType(Reply.CONTENT_TYPE);
             resp.setContentLength(r.body().length);

@@ -2,6 +2,10 @@ package granary.master.osgi;
 
 import granary.api.event.Scheduler;
 import granary.api.model.Clock;
+import granary.ha.HaSettings;
+import granary.ha.LeaderInfo;
+import granary.ha.Leadership;
+import granary.ha.MasterElection;
 import granary.master.MasterOptions;
 import granary.master.PeerStatus;
 import granary.master.ProtocolMaster;
@@ -9,6 +13,7 @@ import granary.recovery.Recovery;
 import granary.protocol.link.Tokens;
 import jakarta.servlet.Servlet;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Hashtable;
@@ -28,6 +33,13 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * The master's protocol side in the runtime: {@link ProtocolMaster} over the engine, its servlet
  * on the HTTP whiteboard at {@code /protocol/v1/*}, and the peer commands of the console. Reads
  * its settings from Config Admin PID {@value #PID} (docs/protocol.md, "Running a cluster").
+ *
+ * <p>High availability (docs/ha.md): with {@code zk} set, this master joins the election of
+ * {@code haCluster} and serves as a standby (every call refused with the leader's URL) until it is
+ * elected. Then, and only then, it creates its {@link ProtocolMaster}, empty, with the leadership
+ * epoch as its incarnation. When it is deposed (ZooKeeper session suspended or lost, leadership
+ * lost) it stops serving at once and halts the JVM with exit code {@value #EXIT_STEPPED_DOWN}, so
+ * that its supervisor restarts it as a standby with empty memory.
  */
 @Component(immediate = true, service = {}, configurationPid = MasterComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = MasterComponent.Config.class)
@@ -39,6 +51,9 @@ public class MasterComponent {
     static final String HTTP_ENABLE = "org.apache.felix.http.enable";
     /** Its HTTPS switch, on with the launcher's {@code --keystore}. */
     static final String HTTPS_ENABLE = "org.apache.felix.https.enable";
+
+    /** The exit code of a master that was deposed (EX_TEMPFAIL: restart it, it will be a standby). */
+    public static final int EXIT_STEPPED_DOWN = 75;
 
     @ObjectClassDefinition(name = "Granary master", description = "The master's side of the wire protocol.")
     public @interface Config {
@@ -53,11 +68,26 @@ public class MasterComponent {
 
         @AttributeDefinition(description = "Seconds without a message or poll after which a job master is lost.")
         long jobMasterTimeoutSeconds() default 60;
+
+        @AttributeDefinition(description = "High availability: the ZooKeeper ensemble, host:port[,host:port...]; empty: a single master without ZooKeeper.")
+        String zk() default "";
+
+        @AttributeDefinition(description = "High availability: the cluster's name; its masters elect one leader under /granary/<name> in ZooKeeper.")
+        String haCluster() default "default";
+
+        @AttributeDefinition(description = "High availability: this master's protocol URL as agents and job masters reach it; empty: from the HTTP host and port.")
+        String advertise() default "";
+
+        @AttributeDefinition(description = "High availability: the ZooKeeper session timeout in ms; a dead leader is replaced after about this long.")
+        long haSessionTimeoutMs() default 10_000;
     }
 
-    private ProtocolMaster master;
+    private volatile ProtocolMaster master;
     private ServiceRegistration<?> servlet;
-    private ServiceRegistration<?> commands;
+    private volatile ServiceRegistration<?> commands;
+    private MasterElection election;
+    private HaGate gate;
+    private BundleContext context;
 
     @Reference
     private Scheduler scheduler;
@@ -71,31 +101,131 @@ public class MasterComponent {
         if ("false".equals(context.getProperty(HTTP_ENABLE)) && !"true".equals(context.getProperty(HTTPS_ENABLE))) {
             return; // the runtime serves no HTTP (--listen=off): no peer can reach a master side
         }
+        this.context = context;
         Tokens tokens = Tokens.fromFile(Path.of(config.secretFile()).toAbsolutePath());
-        MasterOptions options = MasterOptions.defaults();
-        options = new MasterOptions(config.name(), System.currentTimeMillis(),
-                Duration.ofSeconds(config.agentTimeoutSeconds()), Duration.ofSeconds(config.jobMasterTimeoutSeconds()),
-                options.maxPlacements(), options.engineTimeout());
-        master = new ProtocolMaster(scheduler, tokens, options, Clock.system(), recovery);
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.http.whiteboard.servlet.pattern", "/protocol/v1/*");
         props.put("osgi.http.whiteboard.servlet.asyncSupported", Boolean.TRUE);
         props.put("osgi.http.whiteboard.servlet.name", "granary-protocol");
-        servlet = context.registerService(Servlet.class, new EndpointServlet(master), props);
+        if (config.zk().isBlank()) {
+            // a single master: serves from the start, its start time as its incarnation
+            master = newMaster(tokens, config, System.currentTimeMillis());
+            servlet = context.registerService(Servlet.class, new EndpointServlet(master), props);
+            registerCommands(master);
+            return;
+        }
+        HaSettings ha;
+        try {
+            ha = new HaSettings(config.zk(), config.haCluster(), advertise(context, config),
+                    Duration.ofMillis(config.haSessionTimeoutMs()), Duration.ofMillis(Math.min(5_000, config.haSessionTimeoutMs())));
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("Config Admin PID " + PID + " (--zk, --ha-cluster, --advertise): "
+                    + ex.getMessage(), ex);
+        }
+        MasterElection[] holder = new MasterElection[1];
+        gate = new HaGate(config.name(), ha.advertise(),
+                () -> holder[0] == null ? null : holder[0].leader().map(LeaderInfo::url).orElse(null));
+        servlet = context.registerService(Servlet.class, new EndpointServlet(gate), props);
+        election = new MasterElection(ha, new Leadership() {
+            @Override
+            public void elected(long epoch) {
+                // A new leader starts empty, with the epoch as its incarnation, and opens its recovery
+                // window (docs/recovery.md): it rebuilds from the agents' caps and job masters' requests.
+                ProtocolMaster m = newMaster(tokens, config, epoch);
+                master = m;
+                gate.lead(m);
+                registerCommands(m);
+                System.err.println("granary: master " + ha.advertise() + " leads cluster " + ha.cluster()
+                        + " with epoch " + epoch);
+            }
+
+            @Override
+            public void deposed(String reason) {
+                stepDown(ha, reason);
+            }
+        }, System::currentTimeMillis);
+        holder[0] = election;
+        System.err.println("granary: master " + ha.advertise() + " is a standby of cluster " + ha.cluster()
+                + " (ZooKeeper " + ha.connectString() + ")");
+        try {
+            election.start();
+        } catch (Exception ex) {
+            throw new IOException("cannot join the election of cluster " + ha.cluster() + " at ZooKeeper "
+                    + ha.connectString() + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private ProtocolMaster newMaster(Tokens tokens, Config config, long incarnation) {
+        MasterOptions d = MasterOptions.defaults();
+        MasterOptions options = new MasterOptions(config.name(), incarnation,
+                Duration.ofSeconds(config.agentTimeoutSeconds()), Duration.ofSeconds(config.jobMasterTimeoutSeconds()),
+                d.maxPlacements(), d.engineTimeout());
+        return new ProtocolMaster(scheduler, tokens, options, Clock.system(), recovery);
+    }
+
+    private void registerCommands(ProtocolMaster m) {
         Hashtable<String, Object> cmd = new Hashtable<>();
         cmd.put("osgi.command.scope", "granary");
         cmd.put("osgi.command.function", new String[] {"agents", "jobmasters", "wire"});
-        commands = context.registerService(PeerCommands.class, new PeerCommands(master), cmd);
+        commands = context.registerService(PeerCommands.class, new PeerCommands(m), cmd);
+    }
+
+    /**
+     * Deposed: stop serving before anything else, then halt. The engine's state lives in this JVM
+     * and the master keeps no checkpoint of its decisions, so the only clean way back is a fresh process,
+     * which a supervisor starts as a standby.
+     */
+    private void stepDown(HaSettings ha, String reason) {
+        ProtocolMaster m = gate.stop();
+        System.err.println("granary: master " + ha.advertise() + " stepped down as leader of cluster " + ha.cluster()
+                + ": " + reason + "; exiting with code " + EXIT_STEPPED_DOWN + " (restart it: it becomes a standby)");
+        System.err.flush();
+        if (m != null) {
+            try {
+                m.close();
+            } catch (RuntimeException ex) {
+                // halting anyway
+            }
+        }
+        Runtime.getRuntime().halt(EXIT_STEPPED_DOWN);
+    }
+
+    /** {@code advertise}, or {@code http(s)://HOST:PORT} of the HTTP server if its port is fixed. */
+    private static URI advertise(BundleContext context, Config config) {
+        if (!config.advertise().isBlank()) {
+            try {
+                return URI.create(config.advertise().trim());
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("advertise '" + config.advertise() + "' is not a URL: " + ex.getMessage(), ex);
+            }
+        }
+        boolean tls = "true".equals(context.getProperty(HTTPS_ENABLE));
+        String host = context.getProperty("org.apache.felix.http.host");
+        String port = context.getProperty(tls ? "org.osgi.service.http.port.secure" : "org.osgi.service.http.port");
+        if (host == null || port == null || port.equals("0") || host.equals("0.0.0.0") || host.equals("::")) {
+            throw new IllegalArgumentException("advertise is not set and the listen address (" + host + ":" + port
+                    + ") is not one peers can use: give --advertise=http://HOST:PORT");
+        }
+        return URI.create((tls ? "https" : "http") + "://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port);
     }
 
     @Deactivate
     void deactivate() {
-        if (master == null) {
-            return;
+        if (election != null) {
+            election.close();
         }
-        unregister(commands);
-        unregister(servlet);
-        master.close();
+        if (commands != null) {
+            unregister(commands);
+        }
+        if (servlet != null) {
+            unregister(servlet);
+        }
+        if (gate != null) {
+            gate.stop();
+        }
+        if (master != null) {
+            master.close();
+        }
     }
 
     private static void unregister(ServiceRegistration<?> r) {

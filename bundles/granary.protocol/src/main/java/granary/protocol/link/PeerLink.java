@@ -32,6 +32,16 @@ import javax.net.ssl.SSLContext;
  * {@link LinkException.Kind#RESTARTED}; the caller then sends its full state (an agent registers, a
  * job master sends a full request).
  *
+ * <p>Several masters (high availability, docs/ha.md): a link may be given a list of master URLs. It
+ * talks to one at a time; when that one cannot be reached (or answers 5xx) the next one in the list
+ * is tried, and a standby's refusal ({@link Standby#STATUS} with the leader's URL in
+ * {@link Standby#LEADER_HEADER}) is followed at once. A new leader answers with a larger
+ * incarnation (its leadership epoch), so the peer re-syncs as after a restart.
+ *
+ * <p>Fencing: an answer from a server incarnation smaller than the largest one seen (a deposed
+ * leader still answering) is never taken: a reply to {@link #send} counts as no answer and the next
+ * master is tried, an inbox envelope is dropped unacknowledged.
+ *
  * <p>{@link #send} calls are serialized; {@link #poll} may run concurrently on another thread.
  */
 public final class PeerLink {
@@ -56,7 +66,8 @@ public final class PeerLink {
         }
     }
 
-    private final URI base;
+    private final List<URI> servers;
+    private volatile URI base;
     private final Sender self;
     private final long incarnation;
     private final String authorization;
@@ -70,7 +81,19 @@ public final class PeerLink {
     private long received;
 
     public PeerLink(URI base, Sender self, long incarnation, String token, Options options) {
-        this.base = Objects.requireNonNull(base, "base");
+        this(List.of(Objects.requireNonNull(base, "base")), self, incarnation, token, options);
+    }
+
+    /**
+     * A link to whichever of {@code servers} leads (one of them, or one they point to); starts with
+     * the first.
+     */
+    public PeerLink(List<URI> servers, Sender self, long incarnation, String token, Options options) {
+        if (servers.isEmpty()) {
+            throw new IllegalArgumentException("a link needs at least one server URL");
+        }
+        this.servers = List.copyOf(servers);
+        this.base = this.servers.get(0);
         this.self = Objects.requireNonNull(self, "self");
         this.incarnation = incarnation;
         this.authorization = "Bearer " + Objects.requireNonNull(token, "token");
@@ -84,8 +107,14 @@ public final class PeerLink {
         this.http = b.build();
     }
 
+    /** The server talked to now (with several masters: the one believed to lead). */
     public URI base() {
         return base;
+    }
+
+    /** Every server URL this link was given, in order. */
+    public List<URI> servers() {
+        return servers;
     }
 
     public Sender self() {
@@ -133,13 +162,15 @@ public final class PeerLink {
         synchronized (this) {
             after = received;
         }
-        URI uri = base.resolve(Paths.INBOX + "?after=" + after + "&wait=" + waitMillis + "&incarnation=" + incarnation);
+        URI server = base;
+        URI uri = server.resolve(Paths.INBOX + "?after=" + after + "&wait=" + waitMillis + "&incarnation=" + incarnation);
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(options.requestTimeout().plusMillis(waitMillis))
                 .header("Authorization", authorization).GET().build();
         HttpResponse<byte[]> resp;
         try {
             resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException ex) {
+            next(server);
             throw new LinkException(LinkException.Kind.UNREACHABLE, "cannot reach " + uri + ": " + ex, List.of(), ex);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
@@ -148,7 +179,22 @@ public final class PeerLink {
         if (resp.statusCode() == 204) {
             return Optional.empty();
         }
-        Envelope e = answer(uri, resp);
+        if (resp.statusCode() == Standby.STATUS) {
+            follow(server, resp);
+            return Optional.empty();
+        }
+        if (resp.statusCode() >= 500) {
+            next(server);
+            throw new LinkException(LinkException.Kind.UNREACHABLE, uri + " answered HTTP " + resp.statusCode()
+                    + standbyText(resp), List.of(), null);
+        }
+        Envelope e;
+        try {
+            e = answer(uri, resp);
+        } catch (Fenced f) {
+            next(server);
+            return Optional.empty();
+        }
         if (e.message() instanceof Ack a && a.isRefusal()) {
             throw new LinkException(resp.statusCode() == 409 ? LinkException.Kind.FORGOTTEN : LinkException.Kind.PROTOCOL,
                     uri + " refused the poll: " + a.problems(), a.problems(), null);
@@ -164,14 +210,17 @@ public final class PeerLink {
 
     private Ack post(Envelope e) {
         byte[] body = codec.encode(e);
-        URI uri = base.resolve(Paths.MESSAGES);
         long pause = options.backoff().toMillis();
         IOException last = null;
+        int redirects = 0;
+        URI uri = base.resolve(Paths.MESSAGES);
         for (int attempt = 0; attempt <= options.retries(); attempt++) {
             if (attempt > 0) {
                 sleep(pause);
                 pause = Math.min(pause * 2, 5_000);
             }
+            URI server = base;
+            uri = server.resolve(Paths.MESSAGES);
             HttpRequest req = HttpRequest.newBuilder(uri).timeout(options.requestTimeout())
                     .header("Authorization", authorization).header("Content-Type", Reply.CONTENT_TYPE)
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
@@ -180,16 +229,31 @@ public final class PeerLink {
                 resp = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
             } catch (IOException ex) {
                 last = ex;
+                next(server);
                 continue;
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 throw new LinkException(LinkException.Kind.UNREACHABLE, "interrupted while sending to " + uri, List.of(), ex);
             }
-            if (resp.statusCode() >= 500) {
-                last = new IOException("HTTP " + resp.statusCode());
+            if (resp.statusCode() == Standby.STATUS && redirects < 2 * servers.size() + 2) {
+                redirects++;
+                follow(server, resp);
+                attempt--; // following a standby's pointer is not a failed attempt
                 continue;
             }
-            Envelope reply = answer(uri, resp);
+            if (resp.statusCode() >= 500 || resp.statusCode() == Standby.STATUS) {
+                last = new IOException("HTTP " + resp.statusCode() + standbyText(resp));
+                next(server);
+                continue;
+            }
+            Envelope reply;
+            try {
+                reply = answer(uri, resp);
+            } catch (Fenced f) {
+                last = new IOException(f.getMessage());
+                next(server);
+                continue;
+            }
             if (!(reply.message() instanceof Ack ack)) {
                 throw new LinkException(LinkException.Kind.PROTOCOL, uri + " answered a " + reply.message().type()
                         + " where an ack was due", List.of(), null);
@@ -226,10 +290,52 @@ public final class PeerLink {
                         + " → " + e.incarnation() + "): send the full state again", List.of(), null);
             }
         } else if (e.incarnation() < seen) {
-            throw new LinkException(LinkException.Kind.PROTOCOL, "an answer from " + e.sender() + " incarnation "
-                    + e.incarnation() + ", which ended when " + seen + " began", List.of(), null);
+            throw new Fenced("an answer from " + e.sender() + " incarnation " + e.incarnation() + " at " + uri
+                    + ", which ended when " + seen + " began (fenced: ignored)");
         }
         return e;
+    }
+
+    /** An answer from an incarnation older than the newest one seen: a deposed master's. */
+    static final class Fenced extends LinkException {
+        private static final long serialVersionUID = 1L;
+
+        Fenced(String message) {
+            super(LinkException.Kind.PROTOCOL, message, List.of(), null);
+        }
+    }
+
+    /** {@code from} failed or is fenced: with several servers, the next one in the list is tried. */
+    private void next(URI from) {
+        if (servers.size() > 1 && base.equals(from)) {
+            int i = servers.indexOf(from);
+            base = servers.get((i + 1) % servers.size()); // -1 (a followed pointer) + 1 = the first
+        }
+    }
+
+    /** A standby named the leader: talk to it from now on (or to the next server if it named none). */
+    private void follow(URI from, HttpResponse<byte[]> resp) {
+        Optional<String> leader = resp.headers().firstValue(Standby.LEADER_HEADER);
+        URI to = null;
+        if (leader.isPresent()) {
+            try {
+                URI u = URI.create(leader.get().trim());
+                if ((u.getScheme() != null && u.getScheme().startsWith("http")) && u.getHost() != null) {
+                    to = u;
+                }
+            } catch (IllegalArgumentException ex) {
+                // not a URL: try the next server instead
+            }
+        }
+        if (to == null || to.equals(from)) {
+            next(from);
+        } else if (base.equals(from)) {
+            base = to;
+        }
+    }
+
+    private static String standbyText(HttpResponse<byte[]> resp) {
+        return resp.headers().firstValue(Standby.LEADER_HEADER).map(l -> " (a standby; leader " + l + ")").orElse("");
     }
 
     private void restart() {

@@ -1,0 +1,145 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Master high availability with real processes (docs/ha.md): a ZooKeeper server in this JVM, two
+ * master processes of cluster "it" and one agent process given both masters. Three times: kill -9
+ * the leader, the standby takes over with a larger epoch, the agent registers with it; the killed
+ * master is started again as the new standby. Prints each takeover time (kill to a registration
+ * the new leader accepted) and their median. Waits are bounded; nothing is timed in an assertion.
+ */
+class MasterFailoverIT {
+
+    private static final Duration BOUND = Duration.ofSeconds(90);
+    private static final Pattern LEADS = Pattern.compile("leads cluster it with epoch (\\d+)");
+
+    @TempDir
+    Path dir;
+    private Cluster cluster;
+    private TestingServer zk;
+
+    @AfterEach
+    void stop() throws IOException {
+        if (cluster != null) {
+            cluster.close(); // every master and agent, by PID
+        }
+        if (zk != null) {
+            zk.close();
+        }
+    }
+
+    @Test
+    void whenTheLeaderIsKilledTheStandbyLeadsAndTheAgentRegistersWithIt() throws Exception {
+        // ticks of 200 ms: ZooKeeper grants the 2 s sessions the masters ask for
+        zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1"), true);
+        cluster = new Cluster(dir);
+        java.nio.file.Path agentToken = cluster.token("agent/n1"); // also creates the secret both masters share
+        int[] ports = {freePort(), freePort()};
+        String[] urls = {"http://127.0.0.1:" + ports[0], "http://127.0.0.1:" + ports[1]};
+        Cluster.Proc[] masters = {startMaster(0, ports, urls), null};
+        int leader = 0;
+        long epoch = awaitEpoch(masters[0], 0);
+        masters[1] = startMaster(1, ports, urls);
+        await("master 1 serves as a standby", () -> masters[1].stderr().contains("is a standby of cluster it"), masters[1]);
+        // the standby first in the list: the agent follows its pointer to the leader
+        Cluster.Proc agent = cluster.start("agent n1", Cluster.AGENT_JAR, List.of("--master=" + urls[1] + "," + urls[0],
+                "--node=n1", "--room=r1", "--capacity=cpu=400,mem=4096", "--token-file=" + agentToken,
+                "--work-dir=" + dir.resolve("n1"), "--heartbeat=200ms"));
+        await("the agent registers with the leader", () -> registrations(agent, urls[0]) == 1, agent);
+
+        List<Long> takeovers = new ArrayList<>();
+        for (int round = 1; round <= 3; round++) {
+            int standby = 1 - leader;
+            int before = registrations(agent, urls[standby]);
+            long killed = System.nanoTime();
+            masters[leader].process().destroyForcibly(); // SIGKILL: no step-down, the session just expires
+            masters[leader].process().waitFor();
+            Cluster.Proc next = masters[standby];
+            await("the agent registers with the new leader " + urls[standby],
+                    () -> registrations(agent, urls[standby]) > before, agent);
+            long ms = (System.nanoTime() - killed) / 1_000_000;
+            long newEpoch = awaitEpoch(next, epoch);
+            assertTrue(newEpoch > epoch, "epoch " + newEpoch + " after " + epoch);
+            System.out.println("granary-ha takeover round " + round + ": " + ms + " ms (leader killed -> new leader "
+                    + urls[standby] + " accepted the agent's registration; epoch " + epoch + " -> " + newEpoch + ")");
+            takeovers.add(ms);
+            epoch = newEpoch;
+            masters[leader] = startMaster(leader, ports, urls); // back as the standby, with empty memory
+            Cluster.Proc restarted = masters[leader];
+            await("the killed master comes back as a standby", () -> restarted.stderr().contains("is a standby of cluster it"),
+                    restarted);
+            leader = standby;
+        }
+        List<Long> sorted = new ArrayList<>(takeovers);
+        sorted.sort(null);
+        System.out.println("granary-ha takeover times " + takeovers + " ms; median " + sorted.get(sorted.size() / 2)
+                + " ms (ZooKeeper session timeout 2000 ms)");
+        assertTrue(agent.process().isAlive(), "the agent kept running through every failover: " + agent);
+    }
+
+    private Cluster.Proc startMaster(int i, int[] ports, String[] urls) throws IOException {
+        return cluster.start("master " + i + "-" + System.nanoTime(), It.runnableJar(), List.of("--demo=false", "--piped",
+                "--listen=127.0.0.1:" + ports[i], "--secret=" + dir.resolve("granary.secret"),
+                "--zk=" + zk.getConnectString(), "--ha-cluster=it", "--advertise=" + urls[i],
+                "--config=granary.master:haSessionTimeoutMs=2000"));
+    }
+
+    /** The epoch the master reports when it leads, larger than {@code after}. */
+    private static long awaitEpoch(Cluster.Proc master, long after) throws InterruptedException {
+        long[] found = {0};
+        await(master.name() + " leads with an epoch above " + after, () -> {
+            Matcher m = LEADS.matcher(master.stderr());
+            while (m.find()) {
+                found[0] = Math.max(found[0], Long.parseLong(m.group(1)));
+            }
+            return found[0] > after;
+        }, master);
+        return found[0];
+    }
+
+    private static int registrations(Cluster.Proc agent, String url) {
+        String out = agent.stdout();
+        int n = 0;
+        for (int at = out.indexOf("registered node=n1 master=" + url + " "); at >= 0;
+             at = out.indexOf("registered node=n1 master=" + url + " ", at + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static void await(String what, BooleanSupplier done, Cluster.Proc shown) throws InterruptedException {
+        long end = System.nanoTime() + BOUND.toNanos();
+        while (System.nanoTime() < end) {
+            if (done.getAsBoolean()) {
+                return;
+            }
+            Thread.sleep(20); // child processes: polled, with a deadline
+        }
+        fail(what + ": not within " + BOUND + "\n" + shown);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
