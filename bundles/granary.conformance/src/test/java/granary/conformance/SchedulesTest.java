@@ -9,13 +9,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A fixed-seed slice of the random schedules (the kit runs any number: docs/recovery.md). The
- * number of schedules comes from {@code -Dgranary.schedules} (default 200).
+ * number of schedules comes from {@code -Dgranary.schedules} (default 500).
  */
 class SchedulesTest {
 
     @Test
     void fixedSeedsFindNoViolation() {
-        int n = Integer.getInteger("granary.schedules", 200);
+        int n = Integer.getInteger("granary.schedules", 500);
         List<String> failed = new ArrayList<>();
         for (long seed = 1; seed <= n; seed++) {
             Cases.Outcome o = Schedules.run(seed);

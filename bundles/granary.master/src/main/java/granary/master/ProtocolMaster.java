@@ -835,11 +835,17 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
      */
     private void rebuild(Rebuild b) {
         long now = clock.millis();
+        // Events are queued together and awaited after: the engine applies them in order, and the
+        // master does not wait for one answer per node and per grant (10,000s at scale).
         List<String> nodes = new ArrayList<>();
+        List<CompletableFuture<?>> added = new ArrayList<>();
         for (NodeSpec n : b.nodes()) {
+            added.add(scheduler.submit(new NodeAdded(n, true)));
+        }
+        for (int i = 0; i < added.size(); i++) {
             try {
-                apply(new NodeAdded(n, true));
-                nodes.add(n.name());
+                await(added.get(i));
+                nodes.add(b.nodes().get(i).name());
             } catch (InvalidRequestException ex) {
                 // a node the engine refuses (duplicate, bad capacity): its agent is told when it sends again
             }
@@ -873,9 +879,13 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
                 }
             }
         }
+        List<CompletableFuture<?>> adopted = new ArrayList<>();
         for (Adoption a : b.adoptions()) {
+            adopted.add(scheduler.submit(new GrantAdopted(a.unit(), a.node(), a.slots())));
+        }
+        for (CompletableFuture<?> f : adopted) {
             try {
-                apply(new GrantAdopted(a.unit(), a.node(), a.slots()));
+                await(f);
             } catch (InvalidRequestException ex) {
                 // not taken on: the full cap below withdraws it, the full hint says where the unit holds slots
             }
@@ -915,8 +925,12 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
             return null;
         }));
         wake.forEach(Runnable::run);
+        List<CompletableFuture<?>> opened = new ArrayList<>();
         for (String n : nodes) {
-            apply(new NodeBlacklisted(n, false));
+            opened.add(scheduler.submit(new NodeBlacklisted(n, false)));
+        }
+        for (CompletableFuture<?> f : opened) {
+            collect(new ArrayList<>(), () -> await(f));
         }
     }
 

@@ -32,7 +32,7 @@ class MainTest {
         String table = out.toString(StandardCharsets.UTF_8);
         assertTrue(table.contains("case  | title"), table);
         assertTrue(table.contains("17b   | M failover + AM timeout + A timeout"), table);
-        assertTrue(table.contains("18 of 18 cases passed; 3 of 3 random schedules passed (seeds 5..7)"), table);
+        assertTrue(table.contains("19 of 19 cases passed; 3 of 3 random schedules passed (seeds 5..7)"), table);
         JsonObject json = (JsonObject) JsonReader.read(Files.readString(report), "report");
         assertEquals("0", ((granary.codec.json.JsonNumber) json.get("violations")).text());
     }
