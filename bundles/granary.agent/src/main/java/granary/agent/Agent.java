@@ -182,8 +182,12 @@ public final class Agent implements AutoCloseable {
                 Ack ack = link.send(h);
                 if (ack.isRefusal()) {
                     events.accept("heartbeat-refused problems=" + ack.problems());
+                    node.unsent(h);
                 }
             } catch (LinkException ex) {
+                if (ex.kind() == LinkException.Kind.RESTARTED) {
+                    node.unsent(h); // the link dropped it with the old master; other failures keep it pending
+                }
                 onLinkFailure("heartbeat", ex, seen);
             }
         }

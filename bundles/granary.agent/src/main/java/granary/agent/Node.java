@@ -260,6 +260,15 @@ final class Node {
         return h;
     }
 
+    /**
+     * A heartbeat that did not take effect (refused, or dropped because the master restarted): its
+     * exits are reported again with the next one, so that no ended worker is lost — its slot stays
+     * held, and its job master waits for it, until the master hears of the exit.
+     */
+    synchronized void unsent(Heartbeat h) {
+        exited.addAll(0, h.exited());
+    }
+
     /** True if a heartbeat has something to report. */
     synchronized boolean changed() {
         return !started.isEmpty() || !exited.isEmpty();

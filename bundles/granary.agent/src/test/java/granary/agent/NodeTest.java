@@ -81,4 +81,26 @@ class NodeTest {
         Ack dup = n.plan("jm1", "k", plan(3, 0));
         assertTrue(dup.problems().get(0).message().contains("slot 0 of unit j/u is already planned"), dup.toString());
     }
+
+    @Test
+    void theExitsOfAHeartbeatThatDidNotTakeEffectAreReportedAgainAfterARegistration() throws Exception {
+        Node n = node(10, Duration.ofMinutes(5));
+        n.apply(new granary.protocol.Cap(List.of(new granary.protocol.Cap.Grant("jm1", UnitId.parse("j/u"), 1, "k")), List.of(), true));
+        assertEquals(Ack.applied(1), n.plan("jm1", "k", plan(1, 0)));
+        granary.protocol.Heartbeat h = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < deadline) {   // bounded: the worker ("true") ends at once
+            granary.protocol.Heartbeat d = n.drain(false);
+            if (d != null && !d.exited().isEmpty()) {
+                h = d;
+                break;
+            }
+            Thread.sleep(20);
+        }
+        assertTrue(h != null, "the worker's exit was never reported: " + events);
+        assertTrue(n.drain(true).exited().isEmpty(), "drained");
+        n.unsent(h);            // refused, or dropped with a master that restarted
+        n.registered();         // the agent registers again
+        assertEquals(h.exited(), n.drain(true).exited(), "the exit goes again: its slot is released only then");
+    }
 }

@@ -145,11 +145,14 @@ class JobMasterClientTest {
 
         master.restart(true);
 
-        assertEquals("placement wc/map n1 1->0", heard.next());
+        // The holdings stay (a restarted master rebuilds from them and answers every pair with its
+        // full hint), and go along with the full request (docs/recovery.md).
         assertEquals("resynced 1001", heard.next());
         Request last = master.requests().get(master.requests().size() - 1);
         assertTrue(last.full());
         assertEquals(2, last.jobs().get(0).unit("map").desired(), "3 desired, one worker ended");
+        assertEquals(List.of(new Request.Holding(MAP, "n1", 1)), last.holdings());
+        assertEquals(1, c.slots(MAP, "n1"));
 
         c.desire(MAP, 4);
         Request delta = master.requests().get(master.requests().size() - 1);
