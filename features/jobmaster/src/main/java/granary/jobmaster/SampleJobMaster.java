@@ -79,7 +79,8 @@ final class SampleJobMaster implements Listener {
             return new JobSpec(settings.job(), settings.group(), settings.user(), 0, false, List.of(u));
         }
         UnitSpec s = UnitSpec.builder(SERVICE).slot(settings.slot()).kind(UnitKind.ONLINE).desired(svc).build();
-        return new JobSpec(settings.job(), settings.group(), settings.user(), 0, false, List.of(u, s));
+        // the service first: its few slots are granted before the batch takes the rest
+        return new JobSpec(settings.job(), settings.group(), settings.user(), 0, false, List.of(s, u));
     }
 
     /** Submits the job through {@code c}; from here on the callbacks drive the run. */

@@ -39,12 +39,12 @@ class SettingsTest {
         assertEquals(2, s.online());
         assertEquals("exec sleep 5", s.onlineCommand());
         var job = new SampleJobMaster(s, new PrintStream(OutputStream.nullOutputStream())).job(3);
-        UnitSpec svc = job.units().get(1);
+        UnitSpec svc = job.units().get(0);
         assertEquals("service", svc.name());
         assertEquals(UnitKind.ONLINE, svc.kind());
         assertEquals(2, svc.desired());
-        assertEquals(UnitKind.OFFLINE, job.units().get(0).kind());
-        assertEquals(3, job.units().get(0).desired());
+        assertEquals(UnitKind.OFFLINE, job.units().get(1).kind());
+        assertEquals(3, job.units().get(1).desired());
     }
 
     @Test
