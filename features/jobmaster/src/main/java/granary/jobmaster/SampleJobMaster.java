@@ -3,13 +3,17 @@ package granary.jobmaster;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.JobSpec;
 import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
 import granary.api.model.UnitSpec;
 import granary.client.JobMasterClient;
 import granary.client.Listener;
 import granary.protocol.Plan;
 import granary.protocol.link.LinkException;
 import java.io.PrintStream;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,10 +25,17 @@ import java.util.concurrent.CompletableFuture;
  * none), hears each task's exit, re-runs failed tasks while retries are left (one more slot wanted
  * each time), and gives back slots it has no task for. Every callback runs on the client's event
  * thread, so the state here needs no locks; {@link #outcome()} is how the main thread waits.
+ *
+ * <p>With {@code --online=N} the job has a second unit {@code service} of kind ONLINE and N slots:
+ * service worker i runs {@code --online-command} in slot i, is started again when it exits, and the
+ * whole job is cancelled (the service stopped) once the batch tasks are done. A launch the agent
+ * refuses because that slot of the unit "is already running" (a job master that restarted and
+ * does not know its workers) adopts the running worker instead of launching it again.
  */
 final class SampleJobMaster implements Listener {
 
     static final String UNIT = "tasks";
+    static final String SERVICE = "service";
 
     /** How the run ended: the process exit code and, for failures, a one-line message. */
     record Outcome(int code, String message) {
@@ -38,6 +49,10 @@ final class SampleJobMaster implements Listener {
     private final UnitId unit;
     private final TaskBoard board;
     private final Map<String, Node> nodes = new TreeMap<>();
+    private final UnitId service;
+    private final Map<String, Node> serviceNodes = new TreeMap<>();
+    private final Deque<Integer> serviceWaiting = new ArrayDeque<>();
+    private final Map<Integer, String> serviceRunning = new HashMap<>();
     private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
     private volatile JobMasterClient client;
     private long unreachableSince;
@@ -47,19 +62,33 @@ final class SampleJobMaster implements Listener {
         this.out = out;
         this.unit = new UnitId(settings.job(), UNIT);
         this.board = new TaskBoard(settings.tasks(), settings.retries());
+        this.service = new UnitId(settings.job(), SERVICE);
+        for (int i = 0; i < settings.online(); i++) {
+            serviceWaiting.add(i);
+        }
     }
 
-    /** The job as submitted: one unit of {@code desired} slots. */
+    /** The job as submitted: one unit of {@code desired} slots (and the service unit with {@code --online}). */
     JobSpec job(int desired) {
+        return job(desired, settings.online());
+    }
+
+    private JobSpec job(int desired, int svc) {
         UnitSpec u = UnitSpec.builder(UNIT).slot(settings.slot()).desired(desired).build();
-        return new JobSpec(settings.job(), settings.group(), settings.user(), 0, false, List.of(u));
+        if (settings.online() == 0) {
+            return new JobSpec(settings.job(), settings.group(), settings.user(), 0, false, List.of(u));
+        }
+        UnitSpec s = UnitSpec.builder(SERVICE).slot(settings.slot()).kind(UnitKind.ONLINE).desired(svc).build();
+        // the service first: its few slots are granted before the batch takes the rest
+        return new JobSpec(settings.job(), settings.group(), settings.user(), 0, false, List.of(s, u));
     }
 
     /** Submits the job through {@code c}; from here on the callbacks drive the run. */
     void start(JobMasterClient c) {
         client = c;
         c.submit(job(settings.tasks()));
-        say("submitted job=" + settings.job() + " tasks=" + settings.tasks());
+        say("submitted job=" + settings.job() + " tasks=" + settings.tasks()
+                + (settings.online() > 0 ? " online=" + settings.online() : ""));
     }
 
     CompletableFuture<Outcome> outcome() {
@@ -74,19 +103,24 @@ final class SampleJobMaster implements Listener {
 
     @Override
     public void placementChanged(UnitId u, String node, String endpoint, int oldSlots, int newSlots) {
-        if (!u.equals(unit)) {
+        Map<String, Node> m = u.equals(unit) ? nodes : u.equals(service) ? serviceNodes : null;
+        if (m == null) {
             return;
         }
         if (newSlots == 0) {
-            nodes.remove(node);
+            m.remove(node);
         } else {
-            nodes.put(node, new Node(endpoint, newSlots));
+            m.put(node, new Node(endpoint, newSlots));
         }
         fill();
     }
 
     @Override
     public void workerExited(UnitId u, String node, int slot, int exitCode) {
+        if (u.equals(service)) {
+            serviceExited(node, slot, exitCode);
+            return;
+        }
         if (!u.equals(unit)) {
             return;
         }
@@ -97,12 +131,12 @@ final class SampleJobMaster implements Listener {
         say("finished task=" + slot + " node=" + node + " code=" + exitCode);
         if (r == TaskBoard.Result.RETRY) {
             say("retry task=" + slot + " attempt=" + (board.attempts(slot) + 1) + "/" + (settings.retries() + 1));
-            wantMore(1);
+            wantMore(unit, 1);
         }
         progress();
         if (board.complete()) {
             List<Integer> failed = board.failed();
-            outcome.complete(failed.isEmpty() ? new Outcome(0, null) : new Outcome(1, "job " + settings.job() + ": "
+            finish(failed.isEmpty() ? new Outcome(0, null) : new Outcome(1, "job " + settings.job() + ": "
                     + failed.size() + " of " + board.tasks() + " tasks failed (tasks " + failed + ")"));
             return;
         }
@@ -136,6 +170,31 @@ final class SampleJobMaster implements Listener {
         unreachableSince = 0;
     }
 
+    /** A service worker ended: it is started again (a service runs until the job is done). */
+    private void serviceExited(String node, int slot, int exitCode) {
+        if (!node.equals(serviceRunning.get(slot)) || outcome.isDone()) {
+            return;
+        }
+        serviceRunning.remove(slot);
+        serviceWaiting.add(slot);
+        say("service-exited slot=" + slot + " node=" + node + " code=" + exitCode);
+        wantMore(service, 1);
+        fill();
+    }
+
+    /** The job is done: with a service, the job is cancelled (its workers stopped) before the outcome. */
+    private void finish(Outcome o) {
+        if (settings.online() > 0) {
+            try {
+                client.cancel(settings.job());
+                say("cancelled job=" + settings.job() + " service=" + settings.online());
+            } catch (RuntimeException ex) {
+                System.err.println("granary-jobmaster: cannot cancel the service of job " + settings.job() + ": " + ex.getMessage());
+            }
+        }
+        outcome.complete(o);
+    }
+
     // --- work -------------------------------------------------------------------------------
 
     /** Launches waiting tasks into free slots, node by node; gives back slots no task will use. */
@@ -153,9 +212,47 @@ final class SampleJobMaster implements Listener {
             if (!batch.isEmpty()) {
                 launch(node, e.getValue().endpoint(), batch);
             } else if (free > 0 && board.waiting() == 0) {
-                give(node, free);
+                give(unit, node, free);
             }
         }
+        for (Map.Entry<String, Node> e : new ArrayList<>(serviceNodes.entrySet())) {
+            String node = e.getKey();
+            int free = e.getValue().slots() - (int) serviceRunning.values().stream().filter(node::equals).count();
+            for (int i = 0; i < free && !serviceWaiting.isEmpty(); i++) {
+                int s = serviceWaiting.poll();
+                launchService(node, e.getValue().endpoint(), s);
+            }
+        }
+    }
+
+    /** Launches service worker {@code s} on {@code node}, or adopts it if it runs there already. */
+    private void launchService(String node, String endpoint, int s) {
+        Plan.Launch l = new Plan.Launch(service, s, List.of("/bin/sh", "-c", settings.onlineCommand()),
+                Map.of("GRANARY_JOB", settings.job(), "GRANARY_UNIT", SERVICE, "GRANARY_TASK", Integer.toString(s),
+                        "GRANARY_TASKS", Integer.toString(settings.online())), settings.workdir());
+        try {
+            client.launch(endpoint, List.of(l));
+            say("launched service=" + s + " node=" + node);
+        } catch (InvalidRequestException ex) {
+            if (alreadyRunning(ex)) {
+                say("adopted service=" + s + " node=" + node);
+            } else {
+                System.err.println("granary-jobmaster: cannot launch service slot " + s + " on node " + node + ": "
+                        + ex.getMessage() + "; trying again later");
+                serviceWaiting.addFirst(s);
+                return;
+            }
+        } catch (RuntimeException ex) {
+            System.err.println("granary-jobmaster: cannot launch service slot " + s + " on node " + node + " (" + endpoint
+                    + "): " + ex.getMessage() + "; trying again later");
+            serviceWaiting.addFirst(s);
+            return;
+        }
+        serviceRunning.put(s, node);
+    }
+
+    private static boolean alreadyRunning(InvalidRequestException ex) {
+        return ex.problems().stream().anyMatch(p -> p.message() != null && p.message().contains("is already running"));
     }
 
     private void launch(String node, String endpoint, List<Integer> batch) {
@@ -167,14 +264,18 @@ final class SampleJobMaster implements Listener {
         }
         try {
             client.launch(endpoint, launches);
-        } catch (RuntimeException ex) {
-            System.err.println("granary-jobmaster: cannot launch on node " + node + " (" + endpoint + "): " + ex.getMessage()
-                    + "; giving its slots back");
-            for (int i = batch.size() - 1; i >= 0; i--) {
-                board.putBack(batch.get(i));
+        } catch (InvalidRequestException ex) {
+            if (alreadyRunning(ex)) {
+                // a restarted job master: launch one by one, adopting the tasks that still run there
+                for (Plan.Launch l : launches) {
+                    launchOrAdopt(node, endpoint, l);
+                }
+                return;
             }
-            give(node, batch.size());
-            wantMore(batch.size());
+            refused(node, batch, ex);
+            return;
+        } catch (RuntimeException ex) {
+            refused(node, batch, ex);
             return;
         }
         for (int t : batch) {
@@ -183,22 +284,52 @@ final class SampleJobMaster implements Listener {
         }
     }
 
-    /** Gives back {@code slots} slots on {@code node} (the unit then wants that many fewer). */
-    private void give(String node, int slots) {
+    private void launchOrAdopt(String node, String endpoint, Plan.Launch l) {
+        int t = l.slot();
         try {
-            client.release(unit, node, slots);
+            client.launch(endpoint, List.of(l));
+            board.started(t, node);
+            say("launched task=" + t + " node=" + node);
+        } catch (InvalidRequestException ex) {
+            if (alreadyRunning(ex)) {
+                board.started(t, node);
+                say("adopted task=" + t + " node=" + node);
+            } else {
+                refused(node, List.of(t), ex);
+            }
+        } catch (RuntimeException ex) {
+            refused(node, List.of(t), ex);
+        }
+    }
+
+    /** A plan the agent refused or could not take: its tasks wait again, the slots go back and as many are asked for. */
+    private void refused(String node, List<Integer> batch, RuntimeException ex) {
+        System.err.println("granary-jobmaster: cannot launch on node " + node + ": " + ex.getMessage()
+                + "; giving its slots back");
+        for (int i = batch.size() - 1; i >= 0; i--) {
+            board.putBack(batch.get(i));
+        }
+        give(unit, node, batch.size());
+        wantMore(unit, batch.size());
+    }
+
+    /** Gives back {@code slots} slots on {@code node} (the unit then wants that many fewer). */
+    private void give(UnitId u, String node, int slots) {
+        try {
+            client.release(u, node, slots);
         } catch (RuntimeException ex) {
             System.err.println("granary-jobmaster: cannot give back " + slots + " slots on node " + node + ": " + ex.getMessage());
         }
     }
 
     /** Wants {@code n} more slots; if the master ended the job meanwhile (nothing was wanted), submits it again. */
-    private void wantMore(int n) {
-        int desired = Math.max(0, client.desired(unit)) + n;
+    private void wantMore(UnitId u, int n) {
+        int desired = Math.max(0, client.desired(u)) + n;
         try {
-            client.desire(unit, desired);
+            client.desire(u, desired);
         } catch (InvalidRequestException ex) {
-            client.submit(job(desired));
+            client.submit(u.equals(unit) ? job(desired, Math.max(0, client.desired(service)))
+                    : job(Math.max(0, client.desired(unit)), desired));
         } catch (LinkException ex) {
             System.err.println("granary-jobmaster: cannot ask for " + n + " more slots: " + ex.getMessage());
         }

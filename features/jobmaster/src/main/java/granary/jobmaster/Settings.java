@@ -15,7 +15,10 @@ import java.util.Set;
  */
 record Settings(URI master, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
                 String group, String user, int retries, Duration timeout, Duration patience, String workdir,
-                boolean help) {
+                int online, String onlineCommand, boolean help) {
+
+    /** What an online worker runs when {@code --online-command} is not given: a long sleep. */
+    static final String DEFAULT_ONLINE_COMMAND = "exec sleep 86400";
 
     static final String USAGE = """
             usage: java -jar granary-jobmaster.jar --master=URL --token-file=FILE --job=ID --tasks=N --command=CMD [options]
@@ -32,18 +35,22 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
               --timeout=SECONDS   give up (exit 5) after this long, default 0: never
               --patience=SECONDS  give up (exit 4) when the master stays unreachable this long, default 60
               --workdir=DIR       working directory of the tasks on their nodes, default /tmp
+              --online=N          also run a service: unit 'service' (kind ONLINE) of N slots, default 0: none;
+                                  it is cancelled when the batch tasks are done
+              --online-command=CMD  what each service worker runs (/bin/sh -c), default 'exec sleep 86400';
+                                  GRANARY_TASK is the service slot, GRANARY_UNIT=service
               --help              this text
             exit codes: 0 every task succeeded, 1 some failed, 2 bad options, 3 token refused,
                         4 master unreachable, 5 timeout, 6 the master refused the job""";
 
     private static final Set<String> KNOWN = Set.of("master", "token-file", "job", "tasks", "command", "slot", "id",
-            "group", "queue", "user", "retries", "timeout", "patience", "workdir");
+            "group", "queue", "user", "retries", "timeout", "patience", "workdir", "online", "online-command");
 
     static Settings parse(String... args) {
         Map<String, String> v = new LinkedHashMap<>();
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
-                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, true);
+                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, true);
             }
             int eq = a.indexOf('=');
             if (!a.startsWith("--") || eq < 0) {
@@ -63,7 +70,21 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
                 number(v, "tasks", null, 1), slot(v.getOrDefault("slot", "cpu=100,mem=256")), required(v, "command"),
                 v.getOrDefault("id", "jm-" + job), v.get("group"), v.get("user"), number(v, "retries", "0", 0),
                 Duration.ofSeconds(number(v, "timeout", "0", 0)), Duration.ofSeconds(number(v, "patience", "60", 1)),
-                v.getOrDefault("workdir", "/tmp"), false);
+                v.getOrDefault("workdir", "/tmp"), number(v, "online", "0", 0), onlineCommand(v), false);
+    }
+
+    private static String onlineCommand(Map<String, String> v) {
+        String c = v.get("online-command");
+        if (c == null) {
+            return DEFAULT_ONLINE_COMMAND;
+        }
+        if (c.isBlank()) {
+            throw new IllegalArgumentException("option --online-command is empty");
+        }
+        if (number(v, "online", "0", 0) == 0) {
+            throw new IllegalArgumentException("option --online-command needs --online=N (N at least 1)");
+        }
+        return c;
     }
 
     private static String required(Map<String, String> v, String name) {

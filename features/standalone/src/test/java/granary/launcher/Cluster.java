@@ -58,6 +58,8 @@ final class Cluster implements AutoCloseable {
 
     private final Path dir;
     private final List<Proc> started = new ArrayList<>();
+    /** Processes no longer below a started one (e.g. workers of an agent killed with -9), killed by PID in close. */
+    private final List<Long> alsoKill = new ArrayList<>();
     private OutputStream masterConsole;
     Proc master;
     String url;
@@ -72,7 +74,24 @@ final class Cluster implements AutoCloseable {
 
     /** Starts the master on a free loopback port and waits until it listens. */
     Cluster startMaster(Path jar, String... extra) throws IOException, InterruptedException {
-        List<String> args = new ArrayList<>(List.of("--demo=false", "--piped", "--listen=127.0.0.1:0",
+        return startMaster("127.0.0.1:0", jar, extra);
+    }
+
+    /**
+     * Starts a master again on the port of the one before (killed first by the caller), with the same
+     * secret file, and waits until it listens; the console commands then go to the new one.
+     */
+    Cluster restartMaster(Path jar, String... extra) throws IOException, InterruptedException {
+        String before = url;
+        startMaster(before.substring(before.lastIndexOf('/') + 1), jar, extra);
+        if (!url.equals(before)) {
+            fail("the master came back on " + url + ", not on " + before);
+        }
+        return this;
+    }
+
+    private Cluster startMaster(String listen, Path jar, String... extra) throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("--demo=false", "--piped", "--listen=" + listen,
                 "--secret=" + dir.resolve("granary.secret")));
         // an HTTPS master (--keystore) prints an https:// URL, matched below like an http:// one
         args.addAll(List.of(extra));
@@ -139,6 +158,11 @@ final class Cluster implements AutoCloseable {
         return start("agent " + node, AGENT_JAR, jvm, args);
     }
 
+    /** Kills {@code pid} too in {@link #close()} (a process that is no longer a descendant of a started one). */
+    void alsoKill(long pid) {
+        alsoKill.add(pid);
+    }
+
     Proc jobMaster(String job, int tasks, String command, Path tokenFile, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("--master=" + url, "--token-file=" + tokenFile, "--job=" + job,
                 "--tasks=" + tasks, "--slot=cpu=100,mem=256", "--command=" + command));
@@ -161,6 +185,9 @@ final class Cluster implements AutoCloseable {
         command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
         command.addAll(args);
         String file = name.replace(' ', '-');
+        for (int n = 2; Files.exists(dir.resolve(file + ".out")); n++) {
+            file = name.replace(' ', '-') + "-" + n; // a process started again (same name) gets its own files
+        }
         Path out = dir.resolve(file + ".out");
         Path err = dir.resolve(file + ".err");
         Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -175,6 +202,12 @@ final class Cluster implements AutoCloseable {
         for (Proc p : started) {
             p.process().descendants().forEach(ProcessHandle::destroyForcibly);
             p.process().destroyForcibly();
+        }
+        for (long pid : alsoKill) {
+            ProcessHandle.of(pid).ifPresent(h -> {
+                h.descendants().forEach(ProcessHandle::destroyForcibly);
+                h.destroyForcibly();
+            });
         }
         for (Proc p : started) {
             try {

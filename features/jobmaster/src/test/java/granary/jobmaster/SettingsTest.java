@@ -1,0 +1,65 @@
+package granary.jobmaster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
+import java.io.PrintStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code --online=N} and {@code --online-command=CMD}: parsed as strictly as every other option. */
+class SettingsTest {
+
+    private static final List<String> BASE = List.of("--master=http://127.0.0.1:7070", "--token-file=t", "--job=j",
+            "--tasks=3", "--command=true");
+
+    private static Settings parse(String... extra) {
+        List<String> a = new ArrayList<>(BASE);
+        a.addAll(List.of(extra));
+        return Settings.parse(a.toArray(new String[0]));
+    }
+
+    @Test
+    void withoutOnlineThereIsNoServiceAndTheJobHasOneUnit() {
+        Settings s = parse();
+        assertEquals(0, s.online());
+        assertEquals(Settings.DEFAULT_ONLINE_COMMAND, s.onlineCommand());
+        var job = new SampleJobMaster(s, new PrintStream(OutputStream.nullOutputStream())).job(3);
+        assertEquals(List.of("tasks"), job.units().stream().map(UnitSpec::name).toList());
+    }
+
+    @Test
+    void onlineAddsAnOnlineUnitServiceOfNSlots() {
+        Settings s = parse("--online=2", "--online-command=exec sleep 5");
+        assertEquals(2, s.online());
+        assertEquals("exec sleep 5", s.onlineCommand());
+        var job = new SampleJobMaster(s, new PrintStream(OutputStream.nullOutputStream())).job(3);
+        UnitSpec svc = job.units().get(0);
+        assertEquals("service", svc.name());
+        assertEquals(UnitKind.ONLINE, svc.kind());
+        assertEquals(2, svc.desired());
+        assertEquals(UnitKind.OFFLINE, job.units().get(1).kind());
+        assertEquals(3, job.units().get(1).desired());
+    }
+
+    @Test
+    void badOnlineOptionsAreRefusedNamingThem() {
+        for (String[] bad : List.of(new String[] {"--online=-1"}, new String[] {"--online=two"}, new String[] {"--online="},
+                new String[] {"--online=1", "--online=2"}, new String[] {"--online-command=sleep 1"},
+                new String[] {"--online=1", "--online-command="}, new String[] {"--online=0", "--online-command=x"},
+                new String[] {"--onlin=1"})) {
+            IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> parse(bad), String.join(" ", bad));
+            assertTrue(ex.getMessage().contains("--onlin"), ex.getMessage());
+        }
+    }
+
+    @Test
+    void theUsageNamesTheNewOptions() {
+        assertTrue(Settings.USAGE.contains("--online=N") && Settings.USAGE.contains("--online-command=CMD"));
+    }
+}
