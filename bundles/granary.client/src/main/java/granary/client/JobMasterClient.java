@@ -123,9 +123,21 @@ public final class JobMasterClient implements AutoCloseable {
      */
     public static JobMasterClient connect(java.util.List<URI> masterUrls, String id, String token, long incarnation,
                                           Options options, Listener listener) {
+        return connect(masterUrls, id, token, incarnation, options, listener, List.of());
+    }
+
+    /**
+     * As {@link #connect(java.util.List, String, String, long, Options, Listener)}, with the jobs this
+     * job master runs already in its first full request. A job master that restarts must say what it
+     * runs at once: a first request without its jobs tells the master it runs none, and the master
+     * drops them — online work included (docs/recovery.md, "Real processes").
+     */
+    public static JobMasterClient connect(java.util.List<URI> masterUrls, String id, String token, long incarnation,
+                                          Options options, Listener listener, List<JobSpec> jobs) {
         JobMasterClient c = new JobMasterClient(masterUrls, id, token, incarnation, options, listener);
         try {
             synchronized (c.lock) {
+                jobs.forEach(c.book::submit);
                 Ack ack = c.resync(c.book);
                 if (ack.isRefusal()) {
                     throw new InvalidRequestException(ack.problems());

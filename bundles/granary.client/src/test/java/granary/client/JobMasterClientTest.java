@@ -116,6 +116,19 @@ class JobMasterClientTest {
     }
 
     @Test
+    void aJobMasterThatRestartsNamesItsJobsInItsFirstRequest() {
+        // A first full request without the jobs would tell the master this job master runs none,
+        // and the master would drop them, online work included (found by killing a real job master).
+        JobMasterClient c = JobMasterClient.connect(List.of(master.url()), "jm1", FakeMaster.token("jm1"),
+                System.currentTimeMillis(), FAST, heard, List.of(WC));
+        open.add(c);
+        List<Request> got = master.requests();
+        assertEquals(1, got.size(), got.toString());
+        assertEquals(new Request(true, List.of(WC), List.of(), List.of(), List.of()), got.get(0));
+        assertTrue(c.desired(MAP) >= 0, "the client books the job it was given");
+    }
+
+    @Test
     void placementsAndExitsReachTheListenerInOrder() throws Exception {
         JobMasterClient c = connect("jm1");
         c.submit(WC);

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Seeded random fault schedules (docs/recovery.md, "Random schedules"): on the standard cluster of
+ * Seeded random fault schedules (docs/recovery.md, "The conformance kit"): on the standard cluster of
  * {@link Cases}, with a lossy wire (messages dropped, duplicated, delayed and so reordered), faults
  * of every role at random moments — master failovers, job master and agent failovers and
  * timeouts, often overlapping — then the world settles, the batches finish and the same checks as

@@ -33,7 +33,7 @@ public record Cap(List<Grant> grants, List<Grant> withdrawals, boolean full) imp
      * the job master's token, which the job master presents to the agent. {@code size} (one slot's
      * resources) and {@code online} (the unit is an online service) travel with the cap so that an
      * agent can report them back to a master that restarted and knows nothing of the job
-     * (docs/recovery.md, "A job master that has not returned").
+     * (docs/recovery.md, "Peers that return late").
      */
     public record Grant(String jobMaster, UnitId unit, int slots, String key, Resources size, boolean online) {
         public Grant {

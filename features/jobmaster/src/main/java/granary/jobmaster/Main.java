@@ -48,7 +48,9 @@ public final class Main {
         } catch (InvalidRequestException ex) {
             return fail(err, BAD_OPTIONS, ex.getMessage() + " (see --help)");
         }
-        try (JobMasterClient client = JobMasterClient.connect(s.master(), s.id(), token, System.currentTimeMillis(), options, jm)) {
+        // The job goes with the first full request: a restarted job master resumes it, never cancels it.
+        try (JobMasterClient client = JobMasterClient.connect(java.util.List.of(s.master()), s.id(), token,
+                System.currentTimeMillis(), options, jm, java.util.List.of(jm.job(s.tasks())))) {
             jm.start(client);
             SampleJobMaster.Outcome o = await(jm, s);
             if (o.code() == TIMED_OUT) {

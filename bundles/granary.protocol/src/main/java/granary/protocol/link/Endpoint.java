@@ -27,7 +27,7 @@ public interface Endpoint {
     /**
      * The same, from incarnation {@code incarnation} of the caller ({@code incarnation=} in the
      * query; 0 when the caller did not say): a poll of an incarnation that ended must not
-     * acknowledge what the server sent to the living one (docs/protocol.md, "Pushing caps and hints").
+     * acknowledge what the server sent to the living one (docs/protocol.md, "Transport").
      */
     default CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, long incarnation, String remote) {
         return poll(authorization, after, waitMillis, remote);

@@ -258,6 +258,15 @@ public final class PeerLink {
                 throw new LinkException(LinkException.Kind.PROTOCOL, uri + " answered a " + reply.message().type()
                         + " where an ack was due", List.of(), null);
             }
+            if (resp.statusCode() == 409 && ack.problems().stream().anyMatch(p -> "sequence".equals(p.field())
+                    && Long.valueOf(1).equals(p.limit()))) {
+                // The server holds no session of this incarnation (it restarted, and our first number
+                // went to a message it refused before any session, e.g. a heartbeat before the
+                // registration): numbering starts again, and the caller sends its full state.
+                restart();
+                throw new LinkException(LinkException.Kind.RESTARTED, uri + " holds no session of " + self + " incarnation "
+                        + incarnation + ": numbering starts again at 1; send the full state", ack.problems(), null);
+            }
             return ack;
         }
         throw new LinkException(LinkException.Kind.UNREACHABLE, "no answer from " + uri + " after "

@@ -43,6 +43,9 @@ class PeerLinkFailoverTest {
         final URI url;
         volatile long incarnation;
         volatile URI standbyFor;
+        /** Like a master that has just started: no session until a message numbered 1 is taken, and heartbeats before it are refused. */
+        volatile boolean registerFirst;
+        volatile boolean session;
         final List<Long> sequences = new CopyOnWriteArrayList<>();
 
         FakeMaster(long incarnation) throws IOException {
@@ -67,7 +70,16 @@ class PeerLinkFailoverTest {
                     throw new IOException(ex);
                 }
                 sequences.add(in.sequence());
-                r = reply(200, Ack.applied(in.sequence()), 0);
+                if (registerFirst && !session && in.sequence() != 1) {
+                    r = reply(409, Ack.refused(in.sequence(), List.of(new granary.api.model.Problem("envelope", "sequence",
+                            "sequence " + in.sequence() + " arrived before sequence 1; resend from 1", 1L, in.sequence()))), 0);
+                } else if (registerFirst && !session && in.message() instanceof Heartbeat) {
+                    r = reply(400, Ack.refused(in.sequence(), List.of(new granary.api.model.Problem("heartbeat", "type",
+                            "register first", null, null))), 1);
+                } else {
+                    session = session || registerFirst;
+                    r = reply(200, Ack.applied(in.sequence()), 0);
+                }
             } else {
                 String q = x.getRequestURI().getQuery();
                 long after = Long.parseLong(q.substring(q.indexOf("after=") + 6, q.indexOf('&')));
@@ -169,5 +181,21 @@ class PeerLinkFailoverTest {
         LinkException gone = assertThrows(LinkException.class, () -> l2.send(beat()));
         assertEquals(LinkException.Kind.UNREACHABLE, gone.kind(), "no answer but a fenced one: unreachable");
         assertTrue(gone.getMessage().contains("fenced"), gone.getMessage());
+    }
+
+    @Test
+    void aMasterWithNoSessionOfThisIncarnationRestartsTheNumbering() throws Exception {
+        // Found by killing a real master: the agent's first message to the new master was a heartbeat,
+        // refused before any session began, so every later message was a "gap, resend from 1" forever.
+        FakeMaster fresh = new FakeMaster(3_000);
+        fresh.registerFirst = true;
+        PeerLink link = new PeerLink(List.of(fresh.url), AGENT, 1, "t", FAST);
+        assertTrue(link.send(beat()).isRefusal(), "a heartbeat before registering is refused");
+        LinkException ex = assertThrows(LinkException.class, () -> link.send(beat()));
+        assertEquals(LinkException.Kind.RESTARTED, ex.kind(), ex.getMessage());
+        assertTrue(ex.getMessage().contains("numbering starts again at 1"), ex.getMessage());
+        assertFalse(link.send(new granary.protocol.Register("n1", "r1", java.util.Map.of(), granary.api.model.Resources.of(400, 8192), "http://127.0.0.1:1")).isRefusal(),
+                "the full state, numbered 1, begins the session");
+        assertEquals(List.of(1L, 2L, 1L), fresh.sequences);
     }
 }
