@@ -38,6 +38,8 @@ public final class Launcher {
 
     /** The PID of the master and its setting of the token secret file. */
     public static final String MASTER_PID = "granary.master";
+    /** The PID of the HTTP API (granary.http.osgi.ApiComponent). */
+    public static final String HTTP_PID = "granary.http";
     public static final String SECRET_FILE = "secretFile";
 
     /**
@@ -151,7 +153,7 @@ public final class Launcher {
     /** {@code --issue-token}: the token of one identity, from the secret file (created if missing). */
     private static int issueToken(Options options, PrintStream out, PrintStream err) {
         try {
-            out.println(Tokens.fromFile(options.secret().toAbsolutePath()).issue(Tokens.parseIdentity(options.issueToken())));
+            out.println(Tokens.fromFile(options.secret().toAbsolutePath()).issue(options.issueToken()));
             return EXIT_OK;
         } catch (IOException e) {
             err.println("Error: --secret: " + e.getMessage());
@@ -237,6 +239,10 @@ public final class Launcher {
         Map<String, Object> master = new java.util.LinkedHashMap<>(all.getOrDefault(MASTER_PID, Map.of()));
         master.putIfAbsent(SECRET_FILE, options.secret().toAbsolutePath().toString());
         all.put(MASTER_PID, master);
+        // the HTTP API checks its users' tokens under the same secret (docs/api.md)
+        Map<String, Object> http = new java.util.LinkedHashMap<>(all.getOrDefault(HTTP_PID, Map.of()));
+        http.putIfAbsent(SECRET_FILE, options.secret().toAbsolutePath().toString());
+        all.put(HTTP_PID, http);
         if (!options.demo()) {
             Map<String, Object> demo = new java.util.LinkedHashMap<>(all.getOrDefault(DEMO_PID, Map.of()));
             demo.put("enabled", Boolean.FALSE);

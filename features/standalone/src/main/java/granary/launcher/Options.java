@@ -75,7 +75,8 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
             "  --ha-cluster=NAME  high availability: the cluster whose masters elect a leader (default 'default')",
             "  --advertise=URL    high availability: this master's URL as peers reach it (default: from --listen)",
             "  --issue-token=ROLE/ID",
-            "                     print the token of agent/NODE or job-master/NAME (from --secret) and exit",
+            "                     print the token of agent/NODE or job-master/NAME, or of an HTTP API user",
+            "                     reader/NAME, operator/NAME or admin/NAME (from --secret) and exit",
             "  --help             print this text",
             "On a terminal the Gogo shell runs the console (granary:status, help granary:policy, ...).",
             "Piped input (a pipe or a file): each line that is not blank and does not start with '#' is a",
@@ -191,10 +192,15 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
     }
 
     private static String identity(String text) {
+        int slash = text.indexOf('/');
+        if (slash > 0 && slash < text.length() - 1 && granary.http.ApiRole.ofWire(text.substring(0, slash)) != null) {
+            return text; // a user of the HTTP API: reader/NAME, operator/NAME, admin/NAME (docs/api.md)
+        }
         try {
             return Tokens.identity(Tokens.parseIdentity(text));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--issue-token: " + e.getMessage(), e);
+            throw new IllegalArgumentException("--issue-token: " + e.getMessage()
+                    + "; for the HTTP API: reader/NAME, operator/NAME or admin/NAME", e);
         }
     }
 

@@ -19,4 +19,13 @@ public interface Reconfigurable extends Policy {
      * @return notes for the operator (what changed)
      */
     List<String> reconfigure(Object settings, EngineView view);
+
+    /**
+     * The settings in force, of the type {@link #reconfigure} takes (what an operator's tool reads
+     * back, edits and loads again, e.g. the HTTP API's {@code GET /api/v1/quota}), or null if this
+     * policy does not say. Called on the engine thread.
+     */
+    default Object settings() {
+        return null;
+    }
 }

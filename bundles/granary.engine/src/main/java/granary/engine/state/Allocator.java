@@ -6,6 +6,7 @@ import java.util.function.LongSupplier;
 import granary.api.model.Resources;
 import granary.api.event.Granted;
 import granary.api.event.OutputEvent;
+import granary.api.event.Released;
 import granary.api.event.Revoked;
 
 /**
@@ -64,6 +65,8 @@ public final class Allocator {
         if (!done) {
             agenda.fresh(u);
             out.accept(new Revoked(u.id(), n.name(), k, u.kind(), reason, ++decisions));
+        } else {
+            out.accept(new Released(u.id(), n.name(), k, u.kind(), decisions));
         }
     }
 

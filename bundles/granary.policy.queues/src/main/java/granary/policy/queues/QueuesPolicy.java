@@ -176,6 +176,13 @@ public class QueuesPolicy implements GroupResolver, SubmitFilter, Admission, Gro
 
     // ---- reconfigure ----
 
+    /** The queue tree in force, or null while there is none. */
+    @Override
+    public Object settings() {
+        QueueIndex i = index;
+        return i == null ? null : i.tree;
+    }
+
     /**
      * Takes a new {@link QueueTree} (validated when it was built) into force. Jobs keep their groups:
      * a group that is no longer a leaf keeps its jobs, unlimited and served after the tree's queues,

@@ -539,6 +539,12 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         return table;
     }
 
+    /** The quota table in force. */
+    @Override
+    public Object settings() {
+        return table;
+    }
+
     public QuotaReport quota(EngineView view) {
         refresh(view);
         Map<String, GroupQuotaRow> rows = new LinkedHashMap<>();

@@ -71,18 +71,31 @@ public final class Tokens {
 
     /** The token for {@code who}. */
     public String issue(Sender who) {
-        String identity = identity(who);
+        return issue(identity(who));
+    }
+
+    /**
+     * The token of any {@code kind/name} identity: a peer's ({@code agent/n7}) or an operator's of the
+     * HTTP API ({@code admin/alice}, docs/api.md, "Authentication and roles").
+     *
+     * @throws IllegalArgumentException if {@code identity} is not {@code kind/name} with both parts non-empty
+     */
+    public String issue(String identity) {
+        int slash = identity.indexOf('/');
+        if (slash <= 0 || slash == identity.length() - 1 || identity.chars().anyMatch(Character::isWhitespace)) {
+            throw new IllegalArgumentException("an identity is KIND/NAME with no blank, got '" + identity + "'");
+        }
         return identity + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(mac(identity));
     }
 
-    /** The identity a token proves, or null if it is not a token of this secret. */
-    public Sender verify(String token) {
+    /** The {@code kind/name} identity a token proves, or null if it is not a token of this secret. */
+    public String verifiedIdentity(String token) {
         if (token == null) {
             return null;
         }
         int dot = token.lastIndexOf('.');
         int slash = token.indexOf('/');
-        if (dot < 0 || slash < 0 || slash > dot) {
+        if (dot < 0 || slash <= 0 || slash > dot) {
             return null;
         }
         String identity = token.substring(0, dot);
@@ -92,9 +105,16 @@ public final class Tokens {
         } catch (IllegalArgumentException ex) {
             return null;
         }
-        if (!MessageDigest.isEqual(given, mac(identity))) {
+        return MessageDigest.isEqual(given, mac(identity)) ? identity : null;
+    }
+
+    /** The peer a token proves, or null if it is not a token of this secret or not a peer's. */
+    public Sender verify(String token) {
+        String identity = verifiedIdentity(token);
+        if (identity == null) {
             return null;
         }
+        int slash = identity.indexOf('/');
         Role role = Role.ofWire(identity.substring(0, slash));
         String id = identity.substring(slash + 1);
         return role == null || id.isEmpty() ? null : new Sender(role, id);

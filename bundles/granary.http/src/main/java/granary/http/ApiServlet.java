@@ -1,0 +1,263 @@
+package granary.http;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import granary.api.model.Problem;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Serves {@link Api}'s routes under {@code /api/v1/*}: authentication and roles, body limits and
+ * media types, dispatch, answers as JSON and errors as problem JSON, the audit of every write, the
+ * allocation stream and the OpenAPI description (docs/api.md).
+ */
+public final class ApiServlet extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The largest request body, as for the protocol. */
+    public static final int MAX_BODY_BYTES = 1 << 20;
+
+    private final transient Api api;
+    private final transient ApiAuth auth;
+    private final transient EventStream stream;
+    private final transient String version;
+
+    public ApiServlet(Api api, ApiAuth auth, EventStream stream, String version) {
+        this.api = api;
+        this.auth = auth;
+        this.stream = stream;
+        this.version = version;
+    }
+
+    @Override
+    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String path = req.getPathInfo() == null ? "/" : req.getPathInfo();
+        String method = req.getMethod().toUpperCase(Locale.ROOT);
+        String instance = Api.BASE + path;
+        boolean write = !method.equals("GET") && !method.equals("HEAD");
+        ApiAuth.Caller caller = null;
+        int status;
+        String result;
+        try {
+            caller = auth.caller(req.getHeader("Authorization"));
+            if (path.equals("/stream") && method.equals("GET")) {
+                ApiAuth.require(caller, ApiRole.READER, "GET " + instance);
+                stream(req, resp);
+                return;
+            }
+            if (path.equals("/openapi.json") && method.equals("GET")) {
+                send(resp, Answer.ok(OpenApi.describe(api.routes(), version)));
+                return;
+            }
+            Matched m = match(method, path);
+            ApiAuth.require(caller, m.route.role(), method + " " + instance);
+            byte[] body = m.route.body() == null ? new byte[0] : body(req);
+            Call call = new Call(caller.identity(), caller.role(), m.params, query(req), headers(req), body);
+            Answer a = m.route.handler().handle(call);
+            send(resp, a);
+            status = a.status();
+            result = summary(a.body());
+        } catch (ApiException e) {
+            problem(resp, e, instance);
+            status = e.status();
+            result = e.detail();
+        } catch (RuntimeException e) {
+            ApiException wrapped = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
+            problem(resp, wrapped, instance);
+            status = 500;
+            result = wrapped.detail();
+        } catch (Exception e) {
+            ApiException wrapped = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
+            problem(resp, wrapped, instance);
+            status = 500;
+            result = wrapped.detail();
+        }
+        if (write) {
+            api.audit().record(caller == null ? "unauthenticated" : caller.identity(), req.getRemoteAddr(), method, instance,
+                    req.getQueryString(), status, result);
+        }
+    }
+
+    /** A route and the values of its named segments. */
+    private record Matched(Route route, Map<String, String> params) {
+    }
+
+    private Matched match(String method, String path) {
+        List<String> segs = Arrays.stream(path.substring(1).split("/", -1)).toList();
+        Set<String> allowed = new LinkedHashSet<>();
+        for (Route r : api.routes()) {
+            Map<String, String> params = bind(r.segments(), segs);
+            if (params != null) {
+                if (r.method().equals(method)) {
+                    return new Matched(r, params);
+                }
+                allowed.add(r.method());
+            }
+        }
+        if (allowed.isEmpty()) {
+            throw ApiException.notFound("path " + path, "no resource at " + Api.BASE + path + " (GET " + Api.BASE
+                    + "/openapi.json lists them)");
+        }
+        throw new ApiException(405, "method-not-allowed", "The resource does not take this method",
+                method + " is not allowed on " + Api.BASE + path + "; allowed: " + String.join(", ", allowed), List.of());
+    }
+
+    private static Map<String, String> bind(List<String> template, List<String> segs) {
+        if (template.size() != segs.size()) {
+            return null;
+        }
+        Map<String, String> params = new HashMap<>();
+        for (int i = 0; i < template.size(); i++) {
+            String t = template.get(i);
+            String s = segs.get(i);
+            if (t.startsWith("{")) {
+                if (s.isEmpty()) {
+                    return null;
+                }
+                params.put(t.substring(1, t.length() - 1), URLDecoder.decode(s, StandardCharsets.UTF_8));
+            } else if (!t.equals(s)) {
+                return null;
+            }
+        }
+        return params;
+    }
+
+    private static byte[] body(HttpServletRequest req) throws IOException {
+        String type = req.getContentType();
+        String media = type == null ? "" : type.split(";")[0].trim().toLowerCase(Locale.ROOT);
+        if (!media.equals("application/json") && !media.endsWith("+json")) {
+            throw new ApiException(415, "unsupported-media-type", "The body must be JSON",
+                    "Content-Type must be application/json, got " + (type == null ? "none" : "'" + type + "'"), List.of());
+        }
+        long declared = req.getContentLengthLong();
+        if (declared > MAX_BODY_BYTES) {
+            throw tooLarge(declared);
+        }
+        try (InputStream in = req.getInputStream()) {
+            byte[] b = in.readNBytes(MAX_BODY_BYTES + 1);
+            if (b.length > MAX_BODY_BYTES) {
+                throw tooLarge(-1);
+            }
+            return b;
+        }
+    }
+
+    private static ApiException tooLarge(long declared) {
+        return new ApiException(413, "payload-too-large", "The body is too large",
+                "a request body holds at most " + MAX_BODY_BYTES + " bytes" + (declared > 0 ? ", got " + declared : ""),
+                List.of(new Problem("request body", "$", "larger than " + MAX_BODY_BYTES + " bytes", (long) MAX_BODY_BYTES,
+                        declared > 0 ? declared : null)));
+    }
+
+    private static Map<String, String> query(HttpServletRequest req) {
+        Map<String, String> q = new LinkedHashMap<>();
+        req.getParameterMap().forEach((k, v) -> q.put(k, v.length == 0 ? "" : v[0]));
+        return q;
+    }
+
+    private static Map<String, String> headers(HttpServletRequest req) {
+        Map<String, String> h = new HashMap<>();
+        for (String n : Collections.list(req.getHeaderNames())) {
+            h.put(n.toLowerCase(Locale.ROOT), req.getHeader(n));
+        }
+        return h;
+    }
+
+    private static void send(HttpServletResponse resp, Answer a) throws IOException {
+        resp.setStatus(a.status());
+        a.headers().forEach(resp::setHeader);
+        write(resp, a.body(), "application/json");
+    }
+
+    private static void problem(HttpServletResponse resp, ApiException e, String instance) throws IOException {
+        if (resp.isCommitted()) {
+            return;
+        }
+        resp.reset();
+        resp.setStatus(e.status());
+        if (e.status() == 401) {
+            resp.setHeader("WWW-Authenticate", "Bearer realm=\"granary\"");
+        }
+        if (e.status() == 405) {
+            String detail = e.detail();
+            resp.setHeader("Allow", detail.substring(detail.lastIndexOf(": ") + 2));
+        }
+        write(resp, Json.problem(e, instance), "application/problem+json");
+    }
+
+    private static void write(HttpServletResponse resp, JsonElement body, String type) throws IOException {
+        byte[] bytes = Json.write(body).getBytes(StandardCharsets.UTF_8);
+        resp.setContentType(type + ";charset=utf-8");
+        resp.setContentLength(bytes.length);
+        resp.getOutputStream().write(bytes);
+    }
+
+    /** The audit's one-line result of a write that succeeded. */
+    private static String summary(JsonElement body) {
+        if (body instanceof JsonObject o) {
+            return o.entrySet().stream().filter(e -> e.getValue().isJsonPrimitive())
+                    .map(e -> e.getKey() + "=" + e.getValue().getAsString()).collect(Collectors.joining(" "));
+        }
+        return "ok";
+    }
+
+    private void stream(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String types = req.getParameter("types");
+        Set<String> wanted = types == null || types.isBlank() ? null
+                : Arrays.stream(types.split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toSet());
+        if (!stream.accepting()) {
+            throw new ApiException(503, "busy", "Too many subscribers", "the stream serves " + stream.subscribers()
+                    + " subscribers, its limit; try again later", List.of());
+        }
+        String last = req.getHeader("Last-Event-ID");
+        if (last == null) {
+            last = req.getParameter("lastEventId");
+        }
+        AsyncContext async = req.startAsync();
+        async.setTimeout(0);
+        resp.setStatus(200);
+        resp.setContentType("text/event-stream;charset=utf-8");
+        resp.setHeader("Cache-Control", "no-cache");
+        resp.setHeader("X-Accel-Buffering", "no");
+        resp.flushBuffer();
+        boolean taken = stream.attach(new EventStream.Sink() {
+            @Override
+            public OutputStream out() throws IOException {
+                return async.getResponse().getOutputStream();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    async.complete();
+                } catch (IllegalStateException e) {
+                    // completed already (the client went away)
+                }
+            }
+        }, last, wanted);
+        if (!taken) {
+            // headers are out already: say it in the stream and end it
+            async.getResponse().getOutputStream().write(("event: refused\ndata: {\"detail\":\"too many subscribers\"}\n\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            async.complete();
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package granary.http;
+
+import com.google.gson.JsonObject;
+import granary.master.PeerStatus;
+import java.util.List;
+
+/** The master's peers as the API lists them (docs/api.md, "Resources"). */
+public interface PeerSource {
+
+    List<PeerStatus> agents();
+
+    List<PeerStatus> jobMasters();
+
+    static JsonObject json(PeerStatus p) {
+        JsonObject o = new JsonObject();
+        o.addProperty(p.role().equals("agent") ? "node" : "id", p.id());
+        o.addProperty("state", p.state());
+        o.addProperty("incarnation", p.incarnation());
+        o.addProperty("silentMillis", p.silentMillis());
+        o.addProperty("units", p.units());
+        o.addProperty("slots", p.slots());
+        if (p.role().equals("agent")) {
+            o.addProperty("workers", p.workers());
+            o.addProperty("endpoint", p.endpoint());
+        } else {
+            o.addProperty("jobs", p.jobs());
+        }
+        return o;
+    }
+}

@@ -1,0 +1,154 @@
+package granary.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Malformed requests, each answered with its problem JSON (status, type, and words that say what
+ * is wrong and where), and none of them changing anything.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MalformedRequestsTest {
+
+    /** One bad request and what must come back. */
+    record Bad(String name, String method, String path, String contentType, String body, int status, String type, String says) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static final String JSON = "application/json";
+    static final String UNIT = "{\"name\": \"u\", \"slot\": {\"cpu\": 100, \"mem\": 1024}, \"desired\": 1}";
+    static final String GROUP = "{\"GroupId\": 1, \"MaxQuota\": 10, \"MinQuota\": 2}";
+
+    static Stream<Bad> requests() {
+        return Stream.of(
+                // ---- POST /jobs ----
+                new Bad("empty job body", "POST", "/jobs", JSON, "", 400, "invalid-request", "request body"),
+                new Bad("truncated job", "POST", "/jobs", JSON, "{\"id\": \"a\"", 400, "invalid-request", "request body"),
+                new Bad("empty job array", "POST", "/jobs", JSON, "[]", 400, "invalid-request", "no job"),
+                new Bad("job is a number", "POST", "/jobs", JSON, "42", 400, "invalid-request", "$"),
+                new Bad("job is null", "POST", "/jobs", JSON, "null", 400, "invalid-request", "$"),
+                new Bad("job without units", "POST", "/jobs", JSON, "{\"id\": \"a\"}", 400, "invalid-request", "units"),
+                new Bad("job with an unknown field", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": [" + UNIT + "], \"colour\": \"red\"}",
+                        400, "invalid-request", "colour"),
+                new Bad("units not an array", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": {}}", 400, "invalid-request", "units"),
+                new Bad("negative cpu", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": [" + UNIT.replace("100", "-100") + "]}",
+                        400, "invalid-request", "cpu"),
+                new Bad("negative desire", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": [" + UNIT.replace("\"desired\": 1", "\"desired\": -1") + "]}",
+                        400, "invalid-request", "desired"),
+                new Bad("desire as a word", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": [" + UNIT.replace("\"desired\": 1", "\"desired\": \"ten\"") + "]}",
+                        400, "invalid-request", "desired"),
+                new Bad("empty job id", "POST", "/jobs", JSON, "{\"id\": \"\", \"units\": [" + UNIT + "]}", 400, "invalid-request", "id"),
+                new Bad("same job twice", "POST", "/jobs", JSON, "[{\"id\": \"d\", \"units\": [" + UNIT + "]}, {\"id\": \"d\", \"units\": [" + UNIT + "]}]",
+                        400, "", "d"),
+                new Bad("same unit twice", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": [" + UNIT + ", " + UNIT + "]}", 400, "", "u"),
+                new Bad("slot larger than any node", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": [" + UNIT.replace("100", "100000") + "]}",
+                        400, "", "a"),
+                new Bad("trailing data", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": [" + UNIT + "]} x", 400, "invalid-request", "request body"),
+                new Bad("a comment", "POST", "/jobs", JSON, "// mine\n{\"id\": \"a\", \"units\": [" + UNIT + "]}", 400, "invalid-request", "request body"),
+                new Bad("bad locality level", "POST", "/jobs", JSON, "{\"id\": \"a\", \"units\": [{\"name\": \"u\", \"slot\": {\"cpu\": 100, \"mem\": 1024}, \"desired\": 1,"
+                        + " \"locality\": [{\"level\": \"PLANET\", \"count\": 1}]}]}", 400, "invalid-request", "PLANET"),
+                new Bad("text/plain job", "POST", "/jobs", "text/plain", "{\"id\": \"a\", \"units\": [" + UNIT + "]}", 415, "unsupported-media-type", "text/plain"),
+                new Bad("job without a content type", "POST", "/jobs", null, "{\"id\": \"a\", \"units\": [" + UNIT + "]}", 415, "unsupported-media-type", "none"),
+                new Bad("form-encoded job", "POST", "/jobs", "application/x-www-form-urlencoded", "id=a", 415, "unsupported-media-type", "form"),
+                new Bad("a body over 1 MiB", "POST", "/jobs", JSON, "[" + "1,".repeat(600_000) + "1]", 413, "payload-too-large", "1048576"),
+                // ---- PUT /jobs/{id}/queue ----
+                new Bad("move without a queue", "PUT", "/jobs/wc/queue", JSON, "{}", 400, "invalid-request", "queue"),
+                new Bad("queue as a number", "PUT", "/jobs/wc/queue", JSON, "{\"queue\": 5}", 400, "invalid-request", "a number"),
+                new Bad("move with an unknown field", "PUT", "/jobs/wc/queue", JSON, "{\"queue\": \"root.a\", \"now\": true}", 400, "invalid-request", "now"),
+                new Bad("move body an array", "PUT", "/jobs/wc/queue", JSON, "[]", 400, "invalid-request", "an array"),
+                new Bad("move an unknown job", "PUT", "/jobs/ghost/queue", JSON, "{\"queue\": \"root.a\"}", 404, "not-found", "ghost"),
+                // ---- PUT /policies/{name}/active ----
+                new Bad("active as a word", "PUT", "/policies/fifo/active", JSON, "{\"active\": \"yes\"}", 400, "invalid-request", "active"),
+                new Bad("active missing", "PUT", "/policies/fifo/active", JSON, "{}", 400, "invalid-request", "active"),
+                new Bad("active with an unknown field", "PUT", "/policies/fifo/active", JSON, "{\"active\": true, \"now\": 1}", 400, "invalid-request", "now"),
+                new Bad("active a bare boolean", "PUT", "/policies/fifo/active", JSON, "true", 400, "invalid-request", "object"),
+                // ---- PUT /quota ----
+                new Bad("truncated table", "PUT", "/quota", JSON, "{", 400, "invalid-request", "request body"),
+                new Bad("min above max", "PUT", "/quota", JSON, "{\"default\": {\"g0\": {\"GroupId\": 1, \"MaxQuota\": 5, \"MinQuota\": 8}}}",
+                        400, "invalid-request", "g0"),
+                new Bad("group id a word", "PUT", "/quota", JSON, "{\"default\": {\"g0\": " + GROUP.replace("1,", "\"one\",") + "}}", 400, "invalid-request", "GroupId"),
+                new Bad("unknown group field", "PUT", "/quota", JSON, "{\"default\": {\"g0\": " + GROUP.replace("}", ", \"Extra\": 1}") + "}}",
+                        400, "invalid-request", "Extra"),
+                new Bad("a slice that is no hours", "PUT", "/quota", JSON, "{\"25-3\": {\"g0\": " + GROUP + "}}", 400, "invalid-request", "25-3"),
+                new Bad("worker spans garbage", "PUT", "/quota?workerSpans=lots", JSON, "{\"default\": {\"g0\": " + GROUP + "}}",
+                        400, "invalid-parameter", "workerSpans"),
+                new Bad("dry run not a boolean", "PUT", "/quota?dryRun=maybe", JSON, "{\"default\": {\"g0\": " + GROUP + "}}",
+                        400, "invalid-parameter", "dryRun"),
+                // ---- PUT /queues ----
+                new Bad("capacity a word", "PUT", "/queues", JSON, "{\"queues\": {\"a\": {\"capacity\": \"abc\"}}}", 400, "invalid-request", "capacity"),
+                new Bad("queues a number", "PUT", "/queues", JSON, "{\"queues\": 5}", 400, "invalid-request", "queues"),
+                new Bad("unknown tree field", "PUT", "/queues", JSON, "{\"queues\": {}, \"colour\": 1}", 400, "invalid-request", "colour"),
+                // ---- paths and methods ----
+                new Bad("no such path", "GET", "/jobz", null, null, 404, "not-found", "/api/v1/jobz"),
+                new Bad("a method the path does not take", "PATCH", "/jobs", JSON, "{}", 405, "method-not-allowed", "GET, POST"),
+                new Bad("a page size too large", "GET", "/jobs?limit=5000", null, null, 400, "invalid-parameter", "limit"),
+                new Bad("an offset that is not a number", "GET", "/jobs?offset=x", null, null, 400, "invalid-parameter", "offset"));
+    }
+
+    @TempDir
+    Path dir;
+    ApiHarness h;
+
+    @BeforeAll
+    void start() throws Exception {
+        h = new ApiHarness(null, 1024);
+        assertEquals(201, h.send("POST", "/jobs", h.operator, RestApiTest.WC).status());
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        h.close();
+    }
+
+    @Test
+    void thereAreAtLeastThirty() {
+        assertTrue(requests().count() >= 30);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("requests")
+    void isRefusedWithAProblemAndChangesNothing(Bad bad) throws Exception {
+        String before = state();
+        ApiHarness.Reply r = h.call(bad.method(), bad.path(), h.admin, bad.contentType(), bad.body());
+        assertEquals(bad.status(), r.status(), bad.name() + ": " + r);
+        assertTrue(r.header("Content-Type").startsWith("application/problem+json"), r.header("Content-Type"));
+        JsonObject p = r.object();
+        assertEquals(bad.status(), p.get("status").getAsInt());
+        if (!bad.type().isEmpty()) {
+            assertEquals("/api/v1/problems/" + bad.type(), p.get("type").getAsString(), r.toString());
+        }
+        assertFalse(p.get("title").getAsString().isBlank());
+        assertTrue(r.body().contains(bad.says()), bad.name() + ": the problem should say '" + bad.says() + "': " + r.body());
+        assertEquals(Api.BASE + bad.path().replaceAll("\\?.*", ""), p.get("instance").getAsString());
+        if (bad.status() == 400 && bad.type().equals("invalid-request")) {
+            assertFalse(p.getAsJsonArray("errors").isEmpty(), "every problem listed: " + r.body());
+        }
+        assertEquals(before, state(), bad.name() + " changed the state");
+    }
+
+    /** Jobs, their queues and grants, the quota table, the policies in effect. */
+    private String state() throws Exception {
+        return h.get("/jobs", h.reader).body() + h.get("/quota", h.reader).status() + h.get("/policies", h.reader).body()
+                + h.get("/queues", h.reader).body();
+    }
+
+    static List<Bad> all() {
+        return requests().toList();
+    }
+}
