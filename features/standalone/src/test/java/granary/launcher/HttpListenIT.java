@@ -48,14 +48,12 @@ import granary.protocol.link.Tokens;
  */
 class HttpListenIT {
 
-    private static final Pattern LISTENING = Pattern.compile("granary: listening on (https?)://127\\.0\\.0\\.1:(\\d+)");
-
     @TempDir
     Path tmp;
 
     @Test
     void listensOnLoopbackOnAFreePortAndAnswers404() throws Exception {
-        try (Runtime r = Runtime.start(tmp, "--demo=false", "--piped", "--listen=127.0.0.1:0")) {
+        try (ListeningRuntime r = ListeningRuntime.start(tmp, "--demo=false", "--piped", "--listen=127.0.0.1:0")) {
             int port = r.awaitListening("http");
             HttpResponse<String> response = client(HttpClient.newBuilder())
                     .send(get("http://127.0.0.1:" + port + "/nothing-here"), HttpResponse.BodyHandlers.ofString());
@@ -77,7 +75,7 @@ class HttpListenIT {
                 "-keystore", keystore.toString(), "-storetype", "PKCS12", "-storepass", "s3cret!", "-keypass", "s3cret!",
                 "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1");
         Files.writeString(tmp.resolve("password"), "s3cret!\n");
-        try (Runtime r = Runtime.start(tmp, "--demo=false", "--piped", "--listen=127.0.0.1:0",
+        try (ListeningRuntime r = ListeningRuntime.start(tmp, "--demo=false", "--piped", "--listen=127.0.0.1:0",
                 "--keystore=" + keystore, "--keystore-password-file=" + tmp.resolve("password"))) {
             int port = r.awaitListening("https");
             HttpResponse<String> response = client(HttpClient.newBuilder().sslContext(trusting(keystore, "s3cret!")))
@@ -175,63 +173,4 @@ class HttpListenIT {
     }
 
     /** The runnable jar running in a child process, its standard input kept open until {@link #finish}. */
-    private static final class Runtime implements AutoCloseable {
-        private final Process process;
-        private final Path out;
-        private final Path err;
-
-        private Runtime(Process process, Path out, Path err) {
-            this.process = process;
-            this.out = out;
-            this.err = err;
-        }
-
-        static Runtime start(Path tmp, String... args) throws IOException {
-            String java = ProcessHandle.current().info().command().orElse(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            List<String> command = new ArrayList<>(List.of(java, "-Djava.io.tmpdir=" + tmp, "-jar",
-                    It.runnableJar().toString()));
-            command.addAll(List.of(args));
-            Path out = Files.createTempFile(tmp, "child-", ".out");
-            Path err = Files.createTempFile(tmp, "child-", ".err");
-            Process p = new ProcessBuilder(command).directory(tmp.toFile())
-                    .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            return new Runtime(p, out, err);
-        }
-
-        /** The port of the stderr line {@code granary: listening on SCHEME://127.0.0.1:PORT}, waited for with a deadline. */
-        int awaitListening(String scheme) throws IOException, InterruptedException {
-            long deadline = System.nanoTime() + It.TIMEOUT.toNanos();
-            while (System.nanoTime() < deadline) {
-                Matcher m = LISTENING.matcher(Files.readString(err));
-                if (m.find()) {
-                    assertEquals(scheme, m.group(1), Files.readString(err));
-                    return Integer.parseInt(m.group(2));
-                }
-                if (!process.isAlive()) {
-                    fail("exited " + process.exitValue() + " before listening: " + Files.readString(err));
-                }
-                Thread.sleep(50);   // a child's output file: polled, with a deadline
-            }
-            fail("no 'granary: listening on' within " + It.TIMEOUT.toSeconds() + " s: " + Files.readString(err));
-            return -1;
-        }
-
-        /** Ends standard input, so the runtime stops, and waits for it. */
-        ChildProcess.Result finish() throws IOException, InterruptedException {
-            try (OutputStream in = process.getOutputStream()) {
-                in.flush();
-            }
-            assertTrue(process.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "did not exit at end of input");
-            return new ChildProcess.Result(process.exitValue(), Files.readString(out), Files.readString(err));
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            if (process.isAlive()) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            assertNotNull(process);
-        }
-    }
 }
