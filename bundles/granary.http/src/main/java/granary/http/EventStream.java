@@ -48,7 +48,7 @@ public final class EventStream implements AutoCloseable {
         final String type;
         final Object payload;
         final long nanos;
-        volatile String text;
+        volatile byte[] frame;
 
         Entry(long seq, String type, Object payload, long nanos) {
             this.seq = seq;
@@ -57,13 +57,46 @@ public final class EventStream implements AutoCloseable {
             this.nanos = nanos;
         }
 
-        String text() {
-            String t = text;
-            if (t == null) {
-                t = Json.write(payload instanceof OutputEvent o ? decision(o) : (JsonObject) payload);
-                text = t;
+        /** The whole SSE message, encoded once for every subscriber (a benign race may make it twice). */
+        byte[] frame(String stream) {
+            byte[] f = frame;
+            if (f == null) {
+                String data = Json.write(payload instanceof OutputEvent o ? decision(o) : (JsonObject) payload);
+                f = ("id: " + stream + "." + seq + "\nevent: " + type + "\ndata: " + data + "\n\n").getBytes(StandardCharsets.UTF_8);
+                frame = f;
             }
-            return t;
+            return f;
+        }
+    }
+
+    /** Events a subscriber's writer takes from the ring per write, at most. */
+    private static final int BATCH = 4096;
+    /** How long a writer that caught up with a busy stream waits before its next write (ms). */
+    static final long PACE_MILLIS = 20;
+
+    /** A subscriber's bytes to write, in one reused buffer. */
+    private static final class Frames {
+        private byte[] buf = new byte[1 << 16];
+        private int len;
+
+        void bytes(byte[] b) {
+            if (len + b.length > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + b.length));
+            }
+            System.arraycopy(b, 0, buf, len, b.length);
+            len += b.length;
+        }
+
+        void text(String t) {
+            bytes(t.getBytes(StandardCharsets.UTF_8));
+        }
+
+        void writeTo(OutputStream out) throws IOException {
+            if (len > 0) {
+                out.write(buf, 0, len);
+                out.flush();
+                len = 0;
+            }
         }
     }
 
@@ -351,27 +384,27 @@ public final class EventStream implements AutoCloseable {
         public void run() {
             try {
                 OutputStream out = sink.out();
-                StringBuilder b = new StringBuilder(8192);
-                b.append("retry: 2000\n\n");
+                Frames b = new Frames();
+                b.text("retry: 2000\n\n");
                 if (fresh || next < 0) {
                     next = snapshot(b);
                 }
-                write(out, b);
+                b.writeTo(out);
                 while (!closed) {
                     long h = head;
                     if (next >= h) {
                         if (!sleep(15_000)) {
-                            b.append(": keep-alive\n\n");
-                            write(out, b);
+                            b.text(": keep-alive\n\n");
+                            b.writeTo(out);
                         }
                         continue;
                     }
                     if (h - next > ring.length) {
                         next = snapshot(b); // fell behind the ring: what it missed is gone
-                        write(out, b);
+                        b.writeTo(out);
                         continue;
                     }
-                    long end = Math.min(h, next + 1024);
+                    long end = Math.min(h, next + BATCH);
                     long newest = 0;
                     for (long s = next; s < end; s++) {
                         Entry e = ring[(int) (s & mask)];
@@ -379,8 +412,7 @@ public final class EventStream implements AutoCloseable {
                             break; // overwritten while we read: the next round sends a snapshot
                         }
                         if (types == null || types.contains(e.type)) {
-                            b.append("id: ").append(stream).append('.').append(s).append("\nevent: ").append(e.type)
-                                    .append("\ndata: ").append(e.text()).append("\n\n");
+                            b.bytes(e.frame(stream));
                         }
                         newest = e.nanos;
                         next = s + 1;
@@ -388,10 +420,13 @@ public final class EventStream implements AutoCloseable {
                     if (next < end) {
                         next = snapshot(b);
                     }
-                    write(out, b);
+                    b.writeTo(out);
                     if (newest != 0) {
                         long ms = (System.nanoTime() - newest) / 1_000_000;
                         lag.incrementAndGet((int) Math.min(ms, lag.length() - 1));
+                    }
+                    if (newest != 0 && head - next < BATCH) {
+                        pace(); // caught up, or nearly: let the next write carry a batch
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -402,8 +437,20 @@ public final class EventStream implements AutoCloseable {
             }
         }
 
+        /**
+         * Caught up with a busy stream: wait a moment so that the next write carries a batch, not
+         * one event (a write per decision would cost a system call per event per subscriber).
+         */
+        private void pace() {
+            try {
+                Thread.sleep(PACE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
         /** Appends a snapshot event and answers the sequence to go on from. */
-        private long snapshot(StringBuilder b) throws IOException {
+        private long snapshot(Frames b) throws IOException {
             JsonObject snap;
             try {
                 snap = scheduler.query(EventStream.this::snapshot).get(10, TimeUnit.SECONDS);
@@ -411,17 +458,8 @@ public final class EventStream implements AutoCloseable {
                 throw new IOException("no snapshot from the engine: " + e, e);
             }
             long seq = snap.get("seq").getAsLong();
-            b.append("id: ").append(stream).append('.').append(seq).append("\nevent: snapshot\ndata: ")
-                    .append(Json.write(snap)).append("\n\n");
+            b.text("id: " + stream + "." + seq + "\nevent: snapshot\ndata: " + Json.write(snap) + "\n\n");
             return seq + 1;
-        }
-
-        private void write(OutputStream out, StringBuilder b) throws IOException {
-            if (b.length() > 0) {
-                out.write(b.toString().getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                b.setLength(0);
-            }
         }
 
         /** Waits for an event; false if none came within {@code millis}. */
