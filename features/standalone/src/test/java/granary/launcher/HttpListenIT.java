@@ -174,8 +174,8 @@ class HttpListenIT {
         }
     }
 
-    /** The runnable jar running in a child process, its standard input kept open until {@link #finish}. */
-    private static final class Runtime implements AutoCloseable {
+    /** The runnable jar running in a child process, its standard input kept open until {@link #finish} (MetricsIT uses it too). */
+    static final class Runtime implements AutoCloseable {
         private final Process process;
         private final Path out;
         private final Path err;
