@@ -1,7 +1,9 @@
 package granary.engine;
 
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -17,7 +19,8 @@ import granary.api.spi.EngineView;
 /**
  * The live runtime's scheduler: one thread that owns an {@link Engine} and feeds it events and
  * queries from a queue, one at a time, so the engine needs no locks. While idle it sends a
- * {@link ClockTick} every {@code tickMillis} so that time-driven policies act.
+ * {@link ClockTick} every {@code tickMillis} so that time-driven policies act. It times every event
+ * it hands the engine and tells its {@link HandlingListener}s (the runtime's metrics).
  */
 public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
 
@@ -27,6 +30,7 @@ public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
     private long lastTick = System.nanoTime();
+    private final List<HandlingListener> handlingListeners = new CopyOnWriteArrayList<>();
 
     public EventLoop(Engine engine, long tickMillis, String threadName) {
         this.engine = engine;
@@ -43,7 +47,27 @@ public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
 
     @Override
     public CompletableFuture<Receipt> submit(InputEvent event) {
-        return call(e -> e.handle(event));
+        return call(e -> handle(e, event));
+    }
+
+    /** Handles one event on the loop thread, timed for the {@link HandlingListener}s. */
+    private Receipt handle(Engine e, InputEvent event) {
+        long start = System.nanoTime();
+        boolean accepted = false;
+        try {
+            Receipt r = e.handle(event);
+            accepted = true;
+            return r;
+        } finally {
+            long nanos = System.nanoTime() - start;
+            for (HandlingListener l : handlingListeners) {
+                try {
+                    l.handled(event, nanos, accepted);
+                } catch (RuntimeException ignored) {
+                    // a monitor's fault must not touch scheduling: the event is handled already
+                }
+            }
+        }
     }
 
     @Override
@@ -75,6 +99,12 @@ public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
         return () -> engine.unsubscribe(listener);
     }
 
+    @Override
+    public AutoCloseable watchHandling(HandlingListener listener) {
+        handlingListeners.add(listener);
+        return () -> handlingListeners.remove(listener);
+    }
+
     /** Changes the idle tick period. */
     public void tickMillis(long ms) {
         this.tickMillis = Math.max(10, ms);
@@ -100,7 +130,7 @@ public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
                 } else if (running) {
                     lastTick = System.nanoTime();
                     try {
-                        engine.handle(new ClockTick());
+                        handle(engine, new ClockTick());
                     } catch (RuntimeException e) {
                         // a tick cannot be invalid; a fault was already recorded by the engine
                     }

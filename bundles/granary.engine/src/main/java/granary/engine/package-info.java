@@ -4,8 +4,9 @@
  * (its live-runtime wrapper), with {@link granary.engine.EngineOptions}. The only exported package of
  * the bundle; the engine's parts are in private sub-packages: {@code state}, {@code handler},
  * {@code cycle}, {@code policy}, {@code view}, and the benchmark seam {@code probe}
- * (docs/architecture.md, "The engine"). {@link granary.engine.EngineHost} runs work on a live engine's thread.
+ * (docs/architecture.md, "The engine"). {@link granary.engine.EngineHost} runs work on a live engine's thread and tells a
+ * {@link granary.engine.HandlingListener} how long each event took.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package granary.engine;

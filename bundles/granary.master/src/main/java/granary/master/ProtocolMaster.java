@@ -92,7 +92,7 @@ import java.util.function.Function;
  * Counts are set from the engine's own state on the engine thread whenever an input changes them
  * without an output event (a release, a cancel, a registration), so the mirror never drifts.
  */
-public final class ProtocolMaster implements Endpoint, AutoCloseable {
+public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoCloseable {
 
     /** The exit code an agent reports for a worker it stopped because its cap was withdrawn (docs/protocol.md). */
     static final int STOPPED_BY_AGENT = -15;
@@ -175,6 +175,13 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
     public boolean recovering() {
         synchronized (lock) {
             return window != null || rebuilding;
+        }
+    }
+
+    @Override
+    public RecoveryState recoveryState() {
+        synchronized (lock) {
+            return window != null ? RecoveryState.WINDOW_OPEN : rebuilding ? RecoveryState.REBUILDING : RecoveryState.SERVING;
         }
     }
 
@@ -1327,6 +1334,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
     // ---- status ---------------------------------------------------------------------------------
 
     /** Every agent the master knows, by node name. */
+    @Override
     public List<PeerStatus> agents() {
         long now = clock.millis();
         List<PeerStatus> out = new ArrayList<>();
@@ -1343,6 +1351,7 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
     }
 
     /** Every job master the master knows, by id. */
+    @Override
     public List<PeerStatus> jobMasters() {
         long now = clock.millis();
         List<PeerStatus> out = new ArrayList<>();
@@ -1364,6 +1373,20 @@ public final class ProtocolMaster implements Endpoint, AutoCloseable {
         synchronized (lock) {
             return new long[] {latencies.count(), latencies.quantile(0.5), latencies.quantile(0.99)};
         }
+    }
+
+    @Override
+    public DeliveryStats deliveryStats() {
+        long count;
+        long sum;
+        long[] kept;
+        synchronized (lock) {
+            count = latencies.count();
+            sum = latencies.sum();
+            kept = latencies.kept();
+        }
+        java.util.Arrays.sort(kept); // off the lock: peers' messages need not wait for a scrape
+        return new DeliveryStats(count, sum, Latencies.quantile(kept, 0.5), Latencies.quantile(kept, 0.99));
     }
 
     private String key(String jobMaster) {

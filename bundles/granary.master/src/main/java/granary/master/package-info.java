@@ -4,7 +4,9 @@
  * jobs, and the engine's grants into caps (to agents) and hints (to job masters), delivered by long
  * poll. Plain Java over the {@link granary.api.event.Scheduler} service: the OSGi runtime serves it
  * through the HTTP whiteboard, tests and benchmarks through {@link granary.protocol.link.JdkHttpServer}.
+ * {@link granary.master.MasterMonitor} is what monitors read of a running master (its peers, its
+ * recovery state, its delivery latency); the runtime registers it as a service.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package granary.master;

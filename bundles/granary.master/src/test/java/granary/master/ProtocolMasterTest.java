@@ -98,6 +98,35 @@ class ProtocolMasterTest {
         assertEquals(4, (int) h.live.<Integer>query(v -> v.unit(TASKS).desired()));
         assertEquals(3, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()), "the freed slot went to the unit's waiting rest");
         assertTrue(h.master.deliveryLatency()[0] > 0);
+
+        // what monitors read (MasterMonitor): the peers, the recovery state, the delivery latency
+        MasterMonitor monitor = h.master;
+        assertEquals(List.of("n1"), monitor.agents().stream().map(PeerStatus::id).toList());
+        assertEquals("live", monitor.agents().get(0).state());
+        assertEquals(List.of("jm1"), monitor.jobMasters().stream().map(PeerStatus::id).toList());
+        assertEquals(RecoveryState.SERVING, monitor.recoveryState(), "a master without a recovery window serves at once");
+        DeliveryStats d = monitor.deliveryStats();
+        assertEquals(h.master.deliveryLatency()[0], d.count());
+        assertTrue(d.sumMillis() >= 0 && d.p50Millis() >= 0 && d.p99Millis() >= d.p50Millis(), d.toString());
+    }
+
+    @Test
+    void aMasterThatStartsEmptyShowsItsRecoveryWindowUntilItServes() {
+        granary.testkit.LiveEngine live = new granary.testkit.LiveEngine(List.of("fifo"), List.of("fifo"),
+                new granary.policy.fifo.FifoPolicy());
+        granary.api.model.ManualClock clock = new granary.api.model.ManualClock(1_000_000);
+        ProtocolMaster m = new ProtocolMaster(live.loop, h.tokens, MasterOptions.defaults().withManualTicks(), clock,
+                granary.recovery.Recovery.of(new granary.recovery.RecoveryOptions(Duration.ofSeconds(60), Duration.ofSeconds(2))));
+        try {
+            assertEquals(RecoveryState.WINDOW_OPEN, m.recoveryState());
+            assertEquals(new DeliveryStats(0, 0, -1, -1), m.deliveryStats());
+            clock.advance(61_000);
+            m.tick(); // the window is due: the master rebuilds (from nothing) and serves
+            assertEquals(RecoveryState.SERVING, m.recoveryState());
+        } finally {
+            m.close();
+            live.close();
+        }
     }
 
     @Test

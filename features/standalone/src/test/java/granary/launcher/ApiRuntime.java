@@ -154,6 +154,11 @@ final class ApiRuntime implements AutoCloseable {
         return GogoSession.open(container.context(), new java.io.ByteArrayInputStream(new byte[0]), out, out);
     }
 
+    /** The runtime's HTTP server ({@code http://127.0.0.1:PORT}), once it listens. */
+    java.net.URI httpUri() throws Exception {
+        return Http.awaitListening(container.context(), new Http.Address("127.0.0.1", 0), false, It.TIMEOUT);
+    }
+
     Bundle bundle(String bsn) {
         return container.bundles().stream().filter(b -> bsn.equals(b.getSymbolicName())).findFirst().orElseThrow();
     }

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
  * The dependency rules between Granary's bundles, read from the manifests bnd generated (what the
  * framework enforces at run time): the API depends on nothing of ours; a policy depends on the API
  * only (and on the codec, to read its own configuration files); the engine never on a policy;
- * besides the engine bundle only the simulator, which drives an engine of its own, sees the engine; nothing but the engine bundle's DS component reaches into the
- * engine's internals; only the edges (console, launcher-facing bundles) use OSGi service APIs; the
+ * besides the engine bundle only the simulator, which drives an engine of its own, and the tools beside the live
+ * engine (the canary; the metrics, which time its events through EngineHost) see the engine; no bundle reaches into
+ * the engine's internals; only the edges (console, launcher-facing bundles) use OSGi service APIs; the
  * console and the simulator render every policy's reports from its declaration and name no policy.
  */
 class BundleLayeringIT {
@@ -78,10 +79,13 @@ class BundleLayeringIT {
         }
     }
 
+    /** The bundles that may import the engine's package: itself, the simulator, and the tools beside the live engine. */
+    private static final List<String> SEE_THE_ENGINE = List.of("granary.engine", "granary.sim", "granary.canary", "granary.metrics");
+
     @Test
-    void onlyTheEngineBundleTheSimulatorAndTheCanarySeeTheEngine() throws IOException {
+    void onlyTheEngineBundleTheSimulatorTheCanaryAndTheMetricsSeeTheEngine() throws IOException {
         for (String b : granaryBundles()) {
-            if (!b.equals("granary.engine") && !b.equals("granary.sim") && !b.equals("granary.canary")) {
+            if (!SEE_THE_ENGINE.contains(b)) {
                 for (String p : imports(b)) {
                     assertFalse(p.startsWith("granary.engine"), b + " imports " + p + ": use granary.api's Scheduler");
                 }
@@ -90,8 +94,17 @@ class BundleLayeringIT {
     }
 
     @Test
-    void theConsoleAndTheSimulatorImportNoPolicyPackage() throws IOException {
-        for (String b : List.of("granary.console", "granary.sim")) {
+    void noBundleSeesTheEnginesPrivatePackages() throws IOException {
+        for (String b : granaryBundles()) {
+            for (String p : imports(b)) {
+                assertFalse(p.startsWith("granary.engine."), b + " imports " + p + ": the engine exports granary.engine only");
+            }
+        }
+    }
+
+    @Test
+    void theConsoleTheSimulatorAndTheMetricsImportNoPolicyPackage() throws IOException {
+        for (String b : List.of("granary.console", "granary.sim", "granary.metrics")) {
             for (String p : imports(b)) {
                 assertFalse(p.startsWith("granary.policy"), b + " imports " + p
                         + ": read the policy's reports and commands from its PolicyDeclaration");

@@ -171,6 +171,4 @@ class HttpListenIT {
             return false;
         }
     }
-
-    /** The runnable jar running in a child process, its standard input kept open until {@link #finish}. */
 }

@@ -27,21 +27,23 @@ import org.junit.jupiter.api.Test;
 class ReadmeExamplesIT {
 
     /** Command lines not run here, and why. */
-    private static final Map<String, String> NOT_RUN = Map.of(
-            "mvn ", "the build itself (this test runs inside it)",
-            "cd features/standalone/target/stock-felix", "a stock Felix console: StockFelixIT runs that distribution",
-            "java -jar features/standalone/target/granary-standalone-equinox.jar --demo=false < commands.txt",
-            "reads the reader's own commands.txt; the same jar runs piped in PipedConsoleIT",
-            "java -jar features/standalone/target/granary-standalone.jar --demo=false --listen=127.0.0.1:7070",
-            "a master that runs until stopped: ClusterIT starts the same master on a free port",
-            "java -jar features/standalone/target/granary-standalone.jar --secret=granary.secret --issue-token=",
-            "writes token files into the working directory: HttpListenIT and ClusterIT issue tokens",
-            "java -jar features/agent/", "needs the master above: ClusterIT runs agents against a real master",
-            "java -jar features/jobmaster/", "needs the master and agents above: ClusterIT runs the job master",
-            "java -jar granary-standalone.jar --demo=false --listen=10.0.0.",
-            "masters of other hosts on a ZooKeeper ensemble: MasterFailoverIT runs two HA masters on loopback",
-            "java -jar granary-agent.jar --master=http://10.0.0.1:7070,", "needs the HA masters above: MasterFailoverIT runs one",
-            "java -jar features/conformance/", "the conformance kit, built after this module: ConformanceJarIT runs the jar");
+    private static final Map<String, String> NOT_RUN = Map.ofEntries(
+            Map.entry("mvn ", "the build itself (this test runs inside it)"),
+            Map.entry("cd features/standalone/target/stock-felix", "a stock Felix console: StockFelixIT runs that distribution"),
+            Map.entry("java -jar features/standalone/target/granary-standalone-equinox.jar --demo=false < commands.txt",
+                    "reads the reader's own commands.txt; the same jar runs piped in PipedConsoleIT"),
+            Map.entry("java -jar features/standalone/target/granary-standalone.jar --demo=false --listen=127.0.0.1:7070",
+                    "a master that runs until stopped: ClusterIT starts the same master on a free port"),
+            Map.entry("java -jar features/standalone/target/granary-standalone.jar --listen=127.0.0.1:7070",
+                    "a runtime that runs until stopped, scraped from another terminal: MetricsIT starts it on a free port and scrapes it"),
+            Map.entry("java -jar features/standalone/target/granary-standalone.jar --secret=granary.secret --issue-token=",
+                    "writes token files into the working directory: HttpListenIT and ClusterIT issue tokens"),
+            Map.entry("java -jar features/agent/", "needs the master above: ClusterIT runs agents against a real master"),
+            Map.entry("java -jar features/jobmaster/", "needs the master and agents above: ClusterIT runs the job master"),
+            Map.entry("java -jar granary-standalone.jar --demo=false --listen=10.0.0.",
+                    "masters of other hosts on a ZooKeeper ensemble: MasterFailoverIT runs two HA masters on loopback"),
+            Map.entry("java -jar granary-agent.jar --master=http://10.0.0.1:7070,", "needs the HA masters above: MasterFailoverIT runs one"),
+            Map.entry("java -jar features/conformance/", "the conformance kit, built after this module: ConformanceJarIT runs the jar"));
 
     private static final Pattern BLOCK = Pattern.compile("```(\\w*)\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern COMMAND = Pattern.compile("^(java|printf|mvn|cd|echo|cat|benchmarks/)\\b.*");

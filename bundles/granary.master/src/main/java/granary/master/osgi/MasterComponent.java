@@ -6,6 +6,7 @@ import granary.ha.HaSettings;
 import granary.ha.LeaderInfo;
 import granary.ha.Leadership;
 import granary.ha.MasterElection;
+import granary.master.MasterMonitor;
 import granary.master.MasterOptions;
 import granary.master.PeerStatus;
 import granary.master.ProtocolMaster;
@@ -40,6 +41,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * epoch as its incarnation. When it is deposed (ZooKeeper session suspended or lost, leadership
  * lost) it stops serving at once and halts the JVM with exit code {@value #EXIT_STEPPED_DOWN}, so
  * that its supervisor restarts it as a standby with empty memory.
+ *
+ * <p>While its {@link ProtocolMaster} serves (at once for a single master, once elected under high
+ * availability) the component registers it as a {@link MasterMonitor} service, for the metrics and
+ * the HTTP API; a runtime that serves no HTTP has no master side and no such service.
  */
 @Component(immediate = true, service = {}, configurationPid = MasterComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = MasterComponent.Config.class)
@@ -85,6 +90,7 @@ public class MasterComponent {
     private volatile ProtocolMaster master;
     private ServiceRegistration<?> servlet;
     private volatile ServiceRegistration<?> commands;
+    private volatile ServiceRegistration<?> monitor;
     private MasterElection election;
     private HaGate gate;
     private BundleContext context;
@@ -112,6 +118,7 @@ public class MasterComponent {
             master = newMaster(tokens, config, System.currentTimeMillis());
             servlet = context.registerService(Servlet.class, new EndpointServlet(master), props);
             registerCommands(master);
+            registerMonitor(master);
             return;
         }
         HaSettings ha;
@@ -135,6 +142,7 @@ public class MasterComponent {
                 master = m;
                 gate.lead(m);
                 registerCommands(m);
+                registerMonitor(m);
                 System.err.println("granary: master " + ha.advertise() + " leads cluster " + ha.cluster()
                         + " with epoch " + epoch);
             }
@@ -168,6 +176,11 @@ public class MasterComponent {
         cmd.put("osgi.command.scope", "granary");
         cmd.put("osgi.command.function", new String[] {"agents", "jobmasters", "wire"});
         commands = context.registerService(PeerCommands.class, new PeerCommands(m), cmd);
+    }
+
+    /** Under its API interface only: the implementation class as a second type hid services on Felix. */
+    private void registerMonitor(ProtocolMaster m) {
+        monitor = context.registerService(MasterMonitor.class, m, null);
     }
 
     /**
@@ -216,6 +229,9 @@ public class MasterComponent {
         }
         if (commands != null) {
             unregister(commands);
+        }
+        if (monitor != null) {
+            unregister(monitor);
         }
         if (servlet != null) {
             unregister(servlet);

@@ -1,0 +1,31 @@
+package granary.master;
+
+import java.util.List;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * What a running master's protocol side shows monitors: its peers, where it is in its start after a
+ * restart, and how quickly grants leave it. {@link ProtocolMaster} implements it; in the runtime the
+ * master's component registers it as an OSGi service while this master serves (at once for a single
+ * master, once elected under high availability) and takes it away when the master stops. The metrics
+ * bundle reads it, and the HTTP API may; a runtime without a master side ({@code --listen=off}) has none.
+ *
+ * <p>Every method may be called from any thread; each takes the master's lock briefly and returns a
+ * copy.
+ */
+@ProviderType
+public interface MasterMonitor {
+
+    /** Every agent that registered, sorted by node name; {@link PeerStatus#state()} is {@code live} or {@code lost}. */
+    List<PeerStatus> agents();
+
+    /** Every job master that connected, sorted by id; {@code live} or {@code lost}. */
+    List<PeerStatus> jobMasters();
+
+    /** Whether the master still listens after starting empty, rebuilds, or serves (docs/recovery.md). */
+    RecoveryState recoveryState();
+
+    /** How long grants took from the engine's decision to the cap or hint that carries them leaving the master. */
+    DeliveryStats deliveryStats();
+}

@@ -1,0 +1,91 @@
+package granary.metrics;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import granary.master.DeliveryStats;
+import granary.master.MasterMonitor;
+import granary.master.PeerStatus;
+import granary.master.RecoveryState;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Quantile;
+import io.prometheus.metrics.model.snapshots.Quantiles;
+import io.prometheus.metrics.model.snapshots.SummarySnapshot;
+import io.prometheus.metrics.model.snapshots.SummarySnapshot.SummaryDataPointSnapshot;
+
+/**
+ * The master's protocol side at scrape time, from its {@link MasterMonitor} (not the engine thread).
+ * Without one (a runtime that serves no protocol, or a standby under high availability) only
+ * {@code granary_master_active 0} is served.
+ */
+final class MasterSampler implements MultiCollector {
+
+    private static final String[] PEER_STATES = {"live", "lost"};
+
+    private final Supplier<MasterMonitor> monitor;
+
+    MasterSampler(Supplier<MasterMonitor> monitor) {
+        this.monitor = monitor;
+    }
+
+    @Override
+    public MetricSnapshots collect() {
+        MasterMonitor m = monitor.get();
+        List<MetricSnapshot> out = new ArrayList<>();
+        out.add(Families.gauge("granary_master_active",
+                "1 while this runtime's master side serves agents and job masters (a single master, or the elected leader "
+                        + "under high availability); 0 for a standby or a runtime without one.", m == null ? 0 : 1));
+        if (m == null) {
+            return new MetricSnapshots(out);
+        }
+        List<PeerStatus> agents = m.agents();
+        List<PeerStatus> jobMasters = m.jobMasters();
+        out.add(Families.gauge("granary_agents", "Agents that registered, by state (lost: silent past the agent timeout).",
+                byState(agents)));
+        out.add(Families.gauge("granary_job_masters", "Job masters that connected, by state (lost: silent past their timeout).",
+                byState(jobMasters)));
+        out.add(Families.gauge("granary_master_peer_silence_max_seconds",
+                "The longest time since a live peer was last heard from, by role: near the heartbeat or poll period when "
+                        + "healthy, rising towards the timeout before a peer is declared lost.",
+                List.of(new Amounts.Amount(Labels.of("role", "agent"), silence(agents)),
+                        new Amounts.Amount(Labels.of("role", "job_master"), silence(jobMasters)))));
+        RecoveryState state = m.recoveryState();
+        List<Amounts.Amount> states = new ArrayList<>();
+        for (RecoveryState s : RecoveryState.values()) {
+            states.add(new Amounts.Amount(Labels.of("state", s.name().toLowerCase(java.util.Locale.ROOT)), s == state ? 1 : 0));
+        }
+        out.add(Families.gauge("granary_master_recovery_state",
+                "1 for the state the master is in after its start (docs/recovery.md): window_open (listening to peers, "
+                        + "grants not applied yet), rebuilding, or serving.", states));
+        out.add(delivery(m.deliveryStats()));
+        return new MetricSnapshots(out);
+    }
+
+    private static List<Amounts.Amount> byState(List<PeerStatus> peers) {
+        List<Amounts.Amount> out = new ArrayList<>();
+        for (String state : PEER_STATES) {
+            long n = peers.stream().filter(p -> p.state().equals(state)).count();
+            out.add(new Amounts.Amount(Labels.of("state", state), n));
+        }
+        return out;
+    }
+
+    private static double silence(List<PeerStatus> peers) {
+        return peers.stream().filter(p -> p.state().equals("live")).mapToLong(PeerStatus::silentMillis).max().orElse(0) / 1000.0;
+    }
+
+    /** The master's own count and sum over every delivery, and its quantiles over the last ones kept. */
+    private static MetricSnapshot delivery(DeliveryStats d) {
+        Quantiles q = d.count() == 0 ? Quantiles.EMPTY
+                : Quantiles.of(new Quantile(0.5, d.p50Millis() / 1000.0), new Quantile(0.99, d.p99Millis() / 1000.0));
+        return SummarySnapshot.builder().name("granary_master_delivery_latency_seconds")
+                .help("Delivery latency: from a change of grants to the cap (agent) or hint (job master) carrying it leaving "
+                        + "the master; quantiles over the last 65536 deliveries, count and sum over all.")
+                .dataPoint(SummaryDataPointSnapshot.builder().count(d.count()).sum(d.sumMillis() / 1000.0).quantiles(q).build())
+                .build();
+    }
+}
