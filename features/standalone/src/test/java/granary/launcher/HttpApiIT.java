@@ -83,6 +83,9 @@ class HttpApiIT {
 
             HttpResponse<String> policies = call(port, "GET", "/api/v1/policies", reader, null);
             assertTrue(policies.body().contains("\"name\":\"quota\""), "every packed policy is listed: " + policies.body());
+            HttpResponse<String> agents = call(port, "GET", "/api/v1/agents", reader, null);
+            assertEquals(200, agents.statusCode(), "the master's peers, through its MasterMonitor: " + agents.body());
+            assertTrue(agents.body().contains("\"total\":0"), agents.body());
             HttpResponse<String> spec = call(port, "GET", "/api/v1/openapi.json", reader, null);
             assertTrue(spec.body().contains("\"operationId\":\"whyJob\""), spec.body());
 

@@ -8,6 +8,8 @@ import granary.http.ApiServlet;
 import granary.http.AuditLog;
 import granary.http.EventStream;
 import granary.http.PeerSource;
+import granary.master.MasterMonitor;
+import granary.master.PeerStatus;
 import granary.protocol.link.Tokens;
 import jakarta.servlet.Servlet;
 import java.io.IOException;
@@ -107,8 +109,33 @@ public final class ApiComponent {
                 context.getBundle().getVersion().toString()), props);
     }
 
+    /** The master's peers while a master serves here (a single master, or the elected leader), else null. */
+    private volatile MasterMonitor monitor;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    void bindMonitor(MasterMonitor m) {
+        monitor = m;
+    }
+
+    void unbindMonitor(MasterMonitor m) {
+        if (monitor == m) {
+            monitor = null;
+        }
+    }
+
     private PeerSource peers() {
-        return null;
+        MasterMonitor m = monitor;
+        return m == null ? null : new PeerSource() {
+            @Override
+            public List<PeerStatus> agents() {
+                return m.agents();
+            }
+
+            @Override
+            public List<PeerStatus> jobMasters() {
+                return m.jobMasters();
+            }
+        };
     }
 
     @Deactivate
