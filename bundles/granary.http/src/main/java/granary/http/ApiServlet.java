@@ -76,15 +76,18 @@ public final class ApiServlet extends HttpServlet {
             status = a.status();
             result = summary(a.body());
         } catch (ApiException e) {
+            drain(req);
             problem(resp, e, instance);
             status = e.status();
             result = e.detail();
         } catch (RuntimeException e) {
+            drain(req);
             ApiException wrapped = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
             problem(resp, wrapped, instance);
             status = 500;
             result = wrapped.detail();
         } catch (Exception e) {
+            drain(req);
             ApiException wrapped = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
             problem(resp, wrapped, instance);
             status = 500;
@@ -157,6 +160,24 @@ public final class ApiServlet extends HttpServlet {
                 throw tooLarge(-1);
             }
             return b;
+        }
+    }
+
+    /**
+     * Reads what is left of a refused request's body (up to the limit), so that the answer is not
+     * lost to a connection the server closes while the client still sends.
+     */
+    private static void drain(HttpServletRequest req) {
+        try {
+            InputStream in = req.getInputStream();
+            long left = MAX_BODY_BYTES + 1L;
+            byte[] sink = new byte[8192];
+            int n;
+            while (left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) > 0) {
+                left -= n;
+            }
+        } catch (IOException | IllegalStateException e) {
+            // read already, or the client went away: nothing to drain
         }
     }
 
