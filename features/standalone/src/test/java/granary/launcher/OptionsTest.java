@@ -25,8 +25,9 @@ class OptionsTest {
         assertEquals(new Http.Address("127.0.0.1", 7070), o.listen(), "this machine only, by default");
         assertEquals(null, o.tls());
         assertEquals(null, o.issueToken());
-        assertEquals(Map.of("granary.master", Map.of("secretFile", Path.of("granary.secret").toAbsolutePath().toString())),
-                Launcher.configurations(o));
+        String secret = Path.of("granary.secret").toAbsolutePath().toString();
+        assertEquals(Map.of("granary.master", Map.of("secretFile", secret), "granary.http", Map.of("secretFile", secret)),
+                Launcher.configurations(o), "the HTTP API checks its users' tokens under the master's secret");
     }
 
     @Test
@@ -93,8 +94,11 @@ class OptionsTest {
     void issueTokenNeedsARoleAndAnId() {
         assertEquals("agent/n1", parse(new Properties(), "--issue-token=agent/n1").issueToken());
         assertEquals("job-master/jm1", parse(new Properties(), "--issue-token=job-master/jm1").issueToken());
-        for (String bad : new String[] {"n1", "agent/", "boss/n1"}) {
-            assertEquals("--issue-token: expected agent/NODE, job-master/NAME or master/NAME, got '" + bad + "'",
+        assertEquals("admin/ada", parse(new Properties(), "--issue-token=admin/ada").issueToken(), "a user of the HTTP API");
+        assertEquals("reader/rita", parse(new Properties(), "--issue-token=reader/rita").issueToken());
+        for (String bad : new String[] {"n1", "agent/", "boss/n1", "admin/"}) {
+            assertEquals("--issue-token: expected agent/NODE, job-master/NAME or master/NAME, got '" + bad + "'"
+                            + "; for the HTTP API: reader/NAME, operator/NAME or admin/NAME",
                     assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--issue-token=" + bad))
                             .getMessage());
         }
