@@ -54,8 +54,8 @@ public final class ApiServlet extends HttpServlet {
         String instance = Api.BASE + path;
         boolean write = !method.equals("GET") && !method.equals("HEAD");
         ApiAuth.Caller caller = null;
-        int status;
-        String result;
+        Answer answer = null;
+        ApiException refusal = null;
         try {
             caller = auth.caller(req.getHeader("Authorization"));
             if (path.equals("/stream") && method.equals("GET")) {
@@ -71,31 +71,25 @@ public final class ApiServlet extends HttpServlet {
             ApiAuth.require(caller, m.route.role(), method + " " + instance);
             byte[] body = m.route.body() == null ? new byte[0] : body(req);
             Call call = new Call(caller.identity(), caller.role(), m.params, query(req), headers(req), body);
-            Answer a = m.route.handler().handle(call);
-            send(resp, a);
-            status = a.status();
-            result = summary(a.body());
+            answer = m.route.handler().handle(call);
         } catch (ApiException e) {
-            drain(req);
-            problem(resp, e, instance);
-            status = e.status();
-            result = e.detail();
-        } catch (RuntimeException e) {
-            drain(req);
-            ApiException wrapped = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
-            problem(resp, wrapped, instance);
-            status = 500;
-            result = wrapped.detail();
+            refusal = e;
         } catch (Exception e) {
+            refusal = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
+        }
+        if (refusal != null) {
             drain(req);
-            ApiException wrapped = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
-            problem(resp, wrapped, instance);
-            status = 500;
-            result = wrapped.detail();
         }
         if (write) {
+            // recorded before the answer leaves: a client that reads the audit after its answer finds its write
             api.audit().record(caller == null ? "unauthenticated" : caller.identity(), req.getRemoteAddr(), method, instance,
-                    req.getQueryString(), status, result);
+                    req.getQueryString(), refusal == null ? answer.status() : refusal.status(),
+                    refusal == null ? summary(answer.body()) : refusal.detail());
+        }
+        if (refusal != null) {
+            problem(resp, refusal, instance);
+        } else {
+            send(resp, answer);
         }
     }
 
