@@ -7,5 +7,5 @@
  * (docs/architecture.md, "The engine"). {@link granary.engine.EngineHost} runs work on a live engine's thread.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package granary.engine;

@@ -1,6 +1,7 @@
 package granary.engine.state;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -16,6 +17,8 @@ import granary.api.model.UnitId;
 import granary.api.model.UnitKind;
 import granary.api.model.UnitSpec;
 import granary.api.spi.Reason;
+import granary.api.spi.ReasonCode;
+import granary.api.spi.ReasonTally;
 import granary.api.spi.JobView;
 import granary.api.spi.UnitView;
 
@@ -43,6 +46,12 @@ public final class UnitState implements UnitView {
     private int granted;
     private long waitingSince = -1;
     private Reason waitReason;
+    /**
+     * The why-not-scheduled ledger (docs/scheduling.md, "Why is my job not scheduled?"): null until a
+     * reason is recorded with tallies on, then one entry per code seen (most units see one or two; a
+     * full array per code would cost every waiting unit ~140 bytes more). Dropped when nothing waits.
+     */
+    private WaitTally[] tallies;
     private boolean live = true;
     private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
     /** Per node: {engine time of the oldest grant held, decision number of the latest}. */
@@ -210,8 +219,89 @@ public final class UnitState implements UnitView {
         slotVector = dims.vector(spec.slot());
     }
 
-    public void waitReason(Reason r) {
+    /**
+     * Records that the unit waits for {@code r} (the ledger's one way in is the cycle's
+     * {@code WaitLedger}): it becomes the latest reason, and with {@code tally} it counts in the
+     * ledger, at most once per cycle.
+     */
+    public void waitedFor(Reason r, long now, int cycle, boolean tally) {
         waitReason = r;
+        if (tally) {
+            WaitTally t = tally(r.code());
+            t.found(cycle, now);
+            t.last = r;
+            t.builtAt = now;
+        }
+    }
+
+    /**
+     * Counts a reason of code {@code c} again, keeping its recorded text, if that text was recorded
+     * this cycle or at most {@code freshMillis} ago; then it is the latest reason and the answer is
+     * true. False: there is none fresh enough, the caller builds one and calls {@link #waitedFor}.
+     */
+    public boolean waitedAgain(ReasonCode c, long now, int cycle, long freshMillis) {
+        WaitTally t = find(c);
+        if (t == null || (t.cycle != cycle && now - t.builtAt > freshMillis)) {
+            return false;
+        }
+        t.found(cycle, now);
+        waitReason = t.last;
+        return true;
+    }
+
+    /**
+     * The ledger, the most frequent reason first, then the most recent; while no ledger is kept (it
+     * is switched off) the single latest reason.
+     */
+    @Override
+    public List<ReasonTally> reasons() {
+        if (tallies == null || remaining() <= 0 || !live) {
+            return UnitView.super.reasons();
+        }
+        List<ReasonTally> out = new ArrayList<>(tallies.length);
+        for (WaitTally t : tallies) {
+            if (t != null) {
+                out.add(t.view());
+            }
+        }
+        out.sort(Comparator.comparingLong(ReasonTally::count).reversed()
+                .thenComparing(Comparator.comparingLong(ReasonTally::lastAtMillis).reversed()));
+        return out;
+    }
+
+    private WaitTally find(ReasonCode c) {
+        if (tallies != null) {
+            for (WaitTally t : tallies) {
+                if (t == null) {
+                    break;
+                }
+                if (t.code == c) {
+                    return t;
+                }
+            }
+        }
+        return null;
+    }
+
+    private WaitTally tally(ReasonCode c) {
+        WaitTally t = find(c);
+        if (t != null) {
+            return t;
+        }
+        int i = 0;
+        if (tallies == null) {
+            tallies = new WaitTally[2];
+        } else {
+            while (i < tallies.length && tallies[i] != null) {
+                i++;
+            }
+            if (i == tallies.length) {
+                tallies = Arrays.copyOf(tallies, Math.min(2 * i, ReasonCode.values().length));
+            }
+        }
+        t = new WaitTally(c);
+        tallies[i] = t;
+        return t;
     }
 
     void desired(int d) {
@@ -262,6 +352,7 @@ public final class UnitState implements UnitView {
         } else {
             waitingSince = -1;
             waitReason = null;
+            tallies = null;   // the ledger covers one stretch of waiting (docs/scheduling.md, "Why is my job not scheduled?")
         }
     }
 
