@@ -1,7 +1,6 @@
 package granary.engine.state;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -48,10 +47,11 @@ public final class UnitState implements UnitView {
     private Reason waitReason;
     /**
      * The why-not-scheduled ledger (docs/scheduling.md, "Why is my job not scheduled?"): null until a
-     * reason is recorded with tallies on, then one entry per code seen (most units see one or two; a
-     * full array per code would cost every waiting unit ~140 bytes more). Dropped when nothing waits.
+     * reason is recorded with tallies on, then a chain of one entry per code seen (most units see one
+     * or two; an array per code would cost every waiting unit ~140 bytes more, an array of entries 24
+     * more). Dropped when nothing waits.
      */
-    private WaitTally[] tallies;
+    private WaitTally tallies;
     private boolean live = true;
     private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
     /** Per node: {engine time of the oldest grant held, decision number of the latest}. */
@@ -258,11 +258,9 @@ public final class UnitState implements UnitView {
         if (tallies == null || remaining() <= 0 || !live) {
             return UnitView.super.reasons();
         }
-        List<ReasonTally> out = new ArrayList<>(tallies.length);
-        for (WaitTally t : tallies) {
-            if (t != null) {
-                out.add(t.view());
-            }
+        List<ReasonTally> out = new ArrayList<>(2);
+        for (WaitTally t = tallies; t != null; t = t.next) {
+            out.add(t.view());
         }
         out.sort(Comparator.comparingLong(ReasonTally::count).reversed()
                 .thenComparing(Comparator.comparingLong(ReasonTally::lastAtMillis).reversed()));
@@ -270,37 +268,20 @@ public final class UnitState implements UnitView {
     }
 
     private WaitTally find(ReasonCode c) {
-        if (tallies != null) {
-            for (WaitTally t : tallies) {
-                if (t == null) {
-                    break;
-                }
-                if (t.code == c) {
-                    return t;
-                }
-            }
+        WaitTally t = tallies;
+        while (t != null && t.code != c) {
+            t = t.next;
         }
-        return null;
+        return t;
     }
 
     private WaitTally tally(ReasonCode c) {
         WaitTally t = find(c);
-        if (t != null) {
-            return t;
+        if (t == null) {
+            t = new WaitTally(c);
+            t.next = tallies;
+            tallies = t;
         }
-        int i = 0;
-        if (tallies == null) {
-            tallies = new WaitTally[2];
-        } else {
-            while (i < tallies.length && tallies[i] != null) {
-                i++;
-            }
-            if (i == tallies.length) {
-                tallies = Arrays.copyOf(tallies, Math.min(2 * i, ReasonCode.values().length));
-            }
-        }
-        t = new WaitTally(c);
-        tallies[i] = t;
         return t;
     }
 

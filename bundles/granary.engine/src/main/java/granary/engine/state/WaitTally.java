@@ -7,7 +7,8 @@ import granary.api.spi.ReasonTally;
 /**
  * One line of a unit's why-not-scheduled ledger (docs/scheduling.md, "Why is my job not
  * scheduled?"): a reason code, in how many cycles it was found, its latest reason, and when. Mutable,
- * engine thread only; {@link UnitState} keeps a few of these, one per code it has seen.
+ * engine thread only. A unit keeps one per code it has seen, chained (most units see one or two
+ * codes: one object each, 48 bytes, and nothing else).
  */
 final class WaitTally {
 
@@ -21,6 +22,8 @@ final class WaitTally {
     long builtAt;
     /** The cycle it was last counted in: a code counts once per cycle however often a cycle finds it. */
     int cycle;
+    /** The unit's tally of another code, or null. */
+    WaitTally next;
 
     WaitTally(ReasonCode code) {
         this.code = code;
