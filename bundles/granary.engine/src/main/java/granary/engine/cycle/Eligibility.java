@@ -87,21 +87,23 @@ public final class Eligibility {
      * ledger has none fresh for that code.
      */
     boolean offered(UnitState u, NodeState n) {
-        if (mayUse(u, n)) {
+        if (!ledger.on()) {
+            return mayUse(u, n);
+        }
+        ReasonCode c = refusal(u, n);   // the same rules as mayUse, checked once
+        if (c == null) {
             return true;
         }
-        if (ledger.on()) {
-            ReasonCode c = refusal(u, n);
-            if (c != null && !ledger.again(u, c)) {
-                ledger.record(u, whyNot(u, n));
-            }
+        if (!ledger.again(u, c)) {
+            ledger.record(u, whyNot(u, n));
         }
         return false;
     }
 
     /**
      * The code of the first rule that keeps {@code u} off {@code n}, resources aside, or null if none
-     * does; in the order of {@link #whyNot}. Allocates nothing (a node filter may).
+     * does: null exactly when {@link #mayUse} is true; in the order of {@link #whyNot}. Allocates
+     * nothing (a node filter may).
      */
     ReasonCode refusal(UnitState u, NodeState n) {
         if (!n.takesWork() || u.request().blacklist().contains(n.name())) {

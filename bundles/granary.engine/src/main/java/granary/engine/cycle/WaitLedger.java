@@ -26,6 +26,8 @@ public final class WaitLedger {
     private final LongSupplier clock;
     private boolean on;
     private int cycle;
+    /** Engine time at the start of the cycle: the time every reason of the cycle is found at (one clock read per cycle). */
+    private long now;
 
     /**
      * @param on    keep the ledger; off, only the latest reason is kept (as before the ledger), which
@@ -49,11 +51,12 @@ public final class WaitLedger {
     /** A new scheduling cycle begins: each code counts once more at most. */
     public void nextCycle() {
         cycle++;
+        now = clock.getAsLong();
     }
 
     /** {@code u} waits for {@code r}. */
     public void record(UnitState u, Reason r) {
-        u.waitedFor(r, clock.getAsLong(), cycle, on);
+        u.waitedFor(r, now, cycle, on);
     }
 
     /**
@@ -62,6 +65,6 @@ public final class WaitLedger {
      * reason and {@link #record} it — always with the ledger off.
      */
     public boolean again(UnitState u, ReasonCode c) {
-        return on && u.waitedAgain(c, clock.getAsLong(), cycle, FRESH_MILLIS);
+        return on && u.waitedAgain(c, now, cycle, FRESH_MILLIS);
     }
 }
