@@ -32,14 +32,15 @@ final class ShortfallReasons {
 
     /** Nodes with room looked at, at most, to tell why they refuse a unit. */
     static final int LOOK_AT = 1000;
+    private static final ReasonCode[] CODES = ReasonCode.values();
 
     private final Cluster cluster;
     private final Eligibility eligibility;
     private final WaitLedger ledger;
     private final Dims dims;
     /** Per reason code: nodes with room that refuse the unit for it, and the first of them (reused). */
-    private final int[] refused = new int[ReasonCode.values().length];
-    private final NodeState[] example = new NodeState[ReasonCode.values().length];
+    private final int[] refused = new int[CODES.length];
+    private final NodeState[] example = new NodeState[CODES.length];
 
     ShortfallReasons(Cluster cluster, Eligibility eligibility, WaitLedger ledger, Dims dims) {
         this.cluster = cluster;
@@ -102,11 +103,10 @@ final class ShortfallReasons {
      * wants); returns how many nodes with room were looked at, up to {@link #LOOK_AT}.
      */
     private int refusals(UnitState u, Scope scope) {
-        Arrays.fill(refused, 0);
-        Arrays.fill(example, null);
         int seen = 0;
         int usable = 0;
-        for (NodeIndex index : scope.indexes) {
+        for (int i = 0; i < scope.indexes.size(); i++) {
+            NodeIndex index = scope.indexes.get(i);
             for (int pos = index.find(0, u.slotVector()); pos >= 0 && seen < LOOK_AT;
                  pos = index.find(pos + 1, u.slotVector())) {
                 seen++;
@@ -120,10 +120,13 @@ final class ShortfallReasons {
             }
         }
         String subject = "unit " + u.id();
-        for (ReasonCode c : ReasonCode.values()) {
+        for (int i = 0; i < CODES.length && seen > usable; i++) {   // none refused (none had room): nothing per rule
+            ReasonCode c = CODES[i];
             int k = refused[c.ordinal()];
+            refused[c.ordinal()] = 0;
             if (k > 0) {
                 Reason e = eligibility.whyNot(u, example[c.ordinal()]);
+                example[c.ordinal()] = null;
                 ledger.record(u, Reason.of(c, subject, (seen >= LOOK_AT ? "of the first " + seen + " nodes with room"
                         + " for a slot, " + k + " refuse it" : nodes(k) + " with room for a slot refuse" + (k == 1 ? "s" : "")
                         + " it") + ", e.g. " + e.subject() + ": " + e.message()));
