@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-engine throughput in a YARN-comparable shape (see granary.sim.bench.Throughput):
-#   benchmarks/throughput.sh N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]
+#   benchmarks/throughput.sh N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair] [--why-ledger on|off]
 # N nodes of 64 cores / 256 GiB, Q leaf queues, A applications each asking K containers of
 # 1 core / 2 GiB; nodes report their free capacity in turns like heartbeats. Builds what it needs,
 # runs warm-ups and measured runs (details on stderr), and prints last, on stdout:
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$#" -lt 4 ]; then
-  echo "Usage: benchmarks/throughput.sh N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]" >&2
+  echo "Usage: benchmarks/throughput.sh N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair] [--why-ledger on|off]" >&2
   exit 2
 fi
 # the runnable simulator with every policy of the build (features/standalone/target/granary-sim.jar)

@@ -61,7 +61,16 @@ public final class Scenarios {
     }
 
     private static Engine fifoEngine(ManualClock clock, FifoPolicy fifo, Executor reorders) {
-        Engine e = new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), false), reorders);
+        return fifoEngine(clock, fifo, reorders, true);
+    }
+
+    /** FIFO, with the why-not-scheduled ledger on or off (docs/scheduling.md, "Why is my job not scheduled?"). */
+    public static Engine fifoEngine(ManualClock clock, boolean whyLedger) {
+        return fifoEngine(clock, new FifoPolicy(), Runnable::run, whyLedger);
+    }
+
+    private static Engine fifoEngine(ManualClock clock, FifoPolicy fifo, Executor reorders, boolean whyLedger) {
+        Engine e = new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), false, whyLedger), reorders);
         e.handle(new PolicyInstalled(fifo, "bench"));
         return e;
     }

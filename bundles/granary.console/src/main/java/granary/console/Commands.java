@@ -25,13 +25,15 @@ import granary.api.event.NodeBlacklisted;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
 import granary.api.event.Revoked;
+import granary.api.spi.JobView;
+import granary.api.spi.JobWhy;
 import granary.codec.JobCodec;
 
 import org.apache.felix.service.command.Descriptor;
 
 /**
- * The {@code granary} core console commands: the engine's own (policies, status, nodes, jobs, work
- * and moves). Every command asks the {@link Scheduler} (events and queries run on the engine thread,
+ * The {@code granary} core console commands: the engine's own (policies, status, nodes, jobs, work,
+ * moves, and why a job waits). Every command asks the {@link Scheduler} (events and queries run on the engine thread,
  * between two decisions) and formats the answer with {@link ConsoleText}. Bad input is an
  * {@link IllegalArgumentException} with a precise message. A policy's reports and commands come from
  * its declaration ({@link PolicyCommandsComponent}).
@@ -45,7 +47,7 @@ public class Commands {
      * reports and commands ({@link PolicyCommandsComponent}) cannot take these names.
      */
     static final Set<String> CORE_NAMES = Set.of("policies", "policy", "deselect", "status", "nodes", "jobs", "submit",
-            "cancel", "blacklist", "unblacklist", "move");
+            "cancel", "blacklist", "unblacklist", "move", "why");
 
     /** The parameters of every core command as the usage line names them. */
     private static final Map<String, String> PARAMETERS = Map.ofEntries(
@@ -59,7 +61,8 @@ public class Commands {
             Map.entry("cancel", "<job>"),
             Map.entry("blacklist", "<node>"),
             Map.entry("unblacklist", "<node>"),
-            Map.entry("move", "<job> <queue>"));
+            Map.entry("move", "<job> <queue>"),
+            Map.entry("why", "<job>"));
 
     /**
      * The usage line of every core command, as a wrong call answers it: the parameters as typed and
@@ -150,6 +153,20 @@ public class Commands {
         return "moved " + Text.escape(job) + " to " + Text.escape(to);
     }
 
+    @Descriptor("why a job's slots wait: per waiting unit what it waits for and since when, the reasons the engine "
+            + "found (most frequent first, with their numbers) and what would help")
+    public String why(@Descriptor("job id") String job) {
+        JobWhy why = await(scheduler.query(v -> {
+            JobView j = v.job(job);
+            return j == null ? null : JobWhy.of(j, v.now());
+        }));
+        if (why == null) {
+            throw new IllegalArgumentException("granary:why: no job " + Text.quote(job) + " in the scheduler: it was never"
+                    + " submitted, or it has finished or was cancelled (granary:jobs lists the jobs)");
+        }
+        return String.join("\n", why.sentences());
+    }
+
     // Wrong calls. Gogo picks a method by the number of arguments; a call that fits no command
     // above lands on its catch-all and answers the command's usage line (never Gogo's coercion text).
     @Descriptor("(any other arguments: answers with the usage line)")
@@ -205,6 +222,11 @@ public class Commands {
     @Descriptor("(any other arguments: answers with the usage line)")
     public String move(@Descriptor("ignored") Object... args) {
         throw wrongCall("move", args);
+    }
+
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String why(@Descriptor("ignored") Object... args) {
+        throw wrongCall("why", args);
     }
 
     static List<JobSpec> readJobs(Path path) {

@@ -23,7 +23,8 @@ import org.osgi.service.component.annotations.Reference;
         "osgi.command.function=cancel",
         "osgi.command.function=blacklist",
         "osgi.command.function=unblacklist",
-        "osgi.command.function=move"})
+        "osgi.command.function=move",
+        "osgi.command.function=why"})
 public class CommandsComponent extends Commands {
 
     @Activate

@@ -44,6 +44,7 @@ public class Completions implements CommandSessionListener {
             "granary:deselect", List.of("policies"),
             "granary:cancel", List.of("jobs"),
             "granary:move", List.of("jobs", "queues"),
+            "granary:why", List.of("jobs"),
             "granary:blacklist", List.of("nodes"),
             "granary:unblacklist", List.of("nodes"));
 

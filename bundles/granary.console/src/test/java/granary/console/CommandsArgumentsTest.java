@@ -118,6 +118,11 @@ class CommandsArgumentsTest {
                         + "move a job to another queue; its grants stay, its usage and waiting units move"),
                 Arguments.of("granary:move j root.a root.b", "granary:move takes 2 arguments, got 3 (extra: \"root.b\"); usage: "
                         + "granary:move <job> <queue> - move a job to another queue; its grants stay, its usage and waiting units move"),
+                Arguments.of("granary:why", "granary:why takes 1 argument, got 0; usage: granary:why <job> - why a job's"
+                        + " slots wait: per waiting unit what it waits for and since when, the reasons the engine found (most"
+                        + " frequent first, with their numbers) and what would help"),
+                Arguments.of("granary:why a b", "granary:why takes 1 argument, got 2 (extra: \"b\")"),
+                Arguments.of("granary:why ghost", "granary:why: no job \"ghost\" in the scheduler"),
                 // echoed arguments: a newline and an escape come back escaped, on one line
                 Arguments.of("granary:status \"a\nforged\"", "granary:status takes 0 arguments, got 1 (extra: \"a\\nforged\"); usage: "
                         + "granary:status - scheduler status as key=value lines"),

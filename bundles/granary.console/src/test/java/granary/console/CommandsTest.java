@@ -171,4 +171,33 @@ class CommandsTest {
         assertEquals("blacklisted n1", commands.blacklist("n1"));
         assertTrue(commands.nodes().lines().anyMatch(l -> l.startsWith("n1") && l.endsWith("blacklisted")));
     }
+
+    @Test
+    void whySaysWhatWaitsWhyAndWhatWouldHelp() throws IOException {
+        Path f = dir.resolve("big.json");
+        Files.writeString(f, "{\"id\":\"big\",\"units\":[{\"name\":\"u\",\"slot\":{\"cpu\":100,\"mem\":6000},\"desired\":6}]}");
+        assertEquals("submitted big to default: granted 4 of 6 slots", commands.submit(f.toString()));
+        List<String> lines = commands.why("big").lines().toList();
+        assertEquals("Job big in group default waits for 2 of its 6 slots (4 granted).", lines.get(0));
+        assertTrue(lines.get(1).startsWith("Unit big/u has been waiting for 2 of 6 slots (4 granted) for "), lines.get(1));
+        assertTrue(lines.get(2).matches("Most often \\(once, last .*\\): no node has enough free memory for one slot —"
+                + " it needs 6000 MiB, the most free on any node is 2192 MiB\\."), lines.get(2));
+        assertTrue(lines.get(3).startsWith("It is placed when a node frees enough room"), lines.get(3));
+        assertEquals(4, lines.size(), lines.toString());
+    }
+
+    @Test
+    void whyOfAPlacedJobSaysNothingWaits() throws IOException {
+        Path f = dir.resolve("small.json");
+        Files.writeString(f, "{\"id\":\"small\",\"units\":[{\"name\":\"u\",\"slot\":{\"cpu\":100,\"mem\":1024},\"desired\":2}]}");
+        commands.submit(f.toString());
+        assertEquals("Job small is fully placed: nothing waits.\nIt holds 2 slots in 1 unit.", commands.why("small"));
+    }
+
+    @Test
+    void whyOfAnUnknownJobNamesIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.why("ghost\nx"));
+        assertEquals("granary:why: no job \"ghost\\nx\" in the scheduler: it was never submitted, or it has finished or"
+                + " was cancelled (granary:jobs lists the jobs)", e.getMessage());
+    }
 }

@@ -42,6 +42,7 @@ import granary.engine.cycle.ActivePlacer;
 import granary.engine.cycle.Eligibility;
 import granary.engine.cycle.GangScheduler;
 import granary.engine.cycle.PassiveFiller;
+import granary.engine.cycle.WaitLedger;
 import granary.engine.handler.GrantAdoptions;
 import granary.engine.handler.JobEvents;
 import granary.engine.handler.NodeEvents;
@@ -86,6 +87,7 @@ public final class Engine {
     private final ActivePlacer active;
     private final PassiveFiller passive;
     private final GangScheduler gangs;
+    private final WaitLedger ledger;
     private final Map<Class<?>, Handler> handlers = new HashMap<>();
     private final List<Consumer<? super OutputEvent>> listeners = new CopyOnWriteArrayList<>();
     private final List<Consumer<? super InputEvent>> inputWatchers = new CopyOnWriteArrayList<>();
@@ -116,10 +118,11 @@ public final class Engine {
         this.allocator = new Allocator(cluster, workload, agenda, clock::millis, this::emit);
         this.context = new EngineContext(clock::millis, cluster, workload, allocator);
         this.policies = new PolicySet(context);
-        this.eligibility = new Eligibility(policies, context, dims);
-        this.active = new ActivePlacer(cluster, eligibility, allocator);
+        this.ledger = new WaitLedger(options.whyLedger(), clock::millis);
+        this.eligibility = new Eligibility(policies, context, dims, ledger);
+        this.active = new ActivePlacer(cluster, eligibility, allocator, ledger, dims);
         this.passive = new PassiveFiller(workload, policies, eligibility, allocator, context);
-        this.gangs = new GangScheduler(cluster, workload, policies, eligibility, allocator, context);
+        this.gangs = new GangScheduler(cluster, workload, policies, eligibility, allocator, context, ledger);
         context.bind(policies, eligibility, new Requests());
         registerHandlers();
         policies.installBuiltIns(BUILT_IN);
@@ -253,6 +256,7 @@ public final class Engine {
         int o = outputs.size();
         int n = notes.size();
         this.options = newOptions;
+        ledger.on(newOptions.whyLedger());
         policiesChanged(policies.configure(newOptions.policies(), newOptions.fallback()), true);
         cycle();
         return new Receipt(List.copyOf(outputs.subList(o, outputs.size())), List.copyOf(notes.subList(n, notes.size())));
@@ -347,6 +351,7 @@ public final class Engine {
             held = false;
             reconsider();   // released: every node and every waiting unit gets its chance
         }
+        ledger.nextCycle();
         CycleAction[] actions = policies.cycleActions();
         try {
             for (CycleAction a : actions) {

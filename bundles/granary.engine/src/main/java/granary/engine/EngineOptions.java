@@ -11,8 +11,11 @@ import java.util.List;
  *                        selected policy is not installed
  * @param checkInvariants strict mode for tests: check every invariant after every event (costs
  *                        O(state) per event) and fail on a fault inside a cycle instead of noting it
+ * @param whyLedger       keep every waiting unit's why-not-scheduled ledger, its reasons counted by
+ *                        code (docs/scheduling.md, "Why is my job not scheduled?"); off, a unit keeps
+ *                        only its latest reason. On by default; the switch is there to measure its cost
  */
-public record EngineOptions(List<String> policies, List<String> fallback, boolean checkInvariants) {
+public record EngineOptions(List<String> policies, List<String> fallback, boolean checkInvariants, boolean whyLedger) {
 
     /**
      * Nothing selected, no fallback: the engine names no policy. A runtime says which policies it
@@ -26,11 +29,20 @@ public record EngineOptions(List<String> policies, List<String> fallback, boolea
         fallback = List.copyOf(fallback);
     }
 
+    /** With the why-not-scheduled ledger on. */
+    public EngineOptions(List<String> policies, List<String> fallback, boolean checkInvariants) {
+        this(policies, fallback, checkInvariants, true);
+    }
+
     public EngineOptions withPolicies(List<String> p) {
-        return new EngineOptions(p, fallback, checkInvariants);
+        return new EngineOptions(p, fallback, checkInvariants, whyLedger);
     }
 
     public EngineOptions withInvariantChecks(boolean on) {
-        return new EngineOptions(policies, fallback, on);
+        return new EngineOptions(policies, fallback, on, whyLedger);
+    }
+
+    public EngineOptions withWhyLedger(boolean on) {
+        return new EngineOptions(policies, fallback, checkInvariants, on);
     }
 }

@@ -89,8 +89,10 @@ class GangTest {
     void aPlanThatDoesNotHoldGrantsNothing() {
         FirstFit liar = new FirstFit();
         liar.lie = true;   // returns partial plans
-        Harness h = withGang(liar).nodes("n", "r1", 1, 400, 4096);
-        h.submit("g", UnitSpec.builder("u").slot(100, 512).desired(6).allOrNothing(true).build());
+        // the cluster has room for 6 slots, so the quick checks pass and the plan is asked; at most 2
+        // per node leave it 4 on 2 nodes, and the planner returns them as if they were all
+        Harness h = withGang(liar).nodes("n", "r1", 2, 400, 4096);
+        h.submit("g", UnitSpec.builder("u").slot(100, 512).desired(6).maxPerNode(2).allOrNothing(true).build());
         assertEquals(0, h.granted("g/u"));
         assertEquals(ReasonCode.NO_PLACEMENT, h.engine.view().unit(UnitId.parse("g/u")).waitReason().code());
         assertEquals(List.of(), h.log);

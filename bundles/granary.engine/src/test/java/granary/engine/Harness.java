@@ -64,7 +64,11 @@ final class Harness {
 
     /** With the executor that builds new unit orders (docs/scheduling.md, "Swapping the order off the engine thread"). */
     Harness(List<String> selection, java.util.concurrent.Executor reorders) {
-        engine = new Engine(clock, new EngineOptions(selection, List.of("fifo"), true), reorders);
+        this(new EngineOptions(selection, List.of("fifo"), true), reorders);
+    }
+
+    Harness(EngineOptions options, java.util.concurrent.Executor reorders) {
+        engine = new Engine(clock, options, reorders);
         engine.subscribe(log::add);
     }
 

@@ -62,6 +62,19 @@ public interface UnitView {
     /** Why the unit's last scheduling attempt left slots waiting, or null. */
     Reason waitReason();
 
+    /**
+     * The unit's why-not-scheduled ledger (docs/scheduling.md, "Why is my job not scheduled?"): per
+     * reason code, how often the engine found it since the unit began to wait, with the latest
+     * reason of that code; the most frequent first, then the most recent. Empty while nothing waits.
+     *
+     * <p>The default answers the single {@link #waitReason()}, counted once at an unknown time, for
+     * views that keep no ledger; the engine keeps one.
+     */
+    default List<ReasonTally> reasons() {
+        Reason r = waitReason();
+        return r == null || remaining() <= 0 ? List.of() : List.of(new ReasonTally(r.code(), 1, r, -1));
+    }
+
     /** False once the unit is cancelled or its job ended. */
     boolean live();
 }

@@ -5,10 +5,9 @@ import java.util.Comparator;
 import java.util.List;
 
 import granary.api.model.Locality;
-import granary.api.spi.Reason;
-import granary.api.spi.ReasonCode;
 import granary.engine.state.Allocator;
 import granary.engine.state.Cluster;
+import granary.engine.state.Dims;
 import granary.engine.state.NodeIndex;
 import granary.engine.state.NodeState;
 import granary.engine.state.UnitState;
@@ -18,7 +17,7 @@ import granary.engine.state.UnitState;
  * place it greedily at once. Its locality preferences are walked MACHINE, then ROOM, then CLUSTER; a
  * MACHINE preference tries its node directly, ROOM and CLUSTER go round-robin over the fitting nodes
  * of the room or cluster, one slot per node per lap, starting where the last placement there stopped.
- * Whatever cannot be placed stays waiting in the group queue.
+ * Whatever cannot be placed stays waiting in the group queue, and {@link ShortfallReasons} records why.
  */
 public final class ActivePlacer {
 
@@ -27,11 +26,13 @@ public final class ActivePlacer {
     private final Cluster cluster;
     private final Eligibility eligibility;
     private final Allocator allocator;
+    private final ShortfallReasons shortfall;
 
-    public ActivePlacer(Cluster cluster, Eligibility eligibility, Allocator allocator) {
+    public ActivePlacer(Cluster cluster, Eligibility eligibility, Allocator allocator, WaitLedger ledger, Dims dims) {
         this.cluster = cluster;
         this.eligibility = eligibility;
         this.allocator = allocator;
+        this.shortfall = new ShortfallReasons(cluster, eligibility, ledger, dims);
     }
 
     /** Places as much of {@code u}'s remaining desire as limits allow; returns slots granted. */
@@ -50,11 +51,7 @@ public final class ActivePlacer {
             };
         }
         if (u.remaining() > 0 && placed < budget) {
-            String missing = Eligibility.missingLabel(u, cluster);
-            u.waitReason(missing == null
-                    ? Reason.of(ReasonCode.NO_FIT, "unit " + u.id(), "no eligible node has room for slot " + u.slot())
-                    : Reason.of(ReasonCode.LABELS, "unit " + u.id(), "no node matches the node selector "
-                            + u.request().nodeSelector() + " (" + cluster.size() + " nodes)"));
+            shortfall.explain(u);   // admission said already why it allows no more than the budget
         }
         return placed;
     }

@@ -27,11 +27,13 @@ public final class Eligibility {
     private final PolicySet policies;
     private final EngineView view;
     private final Dims dims;
+    private final WaitLedger ledger;
 
-    public Eligibility(PolicySet policies, EngineView view, Dims dims) {
+    public Eligibility(PolicySet policies, EngineView view, Dims dims, WaitLedger ledger) {
         this.policies = policies;
         this.view = view;
         this.dims = dims;
+        this.ledger = ledger;
     }
 
     /**
@@ -76,6 +78,54 @@ public final class Eligibility {
             }
         }
         return true;
+    }
+
+    /**
+     * {@link #mayUse}, for a node offered to a waiting unit that fits it (passive fill): a refusal is
+     * a reason the unit was not placed, and goes into its ledger (docs/scheduling.md, "Why is my job
+     * not scheduled?"). The code is found without allocating; the text is built only when the
+     * ledger has none fresh for that code.
+     */
+    boolean offered(UnitState u, NodeState n) {
+        if (!ledger.on()) {
+            return mayUse(u, n);
+        }
+        ReasonCode c = refusal(u, n);   // the same rules as mayUse, checked once
+        if (c == null) {
+            return true;
+        }
+        if (!ledger.again(u, c)) {
+            ledger.record(u, whyNot(u, n));
+        }
+        return false;
+    }
+
+    /**
+     * The code of the first rule that keeps {@code u} off {@code n}, resources aside, or null if none
+     * does: null exactly when {@link #mayUse} is true; in the order of {@link #whyNot}. Allocates
+     * nothing (a node filter may).
+     */
+    ReasonCode refusal(UnitState u, NodeState n) {
+        if (!n.takesWork() || u.request().blacklist().contains(n.name())) {
+            return ReasonCode.BLACKLISTED;
+        }
+        if (!u.localityAllows(n)) {
+            return ReasonCode.LOCALITY;
+        }
+        if (!labelsMatch(u, n)) {
+            return ReasonCode.LABELS;
+        }
+        int max = u.request().maxPerNode();
+        if (max > 0 && u.slotsOn(n) >= max) {
+            return ReasonCode.MAX_PER_NODE;
+        }
+        for (NodeFilter f : policies.nodeFilters()) {
+            Verdict v = f.filter(u, n);
+            if (v.code() != Verdict.Code.ALLOW) {
+                return v.reason() != null ? v.reason().code() : ReasonCode.OTHER;
+            }
+        }
+        return null;
     }
 
     /**
@@ -162,7 +212,7 @@ public final class Eligibility {
 
     /**
      * At most how many of {@code wanted} more slots admission allows {@code u} now. When it allows
-     * fewer, the unit's wait reason says why.
+     * fewer, the policy's reason goes into the unit's ledger.
      */
     public int admit(UnitState u, int wanted) {
         int allowed = wanted;
@@ -177,7 +227,7 @@ public final class Eligibility {
             }
             int n = v.allowed() ? Math.min(allowed, v.slots()) : 0;
             if (n < allowed) {
-                u.waitReason(v.reason() != null ? v.reason() : Reason.of(ReasonCode.OTHER, "unit " + u.id(),
+                ledger.record(u, v.reason() != null ? v.reason() : Reason.of(ReasonCode.OTHER, "unit " + u.id(),
                         "policy " + a.name() + " admits " + n + " of " + allowed + " slots now"));
             }
             allowed = n;

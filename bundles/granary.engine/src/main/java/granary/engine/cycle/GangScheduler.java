@@ -6,7 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 import granary.api.model.Resources;
 import granary.api.model.UnitId;
@@ -40,15 +40,17 @@ public final class GangScheduler {
     private final Eligibility eligibility;
     private final Allocator allocator;
     private final PlacementContext context;
+    private final WaitLedger ledger;
 
     public GangScheduler(Cluster cluster, Workload workload, PolicySet policies, Eligibility eligibility,
-                  Allocator allocator, PlacementContext context) {
+                  Allocator allocator, PlacementContext context, WaitLedger ledger) {
         this.cluster = cluster;
         this.workload = workload;
         this.policies = policies;
         this.eligibility = eligibility;
         this.allocator = allocator;
         this.context = context;
+        this.ledger = ledger;
     }
 
     /**
@@ -143,12 +145,15 @@ public final class GangScheduler {
     /** One unit of a gang: its slot fits some node, and its own part fits in what is free. */
     private boolean mayFit(UnitState m, int slots, Resources free, UnitState gang) {
         if (!timesFits(m.slot(), slots, free)) {
-            markIfUnexplained(gang, () -> "unit " + m.id() + " needs " + slots + " x " + m.slot()
-                    + " at once, the cluster has " + free + " free");
+            boolean never = !timesFits(m.slot(), slots, cluster.capacity());
+            markIfUnexplained(gang, never ? ReasonCode.TOO_LARGE : ReasonCode.NO_PLACEMENT, subject -> lacking(subject,
+                    never, false, "unit " + m.id() + " needs " + slots + " x " + m.slot() + " at once", m.slot().times(slots)));
             return false;
         }
         if (cluster.index().find(0, m.slotVector()) < 0) {
-            markIfUnexplained(gang, () -> "no node has room for slot " + m.slot() + " of unit " + m.id() + " now");
+            boolean never = !m.slot().fitsIn(cluster.largestNode());
+            markIfUnexplained(gang, never ? ReasonCode.TOO_LARGE : ReasonCode.NO_PLACEMENT, subject -> lacking(subject,
+                    never, true, "no node has room for slot " + m.slot() + " of unit " + m.id() + " now", m.slot()));
             return false;
         }
         return true;
@@ -164,10 +169,31 @@ public final class GangScheduler {
         }
         if (!total.fitsIn(free)) {
             Resources need = total;
-            markIfUnexplained(units.get(0), () -> "the gang needs " + need + " at once, the cluster has " + free + " free");
+            boolean never = !total.fitsIn(cluster.capacity());
+            markIfUnexplained(units.get(0), never ? ReasonCode.TOO_LARGE : ReasonCode.NO_PLACEMENT,
+                    subject -> lacking(subject, never, false, "the gang needs " + need + " at once", need));
             return false;
         }
         return true;
+    }
+
+    /**
+     * A gang short of {@code need} ({@code oneSlot}: of a node with room for one slot): TOO_LARGE when
+     * even the whole cluster's capacity (for one slot, the largest node) has less, else NO_PLACEMENT;
+     * with the amount of the resource that binds, needed against what there is (docs/scheduling.md,
+     * "Why is my job not scheduled?").
+     */
+    private Reason lacking(String subject, boolean never, boolean oneSlot, String what, Resources need) {
+        Resources have = never ? (oneSlot ? cluster.largestNode() : cluster.capacity()) : cluster.free();
+        String r = oneSlot && !never ? null : Amounts.binding(need, have);
+        ReasonCode code = never ? ReasonCode.TOO_LARGE : ReasonCode.NO_PLACEMENT;
+        if (r == null) {
+            return Reason.of(code, subject, what);
+        }
+        long amount = Math.max(0, have.get(r));
+        String than = never ? (oneSlot ? "the largest node has " : "the whole cluster has ") : "the cluster has free ";
+        return new Reason(code, subject, what + ": " + than + Amounts.of(r, amount) + " of " + Amounts.word(r)
+                + ", it needs " + Amounts.of(r, need.get(r)), need.get(r), amount);
     }
 
     /** {@code n × slot ≤ free} in every resource, without allocating or overflowing. */
@@ -268,28 +294,28 @@ public final class GangScheduler {
     }
 
     /**
-     * Says why the gang of {@code u} waits if nothing has said so yet; the quick checks of
-     * {@link #run} run for every waiting gang on every release, so they keep the reason a real try
-     * left and build no text when there is one.
+     * Says why the gang of {@code u} waits, found by the quick checks of {@link #run}, which run for
+     * every waiting gang on every release: so the text is built only for a member with no reason yet
+     * (ledger off: the reason a real try left stays), or with no fresh one of this code (ledger on:
+     * {@link WaitLedger#again} counts it without building anything).
      */
-    private void markIfUnexplained(UnitState u, Supplier<String> why) {
-        if (!u.job().gang() && u.waitReason() != null) {
+    private void markIfUnexplained(UnitState u, ReasonCode code, Function<String, Reason> why) {
+        if (!ledger.on() && !u.job().gang() && u.waitReason() != null) {
             return;
         }
-        List<UnitState> gang = null;
         Reason r = null;
         for (UnitState m : u.job().gang() ? JobState.of(u).units() : List.of(u)) {
-            if (m.waitReason() == null && m.live() && m.remaining() > 0) {
-                gang = gang != null ? gang : gangOf(u);
-                r = r != null ? r : Reason.of(ReasonCode.NO_PLACEMENT, "gang " + gang, why.get());
-                m.waitReason(r);
+            if (!m.live() || m.remaining() <= 0 || (ledger.on() ? ledger.again(m, code) : m.waitReason() != null)) {
+                continue;
             }
+            r = r != null ? r : why.apply("gang " + gangOf(u));
+            ledger.record(m, r);
         }
     }
 
-    private static void mark(List<UnitState> gang, Reason r) {
+    private void mark(List<UnitState> gang, Reason r) {
         for (UnitState m : gang) {
-            m.waitReason(r);
+            ledger.record(m, r);
         }
     }
 }

@@ -75,11 +75,15 @@ public final class PassiveFiller {
         }
     }
 
-    /** The unit of the first group, in group order, that gets the node next, or null. */
+    /**
+     * The unit of the first group, in group order, that gets the node next, or null. A unit that
+     * fits but may not use the node, or that admission refuses, has the reason recorded in its
+     * ledger (docs/scheduling.md, "Why is my job not scheduled?").
+     */
     private UnitState pick(NodeState n, List<GroupState> groups) {
         for (GroupState g : groups) {
             long[] free = eligibility.bound(g, n.freeVector());
-            UnitState u = g.queue().first(free, c -> eligibility.mayUse(c, n) && eligibility.admit(c, 1) > 0);
+            UnitState u = g.queue().first(free, c -> eligibility.offered(c, n) && eligibility.admit(c, 1) > 0);
             if (u != null) {
                 return u;
             }

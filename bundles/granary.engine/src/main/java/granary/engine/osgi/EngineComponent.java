@@ -70,6 +70,10 @@ public class EngineComponent implements Scheduler {
 
         @AttributeDefinition(description = "Strict mode: check every invariant after every event (slow; for tests).")
         boolean checkInvariants() default false;
+
+        @AttributeDefinition(description = "Keep every waiting unit's why-not-scheduled ledger: its reasons counted "
+                + "by code, with the numbers (granary:why). Off, a unit keeps only its latest reason.")
+        boolean whyLedger() default true;
     }
 
     private static final long UNBIND_WAIT_SECONDS = 30;
@@ -120,7 +124,7 @@ public class EngineComponent implements Scheduler {
         EngineOptions options = new EngineOptions(
                 names(properties.containsKey("policies") ? config.policies() : null, POLICIES_PROPERTY),
                 names(properties.containsKey("fallback") ? config.fallback() : null, FALLBACK_PROPERTY),
-                config.checkInvariants());
+                config.checkInvariants(), config.whyLedger());
         loop.call(e -> e.configure(options));
     }
 

@@ -21,6 +21,11 @@ public final class Dims {
         return names.size();
     }
 
+    /** The name of dimension {@code d}: {@code cpu}, {@code mem}, then extended names. */
+    public String name(int d) {
+        return names.get(d);
+    }
+
     /** Registers the extended resources of {@code r}; true if a new dimension was added. */
     public boolean register(Resources r) {
         boolean added = false;

@@ -130,6 +130,11 @@ final class FrozenUnit implements UnitView {
     }
 
     @Override
+    public List<granary.api.spi.ReasonTally> reasons() {
+        return unit.reasons();
+    }
+
+    @Override
     public boolean live() {
         return live;
     }

@@ -140,6 +140,14 @@ public final class NodeIndex {
         return true;
     }
 
+    /**
+     * The most any node of the index has free in dimension {@code d}; -1 if no node takes work (all
+     * blacklisted, or none). Each dimension on its own: the maxima may be on different nodes.
+     */
+    public long most(int d) {
+        return d < dims ? max[d][1] : NONE;
+    }
+
     public NodeState at(int pos) {
         return nodes[pos];
     }

@@ -3,6 +3,7 @@ package granary.sim.bench;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,9 +48,11 @@ import granary.sim.run.PolicySource;
  * order {@code --swap-to} names, and back) over all the waiting units; {@code benchmarks/scale.sh}
  * runs it at 100,000 nodes and 10^6 waiting units in 2 GiB of heap.
  *
- * <p>Usage: {@code Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]} (defaults:
- * 7 measured runs after 5 warm-ups, FIFO — which grants as many containers per decision as fit; FAIR
- * grants one per decision, like a scheduler that assigns containers one at a time).
+ * <p>Usage: {@code Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]
+ * [--why-ledger on|off]} (defaults: 7 measured runs after 5 warm-ups, FIFO — which grants as many
+ * containers per decision as fit; FAIR grants one per decision, like a scheduler that assigns
+ * containers one at a time; the why-not-scheduled ledger on, as in the runtime: {@code off} measures
+ * what it costs, docs/scheduling.md, "Why is my job not scheduled?").
  */
 public final class Throughput {
 
@@ -65,12 +68,22 @@ public final class Throughput {
     /** The unit order a scale run swaps to and back from. */
     private final String swapTo;
     private final ClassPathPolicies policies = new ClassPathPolicies();
+    /** Keep the why-not-scheduled ledger (EngineOptions.whyLedger). */
+    private boolean whyLedger = true;
 
     /** What one run measured. */
     record Run(long allocs, double wallSeconds, long heartbeats, long decisions, double submitSeconds, long heapBytes, double swapMs,
-               double swapBackMs) {
+               double swapBackMs, double cpuSeconds, double submitCpuSeconds) {
         double allocsPerSecond() {
             return allocs / wallSeconds;
+        }
+
+        /**
+         * Allocs per second of the engine thread's CPU time: on a shared machine, time spent waiting for
+         * a core is not counted, so this spreads less than {@link #allocsPerSecond()} between runs.
+         */
+        double allocsPerCpuSecond() {
+            return allocs / cpuSeconds;
         }
     }
 
@@ -94,14 +107,21 @@ public final class Throughput {
             String swapTo = text(a, "--swap-to", null);
             int runs = option(a, "--runs", 7);
             int warmup = option(a, "--warmup", 5);
+            String ledger = text(a, "--why-ledger", "on");
+            if (!ledger.equals("on") && !ledger.equals("off")) {
+                throw new IllegalArgumentException("--why-ledger is on or off, got '" + ledger + "'");
+            }
             if (a.size() != 4) {
                 throw new IllegalArgumentException("expected N A K Q (nodes, applications, containers each, leaf queues), got " + a);
             }
             int[] n = a.stream().mapToInt(Throughput::positive).toArray();
-            System.exit(new Throughput(n[0], n[1], n[2], n[3], order, swapTo).measure(runs, warmup, scale));
+            Throughput t = new Throughput(n[0], n[1], n[2], n[3], order, swapTo);
+            t.whyLedger = ledger.equals("on");
+            System.exit(t.measure(runs, warmup, scale));
         } catch (IllegalArgumentException e) {
             System.err.println("Error: " + e.getMessage());
-            System.err.println("Usage: Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]");
+            System.err.println("Usage: Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]"
+                    + " [--why-ledger on|off]");
             System.exit(2);
         }
     }
@@ -150,9 +170,11 @@ public final class Throughput {
         List<Run> measured = new ArrayList<>();
         for (int i = 0; i < warmup + runs; i++) {
             Run r = runOnce(scale);
-            System.err.printf(Locale.ROOT, "%s %d: allocs=%d heartbeats=%d decisions=%d wall_s=%.4f allocs_per_s=%.0f submit_s=%.3f%s%n",
+            System.err.printf(Locale.ROOT, "%s %d: allocs=%d heartbeats=%d decisions=%d wall_s=%.4f allocs_per_s=%.0f cpu_s=%.4f"
+                            + " allocs_per_cpu_s=%.0f submit_s=%.3f submit_cpu_s=%.3f%s%n",
                     i < warmup ? "warm-up" : "run", i < warmup ? i + 1 : i - warmup + 1, r.allocs(), r.heartbeats(),
-                    r.decisions(), r.wallSeconds(), r.allocsPerSecond(), r.submitSeconds(), scale ? String.format(Locale.ROOT,
+                    r.decisions(), r.wallSeconds(), r.allocsPerSecond(), r.cpuSeconds(), r.allocsPerCpuSecond(),
+                    r.submitSeconds(), r.submitCpuSeconds(), scale ? String.format(Locale.ROOT,
                             " heap_mb=%d swap_ms=%.1f swap_back_ms=%.1f", r.heapBytes() >> 20, r.swapMs(), r.swapBackMs()) : "");
             if (i >= warmup) {
                 measured.add(r);
@@ -180,7 +202,7 @@ public final class Throughput {
     }
 
     Run runOnce(boolean scale) {
-        Engine engine = new Engine(new ManualClock(0), new EngineOptions(List.of("queues", unitOrder), List.of(), false));
+        Engine engine = new Engine(new ManualClock(0), new EngineOptions(List.of("queues", unitOrder), List.of(), false, whyLedger));
         install(engine, unitOrder, Map.of());
         install(engine, "queues", Map.of("file", treeFile().toString()));   // the queue policy reads its tree file
         String other = swapTo;
@@ -194,12 +216,15 @@ public final class Throughput {
             handle(engine, new NodeAdded(new NodeSpec(names[i], "r" + i / 1000, NODE)));
             handle(engine, new NodeBlacklisted(names[i], true));
         }
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         long t0 = System.nanoTime();
+        long submitCpu = threads.getCurrentThreadCpuTime();
         for (int a = 0; a < apps; a++) {
             UnitSpec unit = UnitSpec.builder("containers").slot(CONTAINER).desired(containers).build();
             handle(engine, new JobSubmitted(new JobSpec("app-" + a, "q" + a % queues, "user-" + a % 100, 0, false, List.of(unit))));
         }
         double submit = (System.nanoTime() - t0) / 1e9;
+        submitCpu = threads.getCurrentThreadCpuTime() - submitCpu;
         long heap = 0;
         double swap = 0;
         double swapBack = 0;
@@ -214,6 +239,7 @@ public final class Throughput {
         long heartbeats = 0;
         long decisions = engine.view().status().decisions();
         System.gc();   // the setup's garbage is not charged to the measured phase
+        long cpuStart = threads.getCurrentThreadCpuTime();
         long start = System.nanoTime();
         for (int round = 0; granted[0] < want; round++) {
             long before = granted[0];
@@ -226,8 +252,9 @@ public final class Throughput {
             }
         }
         double wall = (System.nanoTime() - start) / 1e9;
+        double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
         decisions = engine.view().status().decisions() - decisions;
-        return new Run(granted[0], wall, heartbeats, decisions, submit, heap, swap, swapBack);
+        return new Run(granted[0], wall, heartbeats, decisions, submit, heap, swap, swapBack, cpu, submitCpu / 1e9);
     }
 
     private static void count(OutputEvent e, long[] granted) {
