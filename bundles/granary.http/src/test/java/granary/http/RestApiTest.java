@@ -131,7 +131,12 @@ class RestApiTest {
         JsonObject unit = why.getAsJsonArray("units").get(0).getAsJsonObject();
         assertEquals(8, unit.get("waiting").getAsInt(), unit.toString());
         String sentences = why.getAsJsonArray("sentences").toString();
-        assertTrue(sentences.contains("waits for 8 of 40 slots"), sentences);
+        assertTrue(sentences.contains("waiting for 8 of 40 slots (32 granted)"), sentences);
+        assertTrue(sentences.contains("no node has enough free cpu"), sentences);
+        JsonObject reason = unit.getAsJsonArray("reasons").get(0).getAsJsonObject();
+        assertEquals("NO_FIT", reason.get("code").getAsString(), reason.toString());
+        assertTrue(reason.get("count").getAsLong() >= 1, reason.toString());
+        assertEquals("waiting", why.get("state").getAsString());
         assertEquals(404, h.get("/jobs/nope/why", h.reader).status());
     }
 
