@@ -140,48 +140,52 @@ public final class StreamLoad {
         // the subscribers run in a child JVM at the lowest CPU priority: on a small machine they would
         // otherwise take the cores from the server they measure (in production they are other hosts)
         Process child = subscribers == 0 ? null : readersProcess(url, token, subscribers);
-        ReaderReport report = new ReaderReport(child);
-        report.awaitConnected(subscribers, stream);
-        AtomicLong slots = new AtomicLong();
-        AutoCloseable counting = loop.subscribe(e -> {
-            if (e instanceof Granted g) {
-                slots.addAndGet(g.slots());
+        try {
+            ReaderReport report = new ReaderReport(child);
+            report.awaitConnected(subscribers, stream);
+            AtomicLong slots = new AtomicLong();
+            AutoCloseable counting = loop.subscribe(e -> {
+                if (e instanceof Granted g) {
+                    slots.addAndGet(g.slots());
+                }
+            });
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            long start = System.nanoTime();
+            int round = 0;
+            List<String> previous = List.of();
+            while (System.nanoTime() < end) {
+                List<JobSpec> batch = new ArrayList<>();
+                for (int j = 0; j < 20; j++) {
+                    batch.add(new JobSpec("r" + round + "-" + j, "root.g" + (j % 4), "u", 0, false,
+                            List.of(new UnitSpec("w", Resources.of(100, 1024), 2000, 0, List.of(), 0, java.util.Set.of(),
+                                    java.util.Map.of(), false, granary.api.model.UnitKind.OFFLINE))));
+                }
+                loop.submit(new JobsSubmitted(batch)).get(60, TimeUnit.SECONDS);
+                for (String id : previous) {
+                    loop.submit(new JobCancelled(id));
+                }
+                previous = batch.stream().map(JobSpec::id).toList();
+                round++;
             }
-        });
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        long start = System.nanoTime();
-        int round = 0;
-        List<String> previous = List.of();
-        while (System.nanoTime() < end) {
-            List<JobSpec> batch = new ArrayList<>();
-            for (int j = 0; j < 20; j++) {
-                batch.add(new JobSpec("r" + round + "-" + j, "root.g" + (j % 4), "u", 0, false,
-                        List.of(new UnitSpec("w", Resources.of(100, 1024), 2000, 0, List.of(), 0, java.util.Set.of(),
-                                java.util.Map.of(), false, granary.api.model.UnitKind.OFFLINE))));
+            loop.query(v -> 0).get(60, TimeUnit.SECONDS);
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            counting.close();
+            long lastSeq = stream.latest();
+            report.awaitSeq(lastSeq, System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
+            long p50 = stream.lagPercentile(50);
+            long p99 = stream.lagPercentile(99);
+            long events = report.total;
+            long min = report.min;
+            return new Run(subscribers, slots.get() / elapsed, events, min, p50, p99);
+        } finally {
+            // the child is killed by its PID whatever happened; the server's parts stop with it
+            if (child != null) {
+                child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
-            loop.submit(new JobsSubmitted(batch)).get(60, TimeUnit.SECONDS);
-            for (String id : previous) {
-                loop.submit(new JobCancelled(id));
-            }
-            previous = batch.stream().map(JobSpec::id).toList();
-            round++;
+            stream.close();
+            jetty.stop();
+            loop.close();
         }
-        loop.query(v -> 0).get(60, TimeUnit.SECONDS);
-        double elapsed = (System.nanoTime() - start) / 1e9;
-        counting.close();
-        long lastSeq = stream.latest();
-        report.awaitSeq(lastSeq, System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
-        long p50 = stream.lagPercentile(50);
-        long p99 = stream.lagPercentile(99);
-        long events = report.total;
-        long min = report.min;
-        if (child != null) {
-            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
-        stream.close();
-        jetty.stop();
-        loop.close();
-        return new Run(subscribers, slots.get() / elapsed, events, min, p50, p99);
     }
 
     private static Process readersProcess(URI url, String token, int n) throws java.io.IOException {
@@ -260,7 +264,6 @@ public final class StreamLoad {
         final AtomicLong lastSeq = new AtomicLong(-1);
         private final Thread thread;
         private volatile InputStream body;
-        private final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
 
         Reader(URI url, String token) {
             thread = new Thread(() -> {
@@ -268,7 +271,6 @@ public final class StreamLoad {
                     HttpResponse<InputStream> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(url)
                             .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofInputStream());
                     body = r.body();
-                    started.countDown();
                     // count events by their "\nid: " with a byte scan: a subscriber that parses costs the
                     // benchmark's machine, not the server under test
                     byte[] buf = new byte[1 << 16];
@@ -301,21 +303,10 @@ public final class StreamLoad {
                         }
                     }
                 } catch (Exception e) {
-                    started.countDown();
                 }
             }, "stream-reader");
             thread.setDaemon(true);
             thread.start();
-        }
-
-        void awaitStarted() throws InterruptedException {
-            started.await(30, TimeUnit.SECONDS);
-        }
-
-        void awaitSeq(long seq, long deadlineNanos) throws InterruptedException {
-            while (lastSeq.get() < seq && System.nanoTime() < deadlineNanos) {
-                Thread.sleep(10);
-            }
         }
 
         @Override

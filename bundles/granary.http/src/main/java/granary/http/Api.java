@@ -342,8 +342,9 @@ public final class Api {
             all.forEach(g -> groups.add(Views.group(g)));
             o.add("queues", groups);
             Policy p = v.policy(QueueSupport.POLICY);
-            if (p instanceof Reconfigurable r && r.settings() != null && optional(() -> QueueSupport.leaves(r.settings())) != null) {
-                o.add("treeLeaves", Json.array(QueueSupport.leaves(r.settings())));
+            List<String> leaves = p instanceof Reconfigurable r && r.settings() != null ? optional(() -> QueueSupport.leaves(r.settings())) : null;
+            if (leaves != null) {
+                o.add("treeLeaves", Json.array(leaves));
             }
             return o;
         });

@@ -164,12 +164,15 @@ class HttpApiIT {
                     assertTrue(line.startsWith("curl "), "only token issues and curl calls in this block: " + line);
                     command = line.replace("127.0.0.1:7070", "127.0.0.1:" + port);
                 }
-                Process p = new ProcessBuilder("bash", "-c", command).directory(tmp.toFile()).redirectErrorStream(true).start();
-                String out;
-                try (InputStream in = p.getInputStream()) {
-                    out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                Process p = new ProcessBuilder("bash", "-c", command).directory(tmp.toFile()).redirectErrorStream(true)
+                        .redirectOutput(tmp.resolve("example.out").toFile()).start();
+                try {
+                    assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not end: " + line);
+                } finally {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly); // curl under bash, by its PID
+                    p.destroyForcibly();
                 }
-                assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not end: " + line);
+                String out = Files.readString(tmp.resolve("example.out"));
                 int expected = line.contains("--max-time") ? 28 : 0; // the stream never ends: curl stops it
                 assertEquals(expected, p.exitValue(), line + "\n" + out);
                 assertFalse(out.contains("/api/v1/problems/"), "answered a problem: " + line + "\n" + out);
