@@ -112,8 +112,17 @@ public final class Engine {
      *                 since the new order takes effect at the next event.
      */
     public Engine(Clock clock, EngineOptions options, Executor reorders) {
+        this(clock, options, reorders, 0);
+    }
+
+    /**
+     * @param deferAbove swaps with at most this many waiting units re-sort at once, on the engine
+     *                   thread, whatever {@code reorders} is: a small sort costs less than waiting for
+     *                   the next event
+     */
+    public Engine(Clock clock, EngineOptions options, Executor reorders, int deferAbove) {
         this.clock = clock;
-        this.workload = new Workload(dims, reorders);
+        this.workload = new Workload(dims, reorders, deferAbove);
         this.options = options;
         this.allocator = new Allocator(cluster, workload, agenda, clock::millis, this::emit);
         this.context = new EngineContext(clock::millis, cluster, workload, allocator);

@@ -163,8 +163,11 @@ class OffThreadSwapTest {
     void theNewOrderTakesEffectAtTheNextEventAndLooksAtEveryNode() {
         Harness h = loaded(5);
         h.handle(new PolicyActivated("fair"));
+        assertEquals("fifo", h.engine.view().status().policies().get("unit-order"), "status: the order in force while fair is built");
         builds.runAll();
+        assertEquals("fifo", h.engine.view().status().policies().get("unit-order"), "built, not yet swapped in");
         Receipt r = h.handle(new ClockTick());
+        assertEquals("fair", h.engine.view().status().policies().get("unit-order"));
         assertEquals(List.of("unit order fair in force (built off the engine thread)"), r.notes());
         assertEquals("fair", h.engine.workload().unitOrder().name());
         assertQueuesInOrder(h, "fair in force");

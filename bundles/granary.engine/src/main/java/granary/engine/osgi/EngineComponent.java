@@ -84,7 +84,12 @@ public class EngineComponent implements Scheduler {
         t.setDaemon(true);
         return t;
     });
-    private final Engine engine = new Engine(Clock.system(), EngineOptions.DEFAULTS, this::reorder);
+    /**
+     * Swaps with up to this many waiting units re-sort on the engine thread at once: about a
+     * millisecond (docs/scheduling.md, "Swapping the order off the engine thread").
+     */
+    static final int REORDER_AT_ONCE_UP_TO = 10_000;
+    private final Engine engine = new Engine(Clock.system(), EngineOptions.DEFAULTS, this::reorder, REORDER_AT_ONCE_UP_TO);
     private final EventLoop loop = new EventLoop(engine, 1000, "granary-engine");
 
     /** Runs a build on the reorder thread, then sends a tick: the new order takes effect at the next event. */

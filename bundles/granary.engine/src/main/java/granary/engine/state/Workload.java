@@ -58,6 +58,8 @@ public final class Workload {
     private UnitOrder faultBy;
     /** The unit order being built off the engine thread, or null; {@link #unitOrder} stays in force until it is swapped in. */
     private OrderBuild pending;
+    /** Swaps with at most this many waiting units re-sort at once, on the engine thread. */
+    private final int deferAbove;
     private long nextSequence;
     private int waitingUnits;
     private long waitingSlots;
@@ -73,8 +75,21 @@ public final class Workload {
      *                 makes every swap synchronous, as deterministic as before
      */
     public Workload(Dims dims, Executor reorders) {
+        this(dims, reorders, 0);
+    }
+
+    /**
+     * @param deferAbove a swap is built off the thread only with more waiting units than this; below,
+     *                   re-sorting at once costs less than a build's hand-off and the next event's
+     *                   wait (docs/scheduling.md, "Swapping the order off the engine thread")
+     */
+    public Workload(Dims dims, Executor reorders, int deferAbove) {
+        if (deferAbove < 0) {
+            throw new IllegalArgumentException("deferAbove must be 0 or more waiting units, got " + deferAbove);
+        }
         this.dims = dims;
         this.reorders = reorders;
+        this.deferAbove = deferAbove;
     }
 
     public JobState job(String id) {
@@ -253,7 +268,7 @@ public final class Workload {
         if (o == unitOrder) {
             return;
         }
-        if (!mayDefer || o == null || unitOrder == null) {
+        if (!mayDefer || o == null || unitOrder == null || waitingUnits <= deferAbove) {
             reorderNow(o);
             return;
         }

@@ -4,14 +4,18 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
 import granary.api.spi.EngineStatus;
+import granary.api.spi.ExtensionPoint;
+import granary.api.spi.UnitOrder;
 import granary.api.model.Locality;
 import granary.api.spi.PolicyInfo;
 import granary.api.model.UnitId;
@@ -167,7 +171,23 @@ public final class EngineContext implements CycleContext, PlacementContext {
     public EngineStatus status() {
         return new EngineStatus(clock.getAsLong(), cluster.size(), cluster.capacity(), cluster.free(),
                 workload.jobs().size(), workload.waitingUnits(), workload.waitingSlots(), workload.grantedSlots(),
-                allocator.decisions(), policies.status(), policies.held(), policies.problems());
+                allocator.decisions(), policiesInForce(), policies.held(), policies.problems());
+    }
+
+    /**
+     * The policy in effect per extension point. While a new unit order is still being built off the
+     * engine thread, the queues are ordered by the old one: that is the one reported, until the swap-in
+     * (docs/scheduling.md, "Swapping the order off the engine thread").
+     */
+    private Map<String, String> policiesInForce() {
+        Map<String, String> in = policies.status();
+        UnitOrder old = workload.unitOrder();
+        if (workload.pendingUnitOrder() == null || old == null) {
+            return in;
+        }
+        Map<String, String> copy = new HashMap<>(in);
+        copy.put(ExtensionPoint.UNIT_ORDER.id(), old.name());
+        return copy;
     }
 
     @Override
