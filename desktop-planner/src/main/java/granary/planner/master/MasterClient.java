@@ -1,0 +1,236 @@
+package granary.planner.master;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+
+/**
+ * The planner's one way to a master: its HTTP API (docs/api.md), with a bearer token. Plain Java,
+ * blocking calls: view models run them off the JavaFX thread. Every refusal comes back as an
+ * {@link ApiError} carrying the master's problems.
+ */
+public final class MasterClient {
+
+    /** The table in force: its text in the article's format, its revision (ETag) and WorkerSpans (or null). */
+    public record InForce(String tableJson, String revision, String workerSpans) {
+    }
+
+    /** One line of a dry run's diff: {@code added}, {@code removed} or {@code changed}, at a JSON path. */
+    public record Change(String op, String path, String from, String to) {
+        @Override
+        public String toString() {
+            return switch (op) {
+                case "added" -> "+ " + path + " = " + to;
+                case "removed" -> "- " + path + " (was " + from + ")";
+                default -> "~ " + path + ": " + from + " -> " + to;
+            };
+        }
+    }
+
+    /** A dry run's or a load's answer: the revisions before and after, the diff, the policy's notes. */
+    public record Outcome(boolean dryRun, String revision, String newRevision, List<Change> diff, List<String> notes) {
+        public Outcome {
+            diff = List.copyOf(diff);
+            notes = List.copyOf(notes);
+        }
+    }
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(15);
+
+    private final URI base;
+    private final String token;
+    private final HttpClient http;
+
+    /**
+     * @param master the master's address, e.g. {@code http://127.0.0.1:7070} (the API is under {@code /api/v1})
+     * @param token  a bearer token ({@code --issue-token=reader/NAME}, or admin to push), or null
+     */
+    public MasterClient(URI master, String token) {
+        String s = master.toString();
+        this.base = URI.create((s.endsWith("/") ? s.substring(0, s.length() - 1) : s) + "/api/v1");
+        this.token = token == null || token.isBlank() ? null : token.trim();
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    public URI api() {
+        return base;
+    }
+
+    /** {@code GET /status}: the keys of {@code granary:status}. */
+    public JsonObject status() throws ApiError {
+        return send(request("/status").GET()).json;
+    }
+
+    /** {@code GET /quota}: the table in force. */
+    public InForce quota() throws ApiError {
+        Answer a = send(request("/quota").GET());
+        String etag = a.response.headers().firstValue("ETag").orElse("");
+        return new InForce(a.body, unquote(etag), a.response.headers().firstValue("Granary-Worker-Spans").orElse(null));
+    }
+
+    /** {@code GET /quota/state}: the slice in force, every group's min, max and use, billing, the revision. */
+    public JsonObject quotaState() throws ApiError {
+        return send(request("/quota/state").GET()).json;
+    }
+
+    /**
+     * {@code PUT /quota}: loads a table, or with {@code dryRun} only validates it and diffs it against the
+     * table in force.
+     *
+     * @param workerSpans null for none
+     * @param ifMatch     the revision the draft was made from, or null: the master refuses the load with
+     *                    {@code stale-revision} if the table changed since
+     */
+    public Outcome putQuota(String tableJson, String workerSpans, String ifMatch, boolean dryRun) throws ApiError {
+        StringBuilder q = new StringBuilder("/quota?dryRun=").append(dryRun);
+        if (workerSpans != null && !workerSpans.isBlank()) {
+            q.append("&workerSpans=").append(URLEncoder.encode(workerSpans, StandardCharsets.UTF_8));
+        }
+        HttpRequest.Builder b = request(q.toString()).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(tableJson, StandardCharsets.UTF_8));
+        if (ifMatch != null) {
+            b.header("If-Match", "\"" + ifMatch + "\"");
+        }
+        JsonObject o = send(b).json;
+        List<Change> diff = new ArrayList<>();
+        if (o.has("diff")) {
+            for (JsonElement e : o.getAsJsonArray("diff")) {
+                JsonObject d = e.getAsJsonObject();
+                diff.add(new Change(text(d, "op"), text(d, "path"), text(d, "from"), text(d, "to")));
+            }
+        }
+        List<String> notes = new ArrayList<>();
+        if (o.has("notes") && o.get("notes").isJsonArray()) {
+            o.getAsJsonArray("notes").forEach(n -> notes.add(n.getAsString()));
+        }
+        // a dry run answers revision (in force) and newRevision; a load previousRevision and revision (now in force)
+        return dryRun ? new Outcome(true, text(o, "revision"), text(o, "newRevision"), diff, notes)
+                : new Outcome(false, text(o, "previousRevision"), text(o, "revision"), diff, notes);
+    }
+
+    /** {@code GET /jobs/{id}/why}: why the job's units wait. */
+    public JsonObject why(String jobId) throws ApiError {
+        return send(request("/jobs/" + URLEncoder.encode(jobId, StandardCharsets.UTF_8).replace("+", "%20") + "/why").GET()).json;
+    }
+
+    /**
+     * Opens {@code GET /stream} (Server-Sent Events); the caller reads and closes the body.
+     *
+     * @param lastEventId resume after this event, or null for a snapshot first
+     */
+    public InputStream stream(String lastEventId) throws ApiError {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/stream")).GET().header("Accept", "text/event-stream");
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        if (lastEventId != null) {
+            b.header("Last-Event-ID", lastEventId);
+        }
+        try {
+            HttpResponse<InputStream> r = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+            if (r.statusCode() != 200) {
+                String body;
+                try (InputStream in = r.body()) {
+                    body = new String(in.readNBytes(1 << 16), StandardCharsets.UTF_8);
+                }
+                throw problem(r.statusCode(), body);
+            }
+            return r.body();
+        } catch (IOException e) {
+            throw unreachable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiError(0, "interrupted", "interrupted while connecting to " + base, List.of());
+        }
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT).header("Accept", "application/json");
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return b;
+    }
+
+    private record Answer(HttpResponse<String> response, String body, JsonObject json) {
+    }
+
+    private Answer send(HttpRequest.Builder b) throws ApiError {
+        HttpResponse<String> r;
+        try {
+            r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw unreachable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiError(0, "interrupted", "interrupted while calling " + base, List.of());
+        }
+        if (r.statusCode() / 100 != 2) {
+            throw problem(r.statusCode(), r.body());
+        }
+        try {
+            JsonElement e = JsonParser.parseString(r.body());
+            return new Answer(r, r.body(), e.isJsonObject() ? e.getAsJsonObject() : new JsonObject());
+        } catch (JsonParseException e) {
+            throw new ApiError(r.statusCode(), "bad-answer", "the master at " + base + " answered " + r.statusCode()
+                    + " with something that is not JSON: " + e.getMessage(), List.of());
+        }
+    }
+
+    private ApiError unreachable(IOException e) {
+        String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return new ApiError(0, "unreachable", "cannot reach the master at " + base + ": " + why, List.of());
+    }
+
+    /** Reads problem JSON (RFC 9457); anything else is quoted as it came. */
+    static ApiError problem(int status, String body) {
+        try {
+            JsonObject o = JsonParser.parseString(body).getAsJsonObject();
+            String type = text(o, "type");
+            type = type == null ? "error" : type.substring(type.lastIndexOf('/') + 1);
+            String detail = text(o, "detail");
+            List<ApiError.Item> items = new ArrayList<>();
+            if (o.has("errors") && o.get("errors").isJsonArray()) {
+                JsonArray a = o.getAsJsonArray("errors");
+                for (JsonElement e : a) {
+                    JsonObject p = e.getAsJsonObject();
+                    items.add(new ApiError.Item(text(p, "subject"), text(p, "field"), text(p, "message")));
+                }
+            }
+            return new ApiError(status, type, detail == null ? "HTTP " + status : detail, items);
+        } catch (RuntimeException e) {
+            String shown = body == null ? "" : body.length() > 200 ? body.substring(0, 200) + "..." : body;
+            return new ApiError(status, "error", "HTTP " + status + ": " + shown.strip(), List.of());
+        }
+    }
+
+    private static String text(JsonObject o, String key) {
+        JsonElement e = o.get(key);
+        if (e == null || e.isJsonNull()) {
+            return null;
+        }
+        return e.isJsonPrimitive() ? e.getAsString() : e.toString();
+    }
+
+    private static String unquote(String etag) {
+        String t = etag.trim();
+        if (t.startsWith("W/")) {
+            t = t.substring(2);
+        }
+        return t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
+    }
+}
