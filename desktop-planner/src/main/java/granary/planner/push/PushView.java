@@ -1,0 +1,51 @@
+package granary.planner.push;
+
+import javafx.beans.binding.Bindings;
+import javafx.geometry.Insets;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.ListView;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.VBox;
+
+/**
+ * Push: the dry run's diff against the table in force, then Apply or Cancel; the master's refusal with
+ * every problem it named.
+ */
+public final class PushView extends BorderPane {
+
+    public PushView(PushViewModel vm) {
+        setPadding(new Insets(8));
+        Button preview = new Button("Check against the master (dry run)");
+        preview.setId("preview");
+        preview.setOnAction(e -> vm.preview());
+        Button apply = new Button("Apply");
+        apply.setId("apply");
+        apply.disableProperty().bind(Bindings.createBooleanBinding(() -> vm.stepProperty().get() != PushViewModel.Step.REVIEW
+                || vm.diff().isEmpty(), vm.stepProperty(), vm.diff()));
+        apply.setOnAction(e -> vm.apply());
+        Button cancel = new Button("Cancel");
+        cancel.setId("cancelPush");
+        cancel.disableProperty().bind(vm.stepProperty().isNotEqualTo(PushViewModel.Step.REVIEW));
+        cancel.setOnAction(e -> vm.cancel());
+        preview.disableProperty().bind(vm.stepProperty().isEqualTo(PushViewModel.Step.CHECKING)
+                .or(vm.stepProperty().isEqualTo(PushViewModel.Step.APPLYING)));
+        Label message = new Label();
+        message.setId("pushMessage");
+        message.setWrapText(true);
+        message.textProperty().bind(vm.messageProperty());
+        setTop(new VBox(8, new HBox(8, preview, apply, cancel), message));
+
+        ListView<String> diff = new ListView<>(vm.diff());
+        diff.setId("diff");
+        diff.setPlaceholder(new Label("Run the dry run to see what the draft changes in the table in force."));
+        ListView<String> problems = new ListView<>(vm.problems());
+        problems.setId("pushProblems");
+        problems.setPlaceholder(new Label("No refusal."));
+        problems.setPrefHeight(140);
+        VBox.setVgrow(diff, javafx.scene.layout.Priority.ALWAYS);
+        setCenter(new VBox(6, new Label("Changes against the table in force"), diff,
+                new Label("The master's problems"), problems));
+    }
+}

@@ -1,0 +1,165 @@
+package granary.planner.push;
+
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+import javafx.beans.property.ObjectProperty;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.property.SimpleObjectProperty;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+
+import granary.planner.master.ApiError;
+import granary.planner.master.MasterClient;
+
+/**
+ * Pushing a drafted quota table to a master (docs/planner.md, "Pushing a table"): a dry run first,
+ * whose diff against the table in force the planner reads; then, on confirmation, the load — sent
+ * with the dry run's revision as {@code If-Match}, so that a table someone else loaded in between is
+ * refused ({@code stale-revision}) instead of overwritten. Any refusal is shown with every problem the
+ * master named; nothing is applied unless the person confirmed this very diff.
+ */
+public final class PushViewModel {
+
+    /** Where the push is. */
+    public enum Step { IDLE, CHECKING, REVIEW, APPLYING, APPLIED, REFUSED }
+
+    /** What is pushed: the draft's text in the article's format and its WorkerSpans (or null). */
+    public record Draft(String tableJson, String workerSpans) {
+    }
+
+    private final Executor ui;
+    private final Executor background;
+    private final ObjectProperty<MasterClient> master = new SimpleObjectProperty<>();
+    private final ReadOnlyObjectWrapper<Step> step = new ReadOnlyObjectWrapper<>(Step.IDLE);
+    private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
+    private final ObservableList<String> diff = FXCollections.observableArrayList();
+    private final ObservableList<String> problems = FXCollections.observableArrayList();
+    private Supplier<Draft> draft = () -> null;
+    /** The draft and the in-force revision the shown diff was made from: what {@link #apply} sends. */
+    private Draft reviewed;
+    private String reviewedRevision;
+
+    public PushViewModel(Executor ui, Executor background) {
+        this.ui = ui;
+        this.background = background;
+    }
+
+    /** The master to push to; null while not connected. */
+    public ObjectProperty<MasterClient> masterProperty() {
+        return master;
+    }
+
+    /** Where the draft comes from; it answers null while the draft has problems (it cannot be pushed then). */
+    public void draftSource(Supplier<Draft> source) {
+        this.draft = source;
+    }
+
+    public ReadOnlyObjectProperty<Step> stepProperty() {
+        return step.getReadOnlyProperty();
+    }
+
+    /** One line: what happened last, or why nothing can be pushed. */
+    public ReadOnlyStringProperty messageProperty() {
+        return message.getReadOnlyProperty();
+    }
+
+    /** The dry run's diff against the table in force, one change per line. */
+    public ObservableList<String> diff() {
+        return diff;
+    }
+
+    /** Every problem of the master's last refusal. */
+    public ObservableList<String> problems() {
+        return problems;
+    }
+
+    /** Dry run: validates the draft on the master and shows the diff; changes nothing on the master. */
+    public void preview() {
+        MasterClient c = master.get();
+        Draft d = draft.get();
+        if (c == null) {
+            refuse("not connected to a master: connect first", List.of());
+            return;
+        }
+        if (d == null) {
+            refuse("the draft has problems (see the table's problem list): fix them before pushing", List.of());
+            return;
+        }
+        step.set(Step.CHECKING);
+        message.set("checking the draft on " + c.api() + " (dry run) ...");
+        diff.clear();
+        problems.clear();
+        background.execute(() -> {
+            try {
+                MasterClient.Outcome o = c.putQuota(d.tableJson(), d.workerSpans(), null, true);
+                List<String> lines = o.diff().stream().map(MasterClient.Change::toString).toList();
+                ui.execute(() -> {
+                    reviewed = d;
+                    reviewedRevision = o.revision();
+                    diff.setAll(lines);
+                    step.set(Step.REVIEW);
+                    message.set(lines.isEmpty() ? "the draft is the table in force: nothing to change"
+                            : lines.size() + " change(s) against the table in force (revision " + shortRev(o.revision()) + "): apply?");
+                });
+            } catch (ApiError e) {
+                ui.execute(() -> refuse(e));
+            }
+        });
+    }
+
+    /** Loads the reviewed draft, exactly as the diff showed it, if the table in force did not change since. */
+    public void apply() {
+        MasterClient c = master.get();
+        if (step.get() != Step.REVIEW || reviewed == null || c == null) {
+            refuse("nothing reviewed to apply: run the dry run first", List.of());
+            return;
+        }
+        Draft d = reviewed;
+        String rev = reviewedRevision;
+        step.set(Step.APPLYING);
+        message.set("applying ...");
+        background.execute(() -> {
+            try {
+                MasterClient.Outcome o = c.putQuota(d.tableJson(), d.workerSpans(), rev, false);
+                ui.execute(() -> {
+                    step.set(Step.APPLIED);
+                    reviewed = null;
+                    message.set("applied: revision " + shortRev(o.newRevision()) + " is in force"
+                            + (o.notes().isEmpty() ? "" : "; " + String.join("; ", o.notes())));
+                });
+            } catch (ApiError e) {
+                ui.execute(() -> refuse(e));
+            }
+        });
+    }
+
+    /** Drops the reviewed diff without applying it. */
+    public void cancel() {
+        reviewed = null;
+        diff.clear();
+        step.set(Step.IDLE);
+        message.set("push cancelled: nothing was changed on the master");
+    }
+
+    private void refuse(ApiError e) {
+        reviewed = null;
+        String head = e.status() == 0 ? e.getMessage()
+                : "the master refused (" + e.status() + " " + e.type() + "): " + e.getMessage();
+        refuse(head, e.errors().stream().map(ApiError.Item::toString).toList());
+    }
+
+    private void refuse(String why, List<String> items) {
+        step.set(Step.REFUSED);
+        message.set(why);
+        problems.setAll(items);
+    }
+
+    private static String shortRev(String rev) {
+        return rev == null ? "?" : rev.length() > 12 ? rev.substring(0, 12) : rev;
+    }
+}
