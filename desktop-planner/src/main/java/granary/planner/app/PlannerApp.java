@@ -1,17 +1,198 @@
 package granary.planner.app;
 
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
 import javafx.application.Application;
+import javafx.application.Platform;
+import javafx.geometry.Insets;
 import javafx.scene.Scene;
+import javafx.scene.control.Button;
 import javafx.scene.control.Label;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.VBox;
 import javafx.stage.Stage;
 
-/** The planner's window (docs/planner.md). */
+import granary.planner.connect.ConnectionView;
+import granary.planner.connect.ConnectionViewModel;
+import granary.planner.live.LiveView;
+import granary.planner.live.LiveViewModel;
+import granary.planner.master.MasterClient;
+import granary.planner.push.PushView;
+import granary.planner.push.PushViewModel;
+import granary.planner.table.TableEditorView;
+import granary.planner.table.TableEditorViewModel;
+import granary.planner.whatif.WhatIfService;
+import granary.planner.whatif.WhatIfView;
+import granary.planner.whatif.WhatIfViewModel;
+import granary.policy.quota.api.QuotaTable;
+import granary.policy.quota.api.QuotaTableCodec;
+
+/**
+ * The planner's window (docs/planner.md): the connection bar, then one tab per feature — the quota
+ * table editor, the what-if, the push, the live view — and a status line. This class only wires: it
+ * makes each feature's view model with the UI executor ({@link Platform#runLater}) and a background
+ * pool, and connects them — the editor's valid draft feeds the what-if and the push, the table
+ * imported from the master is the what-if's "in force", the connected master goes to the push and
+ * the live view. It prints a line per milestone on standard output ({@code planner: shown}, ...) so
+ * that scripts (bin/screenshots.sh) know when to look.
+ */
 public final class PlannerApp extends Application {
 
+    private final ExecutorService background = Executors.newCachedThreadPool(new java.util.concurrent.ThreadFactory() {
+        private final AtomicInteger n = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "planner-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
+    });
+
+    private LiveViewModel live;
+
     @Override
-    public void start(Stage stage) {
+    public void start(Stage stage) throws Exception {
+        PlannerOptions options = PlannerOptions.parse(getParameters().getRaw());
+        Label status = new Label();
+        status.setId("status");
+
+        ConnectionViewModel connection = new ConnectionViewModel(Platform::runLater, background);
+        TableEditorViewModel editor = new TableEditorViewModel(Platform::runLater);
+        WhatIfViewModel whatIf = new WhatIfViewModel(Platform::runLater, new WhatIfService());
+        PushViewModel push = new PushViewModel(Platform::runLater, background);
+        live = new LiveViewModel(Platform::runLater);
+
+        whatIf.draftProperty().bind(editor.validTableProperty());
+        push.masterProperty().bind(connection.clientProperty());
+        push.draftSource(() -> editor.validTableProperty().get() == null ? null
+                : new PushViewModel.Draft(editor.text(), editor.workerSpansText()));
+        connection.clientProperty().addListener((o, was, now) -> {
+            if (now == null) {
+                live.disconnect();
+            } else {
+                live.connect(now);
+            }
+        });
+
+        Button importTable = new Button("Import the table in force");
+        importTable.setId("importTable");
+        importTable.disableProperty().bind(connection.clientProperty().isNull().or(connection.busyProperty()));
+        Runnable doImport = () -> connection.importTable(t -> {
+            editor.load(t.tableJson(), t.workerSpans(), "the master at " + connection.urlProperty().get());
+            whatIf.inForceProperty().set(inForce(t));
+            status.setText("imported the table in force (revision " + t.revision() + ") from " + connection.urlProperty().get());
+            say("planner: imported");
+        }, why -> status.setText("import failed: " + why));
+        importTable.setOnAction(e -> doImport.run());
+
+        TabPane tabs = new TabPane(
+                tab("table", "Quota table", new TableEditorView(editor)),
+                tab("whatif", "What-if", new WhatIfView(whatIf)),
+                tab("push", "Push", new PushView(push)),
+                tab("live", "Live", new LiveView(live)));
+        tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
+        tabs.getSelectionModel().select(PlannerOptions.TABS.indexOf(options.tab()));
+
+        HBox top = new HBox(8, new ConnectionView(connection), importTable);
+        top.setPadding(new Insets(0, 8, 0, 0));
+        top.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        BorderPane root = new BorderPane(tabs, top, null, status, null);
+        BorderPane.setMargin(status, new Insets(4, 8, 4, 8));
         stage.setTitle("Granary planner");
-        stage.setScene(new Scene(new Label("Granary planner"), 1200, 800));
+        stage.setScene(new Scene(new VBox(root), 1400, 860));
+        root.prefHeightProperty().bind(stage.getScene().heightProperty());
         stage.show();
+
+        // at start, what the command line asked for
+        if (options.table() != null) {
+            editor.load(Files.readString(options.table()), options.workerSpans(), options.table().toString());
+        }
+        if (options.trace() != null) {
+            whatIf.tracePathProperty().set(options.trace());
+        }
+        whatIf.runningProperty().addListener((o, was, now) -> {
+            if (was && !now) {
+                say("planner: what-if " + (whatIf.resultProperty().get() != null ? "finished" : "failed") + ": " + whatIf.statusProperty().get());
+            }
+        });
+        push.stepProperty().addListener((o, was, now) -> {
+            if (now == PushViewModel.Step.REVIEW) {
+                say("planner: push reviewed: " + push.diff().size() + " change(s)");
+            } else if (now == PushViewModel.Step.REFUSED) {
+                say("planner: push refused: " + push.messageProperty().get());
+            }
+        });
+        live.frameProperty().addListener((o, was, now) -> {
+            if (was == null && now != null) {
+                say("planner: live streaming");
+            }
+        });
+        if (options.master() != null) {
+            connection.urlProperty().set(options.master());
+            connection.tokenProperty().set(options.token() == null ? "" : options.token());
+            List<String> act = options.act();
+            connection.clientProperty().addListener((o, was, now) -> {
+                if (now != null && was == null) {
+                    if (act.contains("import")) {
+                        doImport.run();
+                    }
+                    if (act.contains("preview")) {
+                        push.preview();
+                    }
+                }
+            });
+            connection.stateProperty().addListener((o, was, now) -> {
+                if (!now.startsWith("connect")) {
+                    say("planner: live failed: " + now);
+                }
+            });
+            connection.connect();
+        }
+        if (options.act().contains("whatif")) {
+            // the replay needs the table in force: it starts once the import brought it
+            whatIf.inForceProperty().addListener((o, was, now) -> {
+                if (now != null && !whatIf.runningProperty().get()) {
+                    whatIf.run();
+                }
+            });
+        }
+        say("planner: shown");
+    }
+
+    private static Tab tab(String id, String title, javafx.scene.Node content) {
+        Tab t = new Tab(title, content);
+        t.setId(id + "Tab");
+        return t;
+    }
+
+    /** The table in force as a model, or null if the master's text does not read (the editor shows why). */
+    private static QuotaTable inForce(MasterClient.InForce t) {
+        try {
+            return QuotaTableCodec.read(new StringReader(t.tableJson()), "the table in force", QuotaTableCodec.workerSpans(t.workerSpans()));
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    @Override
+    public void stop() {
+        if (live != null) {
+            live.disconnect();
+        }
+        background.shutdownNow();
     }
 }
