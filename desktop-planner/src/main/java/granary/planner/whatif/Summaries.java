@@ -39,7 +39,7 @@ final class Summaries {
         for (String g : names.names()) {
             groups.put(g, null);   // the tables' order first
         }
-        r.groups().forEach((replayName, row) -> groups.put(names.tableName(replayName), null));
+        r.groups().keySet().forEach(replayName -> groups.putIfAbsent(names.tableName(replayName), null));
         hours.keySet().forEach(g -> groups.putIfAbsent(g, null));
         Map<String, RunResult.GroupRow> rows = new HashMap<>();
         r.groups().forEach((replayName, row) -> rows.put(names.tableName(replayName), row));
