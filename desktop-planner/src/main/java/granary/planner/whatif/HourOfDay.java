@@ -1,0 +1,42 @@
+package granary.planner.whatif;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Time-weighted means per hour of the day (0-23) of a value that holds over intervals of trace time:
+ * an interval crossing hours counts in each for the part it spends there, so a sample every 30 s and
+ * one every 6 h give the same means. Trace time 0 is a midnight (the simulator's default start).
+ */
+final class HourOfDay {
+
+    private static final long HOUR_S = 3600;
+
+    private final double[] weighted = new double[24];
+    private final double[] seconds = new double[24];
+
+    /** {@code value} held over {@code (fromS, toS]}. */
+    void add(long fromS, long toS, double value) {
+        if (Double.isNaN(value)) {
+            return;
+        }
+        long t = Math.max(0, fromS);
+        while (t < toS) {
+            long hourEnd = (t / HOUR_S + 1) * HOUR_S;
+            long end = Math.min(hourEnd, toS);
+            int hour = (int) ((t / HOUR_S) % 24);
+            weighted[hour] += value * (end - t);
+            seconds[hour] += end - t;
+            t = end;
+        }
+    }
+
+    /** 24 means; NaN for an hour without time. */
+    List<Double> means() {
+        List<Double> out = new ArrayList<>(24);
+        for (int h = 0; h < 24; h++) {
+            out.add(seconds[h] == 0 ? Double.NaN : weighted[h] / seconds[h]);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,64 @@
+package granary.planner.whatif;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+import granary.policy.quota.api.QuotaTable;
+import granary.sim.trace.TraceFormat;
+
+/**
+ * One what-if: a trace (a cut of it) replayed through the draft and through the table in force.
+ *
+ * @param trace        the trace file
+ * @param format       how to read it (the simulator's formats)
+ * @param cluster      the simulator's cluster text ({@code nodes=100,cpu=6400,mem=262144}, {@code file:PATH};
+ *                     several parts separated by {@code ;}); blank: the cluster the trace describes or implies
+ * @param maxJobs      replay only the first jobs by arrival; 0: all
+ * @param untilSeconds replay only jobs arriving until then (trace time); 0: all
+ * @param groups       how jobs land in the tables' groups
+ * @param unitOrder    the unit-order policy paired with quota, e.g. {@code submitwindow}
+ * @param draft        the drafted table (it may carry WorkerSpans)
+ * @param inForce      the table in force (it may carry WorkerSpans)
+ */
+public record WhatIfRequest(Path trace, TraceFormat format, String cluster, long maxJobs, long untilSeconds,
+                            GroupAssignment groups, String unitOrder, QuotaTable draft, QuotaTable inForce) {
+
+    /** The unit order a what-if pairs with quota unless told otherwise (docs/policies.md, "submitwindow"). */
+    public static final String DEFAULT_UNIT_ORDER = "submitwindow";
+
+    public WhatIfRequest {
+        Objects.requireNonNull(trace, "trace file");
+        Objects.requireNonNull(format, "trace format");
+        Objects.requireNonNull(groups, "group assignment");
+        Objects.requireNonNull(draft, "draft table");
+        Objects.requireNonNull(inForce, "table in force");
+        cluster = cluster == null ? "" : cluster.trim();
+        unitOrder = unitOrder == null || unitOrder.isBlank() ? DEFAULT_UNIT_ORDER : unitOrder.trim();
+        if (maxJobs < 0 || untilSeconds < 0) {
+            throw new IllegalArgumentException("job limit and until must not be negative (0: no limit), got "
+                    + maxJobs + " and " + untilSeconds);
+        }
+    }
+
+    /** The trace, the defaults: its own cluster, every job, hashed into the tables' groups, {@code submitwindow}. */
+    public static WhatIfRequest of(Path trace, TraceFormat format, QuotaTable draft, QuotaTable inForce) {
+        return new WhatIfRequest(trace, format, "", 0, 0, GroupAssignment.hashIntoTableGroups(), DEFAULT_UNIT_ORDER,
+                draft, inForce);
+    }
+
+    public WhatIfRequest withCluster(String text) {
+        return new WhatIfRequest(trace, format, text, maxJobs, untilSeconds, groups, unitOrder, draft, inForce);
+    }
+
+    public WhatIfRequest withMaxJobs(long n) {
+        return new WhatIfRequest(trace, format, cluster, n, untilSeconds, groups, unitOrder, draft, inForce);
+    }
+
+    public WhatIfRequest withGroups(GroupAssignment g) {
+        return new WhatIfRequest(trace, format, cluster, maxJobs, untilSeconds, g, unitOrder, draft, inForce);
+    }
+
+    public WhatIfRequest withUnitOrder(String name) {
+        return new WhatIfRequest(trace, format, cluster, maxJobs, untilSeconds, groups, name, draft, inForce);
+    }
+}

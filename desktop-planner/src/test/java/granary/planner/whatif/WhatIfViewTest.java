@@ -1,0 +1,111 @@
+package granary.planner.whatif;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import javafx.application.Platform;
+import javafx.scene.Node;
+import javafx.scene.Scene;
+import javafx.scene.chart.XYChart;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.image.WritableImage;
+import javafx.scene.layout.TilePane;
+import javafx.stage.Stage;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+import granary.sim.run.ClassPathPolicies;
+
+/**
+ * The what-if tab on a headless screen (Monocle), wired as the shell wires it ({@code Platform::runLater}):
+ * Run replays the first 100 jobs of the real Alibaba 2017 trace through both tables, and every chart
+ * then shows both. The screen is written to {@code target/whatif-view.png} to be looked at.
+ */
+@ExtendWith(ApplicationExtension.class)
+class WhatIfViewTest {
+
+    private WhatIfViewModel vm;
+    private Stage stage;
+
+    @Start
+    void start(Stage stage) {
+        this.stage = stage;
+        vm = new WhatIfViewModel(Platform::runLater, new WhatIfService(new ClassPathPolicies(), null));
+        vm.draftProperty().set(Tables.maxima("ads", 100_000, "batch", 100_000, "etl", 100_000, "search", 100_000));
+        vm.inForceProperty().set(Tables.maxima("ads", 100, "batch", 100_000, "etl", 100_000, "search", 100_000));
+        vm.traceProperty().set(Tables.ALIBABA_2017);
+        vm.clusterProperty().set("nodes=400,cpu=6400,mem=262144");
+        vm.maxJobsProperty().set(100);
+        stage.setScene(new Scene(new WhatIfView(vm), 1280, 1000));
+        stage.show();
+    }
+
+    @Test
+    void runDrawsBothTablesInEveryChart(FxRobot robot) throws Exception {
+        assertTrue(robot.lookup("#cancel").queryAs(Button.class).isDisabled(), "nothing to cancel yet");
+        robot.clickOn("#run");
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(
+                () -> vm.resultProperty().get() != null || !vm.runningProperty().get()).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        String status = robot.lookup("#status").queryAs(Label.class).getText();
+        assertTrue(status.startsWith("done in "), status);
+        assertEquals(1.0, robot.lookup("#progress").queryAs(ProgressBar.class).getProgress());
+        assertFalse(robot.lookup("#run").queryAs(Button.class).isDisabled());
+
+        List<String> sides = List.of(WhatIfService.DRAFT, WhatIfService.IN_FORCE);
+        assertEquals(sides, names(chart(robot, "#timeoutsChart")));
+        assertEquals(sides, names(chart(robot, "#waitsChart")));
+        assertEquals(sides, names(chart(robot, "#billingChart")));
+        assertEquals(List.of("draft cpu", "draft mem", "in force cpu", "in force mem"), names(chart(robot, "#utilisationChart")));
+        for (String id : List.of("#timeoutsChart", "#waitsChart", "#billingChart", "#utilisationChart")) {
+            for (XYChart.Series<?, ?> s : chart(robot, id).getData()) {
+                assertFalse(s.getData().isEmpty(), id + " has data for " + s.getName());
+            }
+        }
+        // the bars of timeouts: "all", then each group; the table in force times out more
+        XYChart<?, ?> timeouts = chart(robot, "#timeoutsChart");
+        assertEquals(List.of("all", "ads", "batch", "etl", "search"),
+                timeouts.getData().get(0).getData().stream().map(d -> d.getXValue()).toList());
+        assertTrue(((Number) timeouts.getData().get(1).getData().get(0).getYValue()).longValue()
+                > ((Number) timeouts.getData().get(0).getData().get(0).getYValue()).longValue());
+
+        String summary = robot.lookup("#summary").queryAs(Label.class).getText();
+        assertTrue(summary.startsWith("draft     timeouts ") && summary.contains("\nin force  timeouts "), summary);
+
+        TilePane groups = robot.lookup("#groupsChart").queryAs(TilePane.class);
+        assertEquals(List.of("group-ads", "group-batch", "group-etl", "group-search"),
+                groups.getChildren().stream().map(Node::getId).toList());
+        for (Node n : groups.getChildren()) {
+            XYChart<?, ?> c = (XYChart<?, ?>) n;
+            assertEquals(List.of("draft used", "draft min", "draft max", "in force used", "in force min", "in force max"), names(c));
+            c.getData().forEach(s -> assertFalse(s.getData().isEmpty(), n.getId() + " " + s.getName()));
+        }
+
+        WritableImage screen = WaitForAsyncUtils.asyncFx(() -> stage.getScene().snapshot(null)).get();
+        PngFile.write(screen, Path.of("target/whatif-view.png"));
+        Node charts = robot.lookup(".scroll-pane").queryAs(ScrollPane.class).getContent();
+        WritableImage all = WaitForAsyncUtils.asyncFx(() -> charts.snapshot(null, null)).get();
+        PngFile.write(all, Path.of("target/whatif-charts.png"));
+    }
+
+    private static XYChart<?, ?> chart(FxRobot robot, String id) {
+        return robot.lookup(id).queryAs(XYChart.class);
+    }
+
+    private static List<String> names(XYChart<?, ?> c) {
+        return c.getData().stream().map(XYChart.Series::getName).toList();
+    }
+}
