@@ -117,7 +117,7 @@ public final class PlannerApp extends Application {
             editor.load(Files.readString(options.table()), options.workerSpans(), options.table().toString());
         }
         if (options.trace() != null) {
-            whatIf.tracePathProperty().set(options.trace());
+            whatIf.traceProperty().set(options.trace());
         }
         whatIf.runningProperty().addListener((o, was, now) -> {
             if (was && !now) {
