@@ -171,7 +171,8 @@ class TableEditorViewModelTest {
         assertEquals(List.of("tenantA", "group2"), vm.draft().groups().stream().map(g -> g.name()).toList());
         assertTrue(vm.removeGroup("tenantA"));
         assertNull(vm.draft().slice(NIGHT), "a range slice left without groups goes");
-        assertEquals("default:5000", vm.workerSpansText(), "with its WorkerSpans entry");
+        assertEquals(SPANS, vm.workerSpansText(), "the WorkerSpans are the cluster's: they stay");
+        assertTrue(vm.problems().stream().anyMatch(p -> p.message().contains("is not a slice of the quota table")), vm.problems().toString());
 
         String added = vm.addGroup();
         assertEquals("group3", added);
@@ -180,9 +181,9 @@ class TableEditorViewModelTest {
 
     @Test
     void drawingAndResizingSlicesWrapsPastMidnight() {
+        vm.setWorkerSpans(null);
         TimeSlice morning = vm.resizeSlice(NIGHT, 3, 0);
         assertEquals(TimeSlice.parse("3-9"), morning);
-        assertEquals(SPANS.replace("0-9", "3-9"), vm.workerSpansText(), "the slice's WorkerSpans entry follows it");
 
         TimeSlice night = vm.drawSlice("group2", 22, 26);
         assertEquals(TimeSlice.parse("22-2"), night);
@@ -207,6 +208,16 @@ class TableEditorViewModelTest {
 
         assertEquals(overlapping, vm.setSliceHours(overlapping, longer), "the hours of another slice are refused");
         assertEquals(morning, vm.resizeSlice(overlapping, 2, 0));
+        assertEquals(List.of(), vm.problems());
+    }
+
+    @Test
+    void aSliceMovedOffItsWorkerSpansFallsBackToTheDefaultEntry() {
+        TimeSlice longer = vm.resizeSlice(NIGHT, 0, 2);
+        assertEquals(TimeSlice.parse("0-11"), longer);
+        TableProblem p = only(longer, "MinQuota");
+        assertTrue(p.message().contains("sum of MinQuota 13000 > WorkerSpans 5000"), p.message());
+        vm.resizeSlice(longer, 0, -2);
         assertEquals(List.of(), vm.problems());
     }
 

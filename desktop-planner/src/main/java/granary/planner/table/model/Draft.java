@@ -19,6 +19,11 @@ import granary.policy.quota.api.WorkerSpans;
  * MinQuota may exceed the WorkerSpans — so that it can be drawn step by step; {@link #raw()} and
  * {@link #workerSpans()} hand it to {@code QuotaTable.of} for validation.
  *
+ * <p>The WorkerSpans are the cluster's worker count per slice, given with the table (by a master, or
+ * typed in): a fact to draw against, not part of the plan. So moving or removing a slice never
+ * changes them — a slice moved off the hours of its WorkerSpans entry falls back to the default
+ * entry, and validation says so — and only {@link #withSpans} does.
+ *
  * <p>A draft is immutable: every edit returns a new one (or this one if the edit changes nothing),
  * so undo is a stack of drafts and "unchanged since it was loaded" is plain equality.
  */
@@ -201,8 +206,8 @@ public record Draft(List<SliceRow> slices, List<GroupRow> groups, List<Span> spa
     }
 
     /**
-     * Stops funding a group in a slice. A range slice left with no group goes too (with its
-     * WorkerSpans entry): it was drawn for its groups; the default slice stays, even empty.
+     * Stops funding a group in a slice. A range slice left with no group goes too: it was drawn
+     * for its groups; the default slice stays, even empty.
      */
     public Draft withoutCell(TimeSlice slice, String group) {
         int i = indexOf(slice);
@@ -219,7 +224,7 @@ public record Draft(List<SliceRow> slices, List<GroupRow> groups, List<Span> spa
         return new Draft(out, groups, spans);
     }
 
-    /** Removes a range slice and its WorkerSpans entry; the default slice empties instead (a table needs it unless ranges cover the day). */
+    /** Removes a range slice; the default slice empties instead (a table needs it unless ranges cover the day). */
     public Draft withoutSlice(TimeSlice slice) {
         int i = indexOf(slice);
         if (i < 0) {
@@ -231,12 +236,12 @@ public record Draft(List<SliceRow> slices, List<GroupRow> groups, List<Span> spa
             return new Draft(out, groups, spans);
         }
         out.remove(i);
-        return new Draft(out, groups, spans.stream().filter(s -> !s.slice().equals(slice)).toList());
+        return new Draft(out, groups, spans);
     }
 
     /**
-     * Gives a range slice other hours; all its groups move with it, and its WorkerSpans entry
-     * follows. Refused ({@code this}) if another slice has exactly those hours (the file cannot hold
+     * Gives a range slice other hours; all its groups move with it. Its WorkerSpans entry does not
+     * follow (see the class comment). Refused ({@code this}) if another slice has exactly those hours (the file cannot hold
      * a key twice) or for the default slice. Overlaps are allowed: validation reports them.
      */
     public Draft withHours(TimeSlice slice, TimeSlice hours) {
@@ -246,8 +251,7 @@ public record Draft(List<SliceRow> slices, List<GroupRow> groups, List<Span> spa
         }
         List<SliceRow> out = new ArrayList<>(slices);
         out.set(i, new SliceRow(hours, out.get(i).cells()));
-        List<Span> sp = spans.stream().map(s -> s.slice().equals(slice) ? new Span(hours, s.workers()) : s).toList();
-        return new Draft(out, groups, sp);
+        return new Draft(out, groups, spans);
     }
 
     /** Adds a group row (funded nowhere yet). */
