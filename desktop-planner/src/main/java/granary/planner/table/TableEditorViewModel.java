@@ -528,6 +528,7 @@ public final class TableEditorViewModel {
 
     /** Makes {@code d} the draft: validates it, and keeps the selection on things that still exist. */
     private void show(Draft d) {
+        Draft before = draft.get();
         draft.set(d);
         try {
             validTable.set(QuotaTable.of(d.raw(), d.workerSpans()));
@@ -539,11 +540,24 @@ public final class TableEditorViewModel {
         valid.set(validTable.get() != null);
         CellRef sel = selection.get();
         if (sel != null) {
-            TimeSlice s = sel.slice() != null && d.slice(sel.slice()) != null ? sel.slice() : null;
+            TimeSlice s = sel.slice() == null ? null : d.slice(sel.slice()) != null ? sel.slice() : samePlace(before, d, sel.slice());
             String g = sel.group() != null && d.group(sel.group()) != null ? sel.group() : null;
             selection.set(s == null && g == null ? null : new CellRef(s, g));
         }
         updateFlags();
+    }
+
+    /**
+     * The slice of {@code after} at the place {@code slice} had in {@code before}, if only its hours
+     * changed (undoing a resize): the selection stays on the slice rather than being lost.
+     */
+    private static TimeSlice samePlace(Draft before, Draft after, TimeSlice slice) {
+        int i = before.slices().indexOf(before.slice(slice));
+        if (i < 0 || before.slices().size() != after.slices().size()) {
+            return null;
+        }
+        var now = after.slices().get(i);
+        return now.cells().equals(before.slices().get(i).cells()) && !now.slice().isDefault() ? now.slice() : null;
     }
 
     private void updateFlags() {

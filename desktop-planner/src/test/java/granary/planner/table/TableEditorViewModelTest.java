@@ -147,8 +147,10 @@ class TableEditorViewModelTest {
         s = vm.resizeSlice(s, -1, 0);
         vm.endGesture();
         assertEquals(TimeSlice.parse("23-11"), s);
+        vm.selectionProperty().set(new CellRef(s, "group1"));
         vm.undo();
         assertEquals(before, vm.draft());
+        assertEquals(new CellRef(NIGHT, "group1"), vm.selectionProperty().get(), "the selection stays on the slice");
     }
 
     @Test
