@@ -22,7 +22,7 @@ import granary.policy.quota.api.TimeSlice;
 public final class SpansChartView extends Region {
 
     private static final double HEIGHT = 130;
-    private static final double TOP = 14;
+    private static final double TOP = 22;
     private static final Font FONT = Font.font(11);
 
     private final TableEditorViewModel vm;
@@ -73,13 +73,13 @@ public final class SpansChartView extends Region {
 
         gc.setTextAlign(TextAlignment.LEFT);
         gc.setFill(Color.web("#222"));
-        gc.fillText("WorkerSpans", 4, TOP);
-        legend(gc, 4, TOP + 18, Color.web("#7fa7d9"), "ΣMin");
-        legend(gc, 4, TOP + 34, Color.web("#dfe8f3"), "ΣMax");
+        gc.fillText("WorkerSpans", 4, TOP / 2);
+        legend(gc, 4, TOP + 10, Color.web("#7fa7d9"), "ΣMin");
+        legend(gc, 4, TOP + 26, Color.web("#dfe8f3"), "ΣMax");
         gc.setStroke(Color.BLACK);
         gc.setLineWidth(2);
-        gc.strokeLine(4, TOP + 50, 14, TOP + 50);
-        gc.fillText("WorkerSpans", 18, TOP + 50);
+        gc.strokeLine(4, TOP + 42, 14, TOP + 42);
+        gc.fillText("WorkerSpans", 18, TOP + 42);
         if (!d.workerForm()) {
             gc.fillText("resource vectors: no worker counts to chart", TimelineGeometry.LABEL + 4, h / 2);
             return;
@@ -94,18 +94,33 @@ public final class SpansChartView extends Region {
 
         SliceLoad dflt = d.load(TimeSlice.DEFAULT);
         if (dflt != null) {
-            column(gc, TimelineGeometry.LABEL + 4, TimelineGeometry.DEFAULT - 8, bottom, perWorker, dflt, true);
+            column(gc, TimelineGeometry.LABEL + 4, TimelineGeometry.DEFAULT - 8, bottom, perWorker, dflt);
         }
         for (int hour = 0; hour < Hours.DAY; hour++) {
             TimeSlice s = d.sliceAt(hour);
-            SliceLoad l = s == null ? null : d.load(s);
-            double x = g.x(hour);
-            if (l == null) {
+            if (s == null) {
+                // no slice and no default: validation lists it; here the hour is simply red
                 gc.setFill(Color.web("#fbe3e3"));
-                gc.fillRect(x, TOP, g.hourWidth(), chartHeight + 4);
-                continue;
+                gc.fillRect(g.x(hour), TOP, g.hourWidth(), chartHeight + 4);
+            } else {
+                column(gc, g.x(hour) + 1, g.hourWidth() - 2, bottom, perWorker, d.load(s));
             }
-            column(gc, x + 1, g.hourWidth() - 2, bottom, perWorker, l, hour == 0 || !s.equals(d.sliceAt(hour - 1)));
+        }
+        // the numbers last, over the columns, once per run of hours of one slice
+        if (dflt != null) {
+            label(gc, TimelineGeometry.LABEL + 4, TimelineGeometry.DEFAULT - 8, dflt);
+        }
+        int hour = 0;
+        while (hour < Hours.DAY) {
+            TimeSlice s = d.sliceAt(hour);
+            int end = hour + 1;
+            while (end < Hours.DAY && s != null && s.equals(d.sliceAt(end))) {
+                end++;
+            }
+            if (s != null) {
+                label(gc, g.x(hour) + 1, g.x(end) - g.x(hour) - 2, d.load(s));
+            }
+            hour = end;
         }
     }
 
@@ -116,27 +131,32 @@ public final class SpansChartView extends Region {
         gc.fillText(text, x + 14, y);
     }
 
-    /** One column: red behind if the slice breaks its WorkerSpans; the numbers where the slice starts. */
-    private static void column(GraphicsContext gc, double x, double width, double bottom, double perWorker, SliceLoad l, boolean label) {
+    /** One column: red behind if the slice breaks its WorkerSpans, and the bar that breaks it red. */
+    private static void column(GraphicsContext gc, double x, double width, double bottom, double perWorker, SliceLoad l) {
         boolean broken = l.minTooHigh() || l.maxTooLow();
         if (broken) {
             gc.setFill(Color.web("#fbe3e3"));
             gc.fillRect(x, TOP, width, bottom - TOP);
         }
-        gc.setFill(Color.web("#dfe8f3"));
+        gc.setFill(l.maxTooLow() ? Color.web("#f3c4c4") : Color.web("#dfe8f3"));
         gc.fillRect(x, bottom - l.sumMax() * perWorker, width, l.sumMax() * perWorker);
-        gc.setFill(Color.web("#7fa7d9"));
+        gc.setFill(l.minTooHigh() ? Color.web("#d23c3c") : Color.web("#7fa7d9"));
         gc.fillRect(x + width * 0.2, bottom - l.sumMin() * perWorker, width * 0.6, l.sumMin() * perWorker);
         if (l.workerSpans() != null) {
             double y = bottom - l.workerSpans() * perWorker;
-            gc.setStroke(broken ? Color.web("#d23c3c") : Color.BLACK);
+            gc.setStroke(Color.BLACK);
             gc.setLineWidth(2);
             gc.strokeLine(x, y, x + width, y);
         }
-        if (label) {
-            gc.setFill(broken ? Color.web("#b00000") : Color.web("#333"));
-            gc.setTextAlign(TextAlignment.LEFT);
-            gc.fillText(l.sumMin() + "≤" + (l.workerSpans() == null ? "?" : l.workerSpans()) + "≤" + l.sumMax(), x + 2, TOP - 6 + 12);
-        }
+    }
+
+    /** ΣMin ≤ WorkerSpans ≤ ΣMax in numbers, in red where it does not hold. */
+    private static void label(GraphicsContext gc, double x, double width, SliceLoad l) {
+        boolean broken = l.minTooHigh() || l.maxTooLow();
+        String ws = l.workerSpans() == null ? "no WorkerSpans" : Long.toString(l.workerSpans());
+        String text = l.sumMin() + (l.minTooHigh() ? " > " : " ≤ ") + ws + (l.maxTooLow() ? " > " : " ≤ ") + l.sumMax();
+        gc.setFill(broken ? Color.web("#b00000") : Color.web("#333"));
+        gc.setTextAlign(TextAlignment.LEFT);
+        gc.fillText(text, x + 2, TOP / 2, Math.max(1, width - 4));
     }
 }

@@ -5,13 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import javax.imageio.ImageIO;
+
 import javafx.geometry.Point2D;
+import javafx.scene.image.PixelReader;
+import javafx.scene.image.WritableImage;
 import javafx.scene.Scene;
 import javafx.scene.control.ListCell;
 import javafx.scene.control.ListView;
@@ -71,6 +77,31 @@ class TableEditorViewFxTest {
         return list.getItems().stream().map(TableProblem::text).toList();
     }
 
+    /** With -Dtable.snapshots=DIR, writes what the editor looks like (for people, not for asserting). */
+    private void snapshot(FxRobot robot, String name) {
+        String to = System.getProperty("table.snapshots");
+        if (to == null) {
+            return;
+        }
+        WritableImage[] shot = new WritableImage[1];
+        robot.interact(() -> shot[0] = view.snapshot(null, null));
+        WritableImage image = shot[0];
+        int w = (int) image.getWidth();
+        int h = (int) image.getHeight();
+        BufferedImage png = new BufferedImage(w, h, BufferedImage.TYPE_INT_ARGB);
+        PixelReader pixels = image.getPixelReader();
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                png.setRGB(x, y, pixels.getArgb(x, y));
+            }
+        }
+        try {
+            ImageIO.write(png, "png", Path.of(to, name).toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @Test
     void drawingOnAGroupsRowMakesASliceAndBeforeMidnightWraps(FxRobot robot) {
         drag(robot, at(12.5, 1), at(14.5, 1));
@@ -93,6 +124,7 @@ class TableEditorViewFxTest {
         String problem = "slice 0-11: MinQuota: sum of MinQuota 13000 > WorkerSpans 5000";
         assertTrue(problemTexts(robot).contains(problem), problemTexts(robot).toString());
         assertNull(vm.validTableProperty().get());
+        snapshot(robot, "violation.png");
 
         vm.selectionProperty().set(null);
         ListCell<?> cell = robot.lookup("#problems .list-cell").match((ListCell<?> c) -> problem.equals(c.getText())).query();
