@@ -12,7 +12,6 @@ import javafx.scene.control.ListView;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Separator;
 import javafx.scene.control.TextField;
-import javafx.scene.control.TextInputDialog;
 import javafx.scene.control.ToolBar;
 import javafx.scene.control.Tooltip;
 import javafx.scene.input.KeyCode;
@@ -99,7 +98,7 @@ public final class TableEditorView extends BorderPane {
         undo.disableProperty().bind(vm.canUndoProperty().not());
         redo.disableProperty().bind(vm.canRedoProperty().not());
         Button add = button("addGroup", "Add group", "Add a group row (Ctrl+N)", vm::addGroup);
-        Button rename = button("renameGroup", "Rename group…", "Rename the selected group", this::rename);
+        Button rename = button("renameGroup", "Rename group", "Rename the selected group in place (Shift+F2 in the timeline)", this::rename);
         Button remove = button("removeGroup", "Remove group", "Remove the selected group from every slice", () -> {
             String g = selectedGroup();
             if (g != null) {
@@ -221,13 +220,6 @@ public final class TableEditorView extends BorderPane {
     }
 
     private void rename() {
-        String g = selectedGroup();
-        if (g == null) {
-            return;
-        }
-        TextInputDialog d = new TextInputDialog(g);
-        d.setTitle("Rename group");
-        d.setHeaderText("Rename group " + g + " in every slice");
-        d.showAndWait().ifPresent(name -> vm.renameGroup(g, name.trim()));
+        timeline.startRename(selectedGroup());
     }
 }

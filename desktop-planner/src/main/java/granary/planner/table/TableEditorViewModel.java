@@ -369,8 +369,8 @@ public final class TableEditorViewModel {
         if (!edit(d -> d.withGroup(name, groupId))) {
             return false;
         }
-        CellRef sel = selection.get();
-        selection.set(new CellRef(sel == null ? null : sel.slice(), name));
+        // the row alone, so that F2 or Enter goes on to rename it
+        selection.set(new CellRef(null, name));
         return true;
     }
 

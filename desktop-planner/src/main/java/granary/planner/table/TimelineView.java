@@ -36,11 +36,14 @@ import granary.policy.quota.api.TimeSlice;
  * <p>Mouse: press and drag on a group's row over hours where it has no bar draws a slice for it
  * (snapping to hours; past the right edge or before 0 wraps past midnight); drag a bar's edge (on
  * any row or in the band) to resize the slice, all its groups together, as one undo step; click
- * selects; double-click edits MinQuota and MaxQuota in place (Enter saves, Escape cancels).
+ * selects; double-click edits MinQuota and MaxQuota in place (Enter saves, Escape cancels), or,
+ * on a group's name, renames the group in place.
  *
  * <p>Keyboard (when focused): arrows move the selection (left/right by slice, up/down by group;
  * above the first group is the band of slices); Shift+Left/Right move the selected slice's end,
- * Ctrl+Shift+Left/Right its start; Enter or F2 edits the selected cell; Delete removes the cell
+ * Ctrl+Shift+Left/Right its start; Enter or F2 edits the selected cell's MinQuota and MaxQuota
+ * (Tab between them) or, with a group's row selected and no slice, renames the group; Shift+F2
+ * renames the selected group; Delete removes the cell
  * (or, in the band, the slice; on a row's name, the group); Insert gives the selected group a new
  * one-hour slice at the next free hour.
  */
@@ -60,6 +63,7 @@ public final class TimelineView extends Region {
     private final TextField minField = new TextField();
     private final TextField maxField = new TextField();
     private final HBox editor = new HBox(2, minField, maxField);
+    private final TextField nameField = new TextField();
 
     private Mode mode = Mode.NONE;
     private String dragGroup;
@@ -69,6 +73,7 @@ public final class TimelineView extends Region {
     private TimeSlice resizeOrigin;
     private TimeSlice resizing;
     private CellRef editing;
+    private String renaming;
 
     public TimelineView(TableEditorViewModel vm) {
         this.vm = vm;
@@ -81,7 +86,10 @@ public final class TimelineView extends Region {
         editor.setId("cellEditor");
         editor.setVisible(false);
         editor.setManaged(false);
-        getChildren().addAll(canvas, editor);
+        nameField.setId("nameField");
+        nameField.setVisible(false);
+        nameField.setManaged(false);
+        getChildren().addAll(canvas, editor, nameField);
 
         vm.draftProperty().addListener((o, a, b) -> redrawAndResize());
         vm.selectionProperty().addListener((o, a, b) -> draw());
@@ -93,13 +101,19 @@ public final class TimelineView extends Region {
         addEventHandler(MouseEvent.MOUSE_RELEASED, this::released);
         addEventHandler(MouseEvent.MOUSE_CLICKED, e -> {
             if (e.getButton() == MouseButton.PRIMARY && e.getClickCount() == 2 && e.getTarget() == canvas) {
-                startEdit(vm.selectionProperty().get());
+                CellRef sel = vm.selectionProperty().get();
+                if (sel != null && sel.slice() == null) {
+                    startRename(sel.group());
+                } else {
+                    startEdit(sel);
+                }
             }
         });
         addEventHandler(MouseEvent.MOUSE_MOVED, e -> setCursor(edgeAt(rowAt(e.getY()), e.getX()) != null
                 ? javafx.scene.Cursor.H_RESIZE : javafx.scene.Cursor.DEFAULT));
         addEventHandler(KeyEvent.KEY_PRESSED, this::key);
         editor.addEventHandler(KeyEvent.KEY_PRESSED, this::editorKey);
+        nameField.addEventHandler(KeyEvent.KEY_PRESSED, this::nameKey);
         redrawAndResize();
     }
 
@@ -129,6 +143,9 @@ public final class TimelineView extends Region {
         canvas.setHeight(getHeight());
         if (editor.isVisible()) {
             placeEditor();
+        }
+        if (nameField.isVisible()) {
+            placeNameField();
         }
         draw();
     }
@@ -297,6 +314,8 @@ public final class TimelineView extends Region {
             vm.resizeSlice(slice, start ? dx : 0, start ? 0 : dx);
         } else if ((dx != 0 || dy != 0) && !e.isShiftDown() && !e.isShortcutDown()) {
             vm.moveSelection(dx, dy);
+        } else if (e.getCode() == KeyCode.F2 && e.isShiftDown() || (e.getCode() == KeyCode.ENTER || e.getCode() == KeyCode.F2) && slice == null) {
+            startRename(sel == null ? null : sel.group());
         } else if (e.getCode() == KeyCode.ENTER || e.getCode() == KeyCode.F2) {
             startEdit(sel);
         } else if (e.getCode() == KeyCode.DELETE || e.getCode() == KeyCode.BACK_SPACE) {
@@ -379,6 +398,49 @@ public final class TimelineView extends Region {
     private void cancelEdit() {
         editing = null;
         editor.setVisible(false);
+        renaming = null;
+        nameField.setVisible(false);
+    }
+
+    // ---- renaming a group in place, over its name
+
+    /** Opens the name field over a group's name: Enter renames it everywhere, Escape cancels. */
+    public void startRename(String group) {
+        if (group == null || vm.draft().group(group) == null || !vm.editableProperty().get()) {
+            return;
+        }
+        cancelEdit();
+        renaming = group;
+        nameField.setText(group);
+        nameField.setVisible(true);
+        placeNameField();
+        nameField.requestFocus();
+        nameField.selectAll();
+    }
+
+    private void placeNameField() {
+        TimelineGeometry g = geometry();
+        int row = vm.draft().groupIndex(renaming);
+        if (row < 0) {
+            cancelEdit();
+            return;
+        }
+        nameField.resizeRelocate(2, g.rowY(row) + 2, TimelineGeometry.LABEL + TimelineGeometry.DEFAULT - 4, TimelineGeometry.ROW - 4);
+    }
+
+    private void nameKey(KeyEvent e) {
+        if (e.getCode() == KeyCode.ESCAPE) {
+            cancelEdit();
+            requestFocus();
+            e.consume();
+        } else if (e.getCode() == KeyCode.ENTER) {
+            String from = renaming;
+            String to = nameField.getText().trim();
+            cancelEdit();
+            vm.renameGroup(from, to);
+            requestFocus();
+            e.consume();
+        }
     }
 
     // ---- drawing

@@ -163,6 +163,30 @@ class TableEditorViewFxTest {
     }
 
     @Test
+    void addingRenamingDrawingAndRemovingAGroupWithTheKeyboard(FxRobot robot) {
+        robot.clickOn(at(4, 0));
+        robot.push(KeyCode.CONTROL, KeyCode.N);
+        assertEquals(new CellRef(null, "group4"), vm.selectionProperty().get());
+
+        robot.push(KeyCode.F2);
+        assertTrue(robot.lookup("#nameField").query().isVisible());
+        robot.eraseText(10).write("batch").push(KeyCode.ENTER);
+        assertEquals(List.of("group1", "group2", "group3", "batch"), vm.draft().groups().stream().map(g -> g.name()).toList());
+        assertEquals(4, vm.draft().group("batch").groupId());
+
+        drag(robot, at(12.5, 3), at(15.5, 3));
+        assertNotNull(vm.draft().cell(TimeSlice.parse("12-16"), "batch"));
+        assertTrue(problemTexts(robot).contains("slice 12-16: MaxQuota: WorkerSpans 5000 > sum of MaxQuota 0"), problemTexts(robot).toString());
+
+        robot.clickOn(view.timeline().localToScreen(20, view.timeline().geometry().rowY(3) + 10));
+        assertEquals(new CellRef(null, "batch"), vm.selectionProperty().get());
+        robot.push(KeyCode.DELETE);
+        assertNull(vm.draft().group("batch"));
+        assertNull(vm.draft().slice(TimeSlice.parse("12-16")), "the slice drawn for it alone goes with it");
+        assertEquals(List.of(), problemTexts(robot));
+    }
+
+    @Test
     void savingWithCtrlSAndOpeningAgain(FxRobot robot) throws IOException {
         Path file = dir.resolve("table.json");
         Files.write(file, TableEditorViewModelTest.resource("article.json"));
