@@ -76,6 +76,15 @@ public final class TableEditorView extends BorderPane {
             }
         });
         problems.getSelectionModel().selectedItemProperty().addListener((o, a, p) -> vm.select(p));
+        // clicking the problem already selected (after moving elsewhere) goes back to it too
+        problems.setOnMouseClicked(e -> vm.select(problems.getSelectionModel().getSelectedItem()));
+        problems.setOnKeyPressed(e -> {
+            if (e.getCode() == KeyCode.ENTER) {
+                vm.select(problems.getSelectionModel().getSelectedItem());
+                timeline.requestFocus();
+                e.consume();
+            }
+        });
         Label status = new Label();
         status.setId("status");
         status.textProperty().bind(Bindings.createStringBinding(this::status, vm.messageProperty(), vm.validProperty(),

@@ -252,7 +252,7 @@ public final class TimelineView extends Region {
         int hour = (int) Math.floor(g.hourAt(e.getX()));
         TimeSlice hit = sliceOn(row, Math.floorMod(hour, Hours.DAY));
         if (hit != null || group == null) {
-            vm.selectionProperty().set(new CellRef(hit, group));
+            vm.selectionProperty().set(hit == null && group == null ? null : new CellRef(hit, group));
             return;
         }
         mode = Mode.DRAW;

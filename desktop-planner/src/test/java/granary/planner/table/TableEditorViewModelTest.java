@@ -264,6 +264,14 @@ class TableEditorViewModelTest {
         Path again = dir.resolve("again.json");
         vm.save(again);
         assertArrayEquals(resource("article.json"), Files.readAllBytes(again), "an edit undone is no edit");
+
+        byte[] odd = "\uFEFF{\"default\":{},\r\n \"0-9\" : {\"g\": {\"MinQuota\": 0, \"MaxQuota\": 2, \"GroupId\": 7}}}\r\n"
+                .getBytes(StandardCharsets.UTF_8);
+        Path bom = dir.resolve("bom.json");
+        Files.write(bom, odd);
+        vm.open(bom);
+        vm.save(out);
+        assertArrayEquals(odd, Files.readAllBytes(out), "byte order mark, CRLF, field order and spacing kept");
     }
 
     @Test
