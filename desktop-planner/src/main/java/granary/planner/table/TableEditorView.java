@@ -1,0 +1,234 @@
+package granary.planner.table;
+
+import java.io.File;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+
+import javafx.beans.binding.Bindings;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.ListCell;
+import javafx.scene.control.ListView;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.Separator;
+import javafx.scene.control.TextField;
+import javafx.scene.control.ToolBar;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
+import javafx.scene.input.KeyEvent;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.VBox;
+import javafx.stage.FileChooser;
+
+import granary.api.model.InvalidRequestException;
+import granary.planner.table.model.CellRef;
+
+/**
+ * The quota table editor, for a tab of the planner: a toolbar, the {@link TimelineView}, the
+ * {@link SpansChartView} under it and the list of problems (clicking one selects its cell).
+ *
+ * <p>Keys anywhere in the editor: Ctrl+Z undo, Ctrl+Y or Ctrl+Shift+Z redo, Ctrl+S save (asks
+ * for a file the first time), Ctrl+Shift+S save as, Ctrl+O open, Ctrl+N add a group. In the
+ * timeline: see {@link TimelineView} (arrows, Shift+arrows, Enter/F2, Delete, Insert). Every button
+ * is reachable with Tab.
+ *
+ * <p>Failed commands do not raise dialogs: the view model's message shows in the status line.
+ */
+public final class TableEditorView extends BorderPane {
+
+    private static final KeyCombination UNDO = new KeyCodeCombination(KeyCode.Z, KeyCombination.SHORTCUT_DOWN);
+    private static final KeyCombination REDO = new KeyCodeCombination(KeyCode.Y, KeyCombination.SHORTCUT_DOWN);
+    private static final KeyCombination REDO_SHIFT = new KeyCodeCombination(KeyCode.Z, KeyCombination.SHORTCUT_DOWN, KeyCombination.SHIFT_DOWN);
+    private static final KeyCombination SAVE = new KeyCodeCombination(KeyCode.S, KeyCombination.SHORTCUT_DOWN);
+    private static final KeyCombination SAVE_AS = new KeyCodeCombination(KeyCode.S, KeyCombination.SHORTCUT_DOWN, KeyCombination.SHIFT_DOWN);
+    private static final KeyCombination OPEN = new KeyCodeCombination(KeyCode.O, KeyCombination.SHORTCUT_DOWN);
+    private static final KeyCombination NEW_GROUP = new KeyCodeCombination(KeyCode.N, KeyCombination.SHORTCUT_DOWN);
+
+    private final TableEditorViewModel vm;
+    private final TimelineView timeline;
+    private final ListView<TableProblem> problems = new ListView<>();
+    private final TextField workerSpans = new TextField();
+
+    public TableEditorView(TableEditorViewModel vm) {
+        this.vm = vm;
+        this.timeline = new TimelineView(vm);
+        setId("tableEditor");
+
+        setTop(toolbar());
+        SpansChartView chart = new SpansChartView(vm);
+        VBox center = new VBox(4, timeline, chart);
+        ScrollPane scroll = new ScrollPane(center);
+        scroll.setFitToWidth(true);
+        scroll.setFocusTraversable(false);
+        setCenter(scroll);
+
+        problems.setId("problems");
+        problems.setItems(vm.problems());
+        problems.setPrefHeight(140);
+        problems.setPlaceholder(new Label("No problems: the table can be pushed."));
+        problems.setCellFactory(l -> new ListCell<>() {
+            @Override
+            protected void updateItem(TableProblem p, boolean empty) {
+                super.updateItem(p, empty);
+                setText(empty || p == null ? null : p.text());
+            }
+        });
+        problems.getSelectionModel().selectedItemProperty().addListener((o, a, p) -> vm.select(p));
+        // clicking the problem already selected (after moving elsewhere) goes back to it too
+        problems.setOnMouseClicked(e -> vm.select(problems.getSelectionModel().getSelectedItem()));
+        problems.setOnKeyPressed(e -> {
+            if (e.getCode() == KeyCode.ENTER) {
+                vm.select(problems.getSelectionModel().getSelectedItem());
+                timeline.requestFocus();
+                e.consume();
+            }
+        });
+        Label status = new Label();
+        status.setId("status");
+        status.textProperty().bind(Bindings.createStringBinding(this::status, vm.messageProperty(), vm.validProperty(),
+                vm.dirtyProperty(), vm.sourceProperty(), vm.problems()));
+        setBottom(new VBox(2, problems, status));
+
+        addEventHandler(KeyEvent.KEY_PRESSED, this::shortcut);
+    }
+
+    public TimelineView timeline() {
+        return timeline;
+    }
+
+    private ToolBar toolbar() {
+        Button open = button("open", "Open…", "Open a quota table file (Ctrl+O)", this::open);
+        Button save = button("save", "Save", "Save the table (Ctrl+S)", this::save);
+        Button saveAs = button("saveAs", "Save as…", "Save the table to another file (Ctrl+Shift+S)", this::saveAs);
+        Button undo = button("undo", "Undo", "Undo (Ctrl+Z)", vm::undo);
+        Button redo = button("redo", "Redo", "Redo (Ctrl+Y)", vm::redo);
+        undo.disableProperty().bind(vm.canUndoProperty().not());
+        redo.disableProperty().bind(vm.canRedoProperty().not());
+        Button add = button("addGroup", "Add group", "Add a group row (Ctrl+N)", vm::addGroup);
+        Button rename = button("renameGroup", "Rename group", "Rename the selected group in place (Shift+F2 in the timeline)", this::rename);
+        Button remove = button("removeGroup", "Remove group", "Remove the selected group from every slice", () -> {
+            String g = selectedGroup();
+            if (g != null) {
+                vm.removeGroup(g);
+            }
+        });
+        for (Button b : new Button[] {add, rename, remove}) {
+            b.disableProperty().bind(vm.editableProperty().not());
+        }
+        rename.disableProperty().unbind();
+        rename.disableProperty().bind(vm.editableProperty().not().or(Bindings.createBooleanBinding(() -> selectedGroup() == null, vm.selectionProperty())));
+        remove.disableProperty().unbind();
+        remove.disableProperty().bind(rename.disableProperty());
+
+        workerSpans.setId("workerSpans");
+        workerSpans.setPromptText("default:5000,0-9:15000");
+        workerSpans.setPrefColumnCount(22);
+        workerSpans.setTooltip(new Tooltip("The cluster's worker count per slice; Enter applies"));
+        workerSpans.setOnAction(e -> vm.setWorkerSpans(workerSpans.getText()));
+        workerSpans.focusedProperty().addListener((o, was, is) -> {
+            if (!is) {
+                showWorkerSpans();
+            }
+        });
+        vm.draftProperty().addListener((o, a, b) -> showWorkerSpans());
+        showWorkerSpans();
+        return new ToolBar(open, save, saveAs, new Separator(), undo, redo, new Separator(), add, rename, remove,
+                new Separator(), new Label("WorkerSpans"), workerSpans);
+    }
+
+    private static Button button(String id, String text, String tip, Runnable action) {
+        Button b = new Button(text);
+        b.setId(id);
+        b.setTooltip(new Tooltip(tip));
+        b.setOnAction(e -> action.run());
+        return b;
+    }
+
+    private void showWorkerSpans() {
+        if (!workerSpans.isFocused()) {
+            String t = vm.workerSpansText();
+            workerSpans.setText(t == null ? "" : t);
+        }
+    }
+
+    private String status() {
+        String m = vm.messageProperty().get();
+        if (m != null) {
+            return m;
+        }
+        String where = vm.sourceProperty().get() + (vm.dirtyProperty().get() ? " (edited)" : "");
+        int n = vm.problems().size();
+        return where + ": " + (n == 0 ? "valid" : n + (n == 1 ? " problem" : " problems") + ": cannot be pushed");
+    }
+
+    private String selectedGroup() {
+        CellRef sel = vm.selectionProperty().get();
+        return sel == null ? null : sel.group();
+    }
+
+    private void shortcut(KeyEvent e) {
+        Runnable action = UNDO.match(e) ? vm::undo
+                : REDO.match(e) || REDO_SHIFT.match(e) ? vm::redo
+                : SAVE.match(e) ? this::save
+                : SAVE_AS.match(e) ? this::saveAs
+                : OPEN.match(e) ? this::open
+                : NEW_GROUP.match(e) ? vm::addGroup
+                : null;
+        if (action != null) {
+            action.run();
+            e.consume();
+        }
+    }
+
+    // ---- files: the view model reports failures in its message, shown in the status line
+
+    private void open() {
+        File f = chooser("Open quota table").showOpenDialog(getScene().getWindow());
+        if (f != null) {
+            quietly(() -> vm.open(f.toPath()));
+        }
+    }
+
+    private void save() {
+        Path p = vm.fileProperty().get();
+        if (p == null) {
+            saveAs();
+        } else {
+            quietly(() -> vm.save(p));
+        }
+    }
+
+    private void saveAs() {
+        File f = chooser("Save quota table").showSaveDialog(getScene().getWindow());
+        if (f != null) {
+            quietly(() -> vm.save(f.toPath()));
+        }
+    }
+
+    private FileChooser chooser(String title) {
+        FileChooser c = new FileChooser();
+        c.setTitle(title);
+        c.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("Quota tables (*.json)", "*.json"),
+                new FileChooser.ExtensionFilter("All files", "*"));
+        Path p = vm.fileProperty().get();
+        if (p != null && p.toAbsolutePath().getParent() != null) {
+            c.setInitialDirectory(p.toAbsolutePath().getParent().toFile());
+            c.setInitialFileName(p.getFileName().toString());
+        }
+        return c;
+    }
+
+    private static void quietly(Runnable fileCommand) {
+        try {
+            fileCommand.run();
+        } catch (UncheckedIOException | InvalidRequestException shownInTheStatusLine) {
+            // the view model has put what went wrong, and where, in its message
+        }
+    }
+
+    private void rename() {
+        timeline.startRename(selectedGroup());
+    }
+}

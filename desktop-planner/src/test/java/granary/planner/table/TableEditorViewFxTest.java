@@ -1,0 +1,212 @@
+package granary.planner.table;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import javax.imageio.ImageIO;
+
+import javafx.geometry.Point2D;
+import javafx.scene.image.PixelReader;
+import javafx.scene.image.WritableImage;
+import javafx.scene.Scene;
+import javafx.scene.control.ListCell;
+import javafx.scene.control.ListView;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.MouseButton;
+import javafx.stage.Stage;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+import granary.planner.table.model.CellRef;
+import granary.policy.quota.api.QuotaTableCodec;
+import granary.policy.quota.api.TimeSlice;
+
+/**
+ * The editor on a (headless) screen, driven with the mouse and keyboard. Rows: 0 group1, 1 group2,
+ * 2 group3 (the article's example, WorkerSpans default:5000,0-9:15000).
+ */
+@ExtendWith(ApplicationExtension.class)
+class TableEditorViewFxTest {
+
+    private static final TimeSlice NIGHT = TimeSlice.parse("0-9");
+
+    @TempDir
+    Path dir;
+
+    private TableEditorViewModel vm;
+    private TableEditorView view;
+
+    @Start
+    void start(Stage stage) {
+        vm = new TableEditorViewModel();
+        vm.load(new String(TableEditorViewModelTest.resource("article.json"), StandardCharsets.UTF_8),
+                TableEditorViewModelTest.SPANS, "article.json");
+        view = new TableEditorView(vm);
+        stage.setScene(new Scene(view, 1100, 650));
+        stage.show();
+    }
+
+    /** The screen point at an hour (may be fractional) on a row (-1: the band of slices). */
+    private Point2D at(double hour, int row) {
+        TimelineView t = view.timeline();
+        TimelineGeometry g = t.geometry();
+        return t.localToScreen(g.x(hour), g.rowY(row) + g.rowHeight(row) / 2);
+    }
+
+    private static void drag(FxRobot robot, Point2D from, Point2D to) {
+        robot.moveTo(from).press(MouseButton.PRIMARY).moveTo(to).release(MouseButton.PRIMARY);
+    }
+
+    private List<String> problemTexts(FxRobot robot) {
+        ListView<TableProblem> list = robot.lookup("#problems").queryListView();
+        return list.getItems().stream().map(TableProblem::text).toList();
+    }
+
+    /** With -Dtable.snapshots=DIR, writes what the editor looks like (for people, not for asserting). */
+    private void snapshot(FxRobot robot, String name) {
+        String to = System.getProperty("table.snapshots");
+        if (to == null) {
+            return;
+        }
+        WritableImage[] shot = new WritableImage[1];
+        robot.interact(() -> shot[0] = view.snapshot(null, null));
+        WritableImage image = shot[0];
+        int w = (int) image.getWidth();
+        int h = (int) image.getHeight();
+        BufferedImage png = new BufferedImage(w, h, BufferedImage.TYPE_INT_ARGB);
+        PixelReader pixels = image.getPixelReader();
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                png.setRGB(x, y, pixels.getArgb(x, y));
+            }
+        }
+        try {
+            ImageIO.write(png, "png", Path.of(to, name).toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void drawingOnAGroupsRowMakesASliceAndBeforeMidnightWraps(FxRobot robot) {
+        drag(robot, at(12.5, 1), at(14.5, 1));
+        assertNotNull(vm.draft().cell(TimeSlice.parse("12-15"), "group2"), vm.draft().toString());
+        assertEquals(new CellRef(TimeSlice.parse("12-15"), "group2"), vm.selectionProperty().get());
+
+        // from 01:30 leftwards past midnight into the default column: hours 22 to 2
+        drag(robot, at(1.5, 1), at(-1.5, 1));
+        assertNotNull(vm.draft().cell(TimeSlice.parse("22-2"), "group2"), vm.draft().toString());
+        assertTrue(problemTexts(robot).contains("slices 0-9 and 22-2: hours: overlap at hours 0-2"), problemTexts(robot).toString());
+    }
+
+    @Test
+    void draggingAnEdgeOffTheWorkerSpansShowsTheProblemWhichLeadsToItsSliceAndGoesWhenDraggedBack(FxRobot robot) {
+        Point2D edge = at(9, 0).subtract(2, 0);
+        drag(robot, edge, at(11, 0));
+        TimeSlice moved = TimeSlice.parse("0-11");
+        assertNotNull(vm.draft().slice(moved), "the whole slice moved: " + vm.draft());
+        assertNotNull(vm.draft().cell(moved, "group3"));
+        String problem = "slice 0-11: MinQuota: sum of MinQuota 13000 > WorkerSpans 5000";
+        assertTrue(problemTexts(robot).contains(problem), problemTexts(robot).toString());
+        assertNull(vm.validTableProperty().get());
+        snapshot(robot, "violation.png");
+
+        vm.selectionProperty().set(null);
+        ListCell<?> cell = robot.lookup("#problems .list-cell").match((ListCell<?> c) -> problem.equals(c.getText())).query();
+        robot.clickOn(cell);
+        assertEquals(new CellRef(moved, null), vm.selectionProperty().get());
+
+        drag(robot, at(11, 0).subtract(2, 0), at(9, 0));
+        assertNotNull(vm.draft().slice(NIGHT));
+        assertEquals(List.of(), problemTexts(robot));
+        assertNotNull(vm.validTableProperty().get());
+    }
+
+    @Test
+    void keyboardResizesEditsInPlaceAndUndoes(FxRobot robot) {
+        robot.clickOn(at(4, 2));
+        assertEquals(new CellRef(NIGHT, "group3"), vm.selectionProperty().get());
+
+        robot.push(KeyCode.SHIFT, KeyCode.RIGHT);
+        assertNotNull(vm.draft().slice(TimeSlice.parse("0-10")), vm.draft().toString());
+        robot.push(KeyCode.CONTROL, KeyCode.Z);
+        assertNotNull(vm.draft().slice(NIGHT));
+        assertEquals(new CellRef(NIGHT, "group3"), vm.selectionProperty().get(), "undoing a resize keeps the slice selected");
+
+        robot.push(KeyCode.F2);
+        assertTrue(robot.lookup("#cellEditor").query().isVisible());
+        robot.doubleClickOn("#minField").eraseText(8).write("6000");
+        robot.doubleClickOn("#maxField").eraseText(8).write("6000").push(KeyCode.ENTER);
+        assertEquals(6000, vm.draft().cell(NIGHT, "group3").min().workers());
+        assertTrue(problemTexts(robot).contains("slice 0-9: MinQuota: sum of MinQuota 16000 > WorkerSpans 15000"), problemTexts(robot).toString());
+
+        robot.push(KeyCode.CONTROL, KeyCode.Z);
+        assertEquals(3000, vm.draft().cell(NIGHT, "group3").min().workers());
+        assertEquals(List.of(), problemTexts(robot));
+        robot.push(KeyCode.CONTROL, KeyCode.Y);
+        assertEquals(6000, vm.draft().cell(NIGHT, "group3").min().workers());
+    }
+
+    @Test
+    void addingRenamingDrawingAndRemovingAGroupWithTheKeyboard(FxRobot robot) {
+        robot.clickOn(at(4, 0));
+        robot.push(KeyCode.CONTROL, KeyCode.N);
+        assertEquals(new CellRef(null, "group4"), vm.selectionProperty().get());
+
+        robot.push(KeyCode.F2);
+        assertTrue(robot.lookup("#nameField").query().isVisible());
+        robot.eraseText(10).write("batch").push(KeyCode.ENTER);
+        assertEquals(List.of("group1", "group2", "group3", "batch"), vm.draft().groups().stream().map(g -> g.name()).toList());
+        assertEquals(4, vm.draft().group("batch").groupId());
+
+        drag(robot, at(12.5, 3), at(15.5, 3));
+        assertNotNull(vm.draft().cell(TimeSlice.parse("12-16"), "batch"));
+        assertTrue(problemTexts(robot).contains("slice 12-16: MaxQuota: WorkerSpans 5000 > sum of MaxQuota 0"), problemTexts(robot).toString());
+
+        robot.clickOn(view.timeline().localToScreen(20, view.timeline().geometry().rowY(3) + 10));
+        assertEquals(new CellRef(null, "batch"), vm.selectionProperty().get());
+        robot.push(KeyCode.DELETE);
+        assertNull(vm.draft().group("batch"));
+        assertNull(vm.draft().slice(TimeSlice.parse("12-16")), "the slice drawn for it alone goes with it");
+        assertEquals(List.of(), problemTexts(robot));
+    }
+
+    @Test
+    void savingWithCtrlSAndOpeningAgain(FxRobot robot) throws IOException {
+        Path file = dir.resolve("table.json");
+        Files.write(file, TableEditorViewModelTest.resource("article.json"));
+        robot.interact(() -> vm.open(file));
+
+        drag(robot, at(18.5, 1), at(20.5, 1));
+        robot.clickOn(at(4, 0));
+        robot.push(KeyCode.CONTROL, KeyCode.S);
+
+        String written = Files.readString(file);
+        assertEquals(QuotaTableCodec.write(vm.validTableProperty().get()), written);
+        assertTrue(written.contains("\"18-21\""), written);
+
+        robot.interact(() -> {
+            vm.undo();
+            vm.open(file);
+        });
+        assertNotNull(vm.draft().cell(TimeSlice.parse("18-21"), "group2"));
+        assertEquals(written, vm.text());
+        assertTrue(robot.lookup("#status").queryLabeled().getText().startsWith(file + ": valid"),
+                robot.lookup("#status").queryLabeled().getText());
+    }
+}
