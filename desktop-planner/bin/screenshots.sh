@@ -76,6 +76,6 @@ shot() {
 
 shot table 'planner: shown' --table="$examples/draft-table.json" --worker-spans="$spans" --tab=table
 shot whatif 'planner: what-if (finished|failed)' --table="$examples/draft-table.json" --worker-spans="$spans" \
-  --trace="$trace" --tab=whatif --act=import,whatif
+  --trace="$trace" --max-jobs=2000 --tab=whatif --act=import,whatif
 shot push 'planner: push (reviewed|refused)' --table="$examples/draft-table.json" --worker-spans="$spans" --tab=push --act=preview
 shot live 'planner: live (streaming|failed)' --tab=live

@@ -1,7 +1,6 @@
 package granary.planner.app;
 
 import java.io.StringReader;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -57,7 +56,12 @@ public final class PlannerApp extends Application {
         }
     });
 
-    private LiveViewModel live;
+    // the features' view models: package-private for PlannerIT, which drives the whole window
+    ConnectionViewModel connection;
+    TableEditorViewModel editor;
+    WhatIfViewModel whatIf;
+    PushViewModel push;
+    LiveViewModel live;
 
     @Override
     public void start(Stage stage) throws Exception {
@@ -65,10 +69,10 @@ public final class PlannerApp extends Application {
         Label status = new Label();
         status.setId("status");
 
-        ConnectionViewModel connection = new ConnectionViewModel(Platform::runLater, background);
-        TableEditorViewModel editor = new TableEditorViewModel(Platform::runLater);
-        WhatIfViewModel whatIf = new WhatIfViewModel(Platform::runLater, new WhatIfService());
-        PushViewModel push = new PushViewModel(Platform::runLater, background);
+        connection = new ConnectionViewModel(Platform::runLater, background);
+        editor = new TableEditorViewModel();
+        whatIf = new WhatIfViewModel(Platform::runLater, new WhatIfService());
+        push = new PushViewModel(Platform::runLater, background);
         live = new LiveViewModel(Platform::runLater);
 
         whatIf.draftProperty().bind(editor.validTableProperty());
@@ -87,7 +91,12 @@ public final class PlannerApp extends Application {
         importTable.setId("importTable");
         importTable.disableProperty().bind(connection.clientProperty().isNull().or(connection.busyProperty()));
         Runnable doImport = () -> connection.importTable(t -> {
-            editor.load(t.tableJson(), t.workerSpans(), "the master at " + connection.urlProperty().get());
+            try {
+                editor.load(t.tableJson(), t.workerSpans(), "the master at " + connection.urlProperty().get());
+            } catch (RuntimeException e) {
+                status.setText("import failed: the master's table does not read: " + e.getMessage());
+                return;
+            }
             whatIf.inForceProperty().set(inForce(t));
             status.setText("imported the table in force (revision " + t.revision() + ") from " + connection.urlProperty().get());
             say("planner: imported");
@@ -114,11 +123,19 @@ public final class PlannerApp extends Application {
 
         // at start, what the command line asked for
         if (options.table() != null) {
-            editor.load(Files.readString(options.table()), options.workerSpans(), options.table().toString());
+            try {
+                editor.open(options.table());
+                if (options.workerSpans() != null) {
+                    editor.setWorkerSpans(options.workerSpans());
+                }
+            } catch (RuntimeException e) {
+                status.setText("cannot open " + options.table() + ": " + e.getMessage());
+            }
         }
         if (options.trace() != null) {
             whatIf.traceProperty().set(options.trace());
         }
+        whatIf.maxJobsProperty().set(options.maxJobs());
         whatIf.runningProperty().addListener((o, was, now) -> {
             if (was && !now) {
                 say("planner: what-if " + (whatIf.resultProperty().get() != null ? "finished" : "failed") + ": " + whatIf.statusProperty().get());

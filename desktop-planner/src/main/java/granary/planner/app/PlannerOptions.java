@@ -13,11 +13,13 @@ import java.util.List;
  * @param table      open this quota table file in the editor
  * @param workerSpans the table's WorkerSpans, e.g. {@code default:5000,0-9:15000}
  * @param trace      the trace the what-if replays
+ * @param maxJobs    the what-if replays only the first jobs of the trace (0: all)
  * @param tab        the tab shown first: {@code table}, {@code whatif}, {@code push} or {@code live}
  * @param act        at start, also: {@code import} the table in force, {@code whatif} run the replay,
  *                   {@code preview} the push's dry run (for the screenshot script and demos)
  */
-public record PlannerOptions(String master, String token, Path table, String workerSpans, Path trace, String tab, List<String> act) {
+public record PlannerOptions(String master, String token, Path table, String workerSpans, Path trace, long maxJobs, String tab,
+                             List<String> act) {
 
     static final String USAGE = String.join("\n",
             "usage: java -jar granary-planner.jar [options]",
@@ -27,6 +29,7 @@ public record PlannerOptions(String master, String token, Path table, String wor
             "  --table=FILE          open a quota table file (the article's JSON format)",
             "  --worker-spans=SPANS  its WorkerSpans, e.g. default:5000,0-9:15000",
             "  --trace=FILE          the trace for the what-if (the simulator's formats, e.g. Alibaba batch_task.csv.gz)",
+            "  --max-jobs=N          the what-if replays only the first N jobs of the trace (default: all)",
             "  --tab=table|whatif|push|live   the tab shown first",
             "  --act=import,whatif,preview    at start: import the table in force, run the what-if, dry-run the push");
 
@@ -44,6 +47,7 @@ public record PlannerOptions(String master, String token, Path table, String wor
         Path table = null;
         String spans = null;
         Path trace = null;
+        long maxJobs = 0;
         String tab = "table";
         List<String> act = List.of();
         for (String a : args) {
@@ -60,6 +64,16 @@ public record PlannerOptions(String master, String token, Path table, String wor
                 case "--table" -> table = existing(key, Path.of(value));
                 case "--worker-spans" -> spans = value;
                 case "--trace" -> trace = existing(key, Path.of(value));
+                case "--max-jobs" -> {
+                    try {
+                        maxJobs = Long.parseLong(value);
+                    } catch (NumberFormatException e) {
+                        maxJobs = -1;
+                    }
+                    if (maxJobs < 0) {
+                        throw new IllegalArgumentException("--max-jobs: '" + value + "' is not a whole number of jobs, 0 or more");
+                    }
+                }
                 case "--tab" -> {
                     if (!TABS.contains(value)) {
                         throw new IllegalArgumentException("--tab: '" + value + "' is none of " + TABS);
@@ -77,7 +91,7 @@ public record PlannerOptions(String master, String token, Path table, String wor
                 default -> throw new IllegalArgumentException("unknown argument '" + a + "'\n" + USAGE);
             }
         }
-        return new PlannerOptions(master, token, table, spans, trace, tab, act);
+        return new PlannerOptions(master, token, table, spans, trace, maxJobs, tab, act);
     }
 
     private static Path existing(String key, Path p) {

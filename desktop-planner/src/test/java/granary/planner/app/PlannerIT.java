@@ -1,0 +1,139 @@
+package granary.planner.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import javafx.scene.control.Label;
+import javafx.scene.control.TabPane;
+
+import granary.planner.MasterProcess;
+import granary.planner.master.MasterClient;
+import granary.planner.push.PushViewModel;
+import granary.policy.quota.api.TimeSlice;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.api.FxToolkit;
+import org.testfx.util.WaitForAsyncUtils;
+
+/**
+ * The issue's "done when", end to end, in the whole planner window (headless) against a real master
+ * process (the demo cluster for traffic, the article's table in force): connect from the command
+ * line, import the table in force, see a WorkerSpans violation appear and disappear as a slice is
+ * resized, replay the bundled Alibaba trace through the draft against the table in force, push the
+ * draft (dry run, diff, apply), and watch the heatmap's frames move.
+ */
+class PlannerIT {
+
+    static final String SPANS = "default:5000,0-9:15000";
+
+    @TempDir
+    static Path dir;
+    static MasterProcess master;
+    static PlannerApp app;
+    static final FxRobot robot = new FxRobot();
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path article = Path.of("examples/article-table.json");
+        master = MasterProcess.start(dir, "--config=granary.policy.quota:tableFile=" + article.toAbsolutePath() + ",workerSpans=" + SPANS);
+        String admin = master.token("admin/planner");
+        FxToolkit.registerPrimaryStage();
+        app = (PlannerApp) FxToolkit.setupApplication(PlannerApp.class, "--master=" + master.url(), "--token=" + admin,
+                "--trace=" + Path.of("../bundles/granary.sim/src/test/resources/traces/alibaba-v2017-batch-task/batch_task.csv.gz").toAbsolutePath(),
+                "--max-jobs=150");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        try {
+            FxToolkit.cleanupApplication(app);
+            FxToolkit.cleanupStages();
+        } finally {
+            if (master != null) {
+                master.close();
+            }
+        }
+    }
+
+    private static void await(String what, int seconds, Callable<Boolean> done, Supplier<String> state) throws Exception {
+        try {
+            WaitForAsyncUtils.waitFor(seconds, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(done).get());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("no " + what + " within " + seconds + " s: " + state.get() + "\nmaster log:\n" + master.log(), e);
+        }
+    }
+
+    private static <T> T fx(Callable<T> c) throws Exception {
+        return WaitForAsyncUtils.asyncFx(c).get(30, TimeUnit.SECONDS);
+    }
+
+    private static void select(String tabId) throws Exception {
+        fx(() -> {
+            TabPane tabs = (TabPane) robot.lookup(".tab-pane").query();
+            tabs.getSelectionModel().select(tabs.getTabs().stream().filter(t -> (tabId + "Tab").equals(t.getId())).findFirst().orElseThrow());
+            return null;
+        });
+    }
+
+    @Test
+    void drawReplayPushAndWatch() throws Exception {
+        await("connection", 60, () -> app.connection.clientProperty().get() != null, () -> app.connection.stateProperty().get());
+
+        // import the table in force: it is the editor's draft and the what-if's "in force"
+        robot.clickOn("#importTable");
+        await("import", 30, () -> app.whatIf.inForceProperty().get() != null, () -> robot.lookup("#status").queryAs(Label.class).getText());
+        assertTrue(fx(() -> app.editor.validTableProperty().get() != null), () -> app.editor.problems().toString());
+        assertEquals(SPANS, fx(() -> app.editor.workerSpansText()));
+
+        // a WorkerSpans violation appears as the 0-9 slice grows past its entry, and goes as it shrinks back
+        TimeSlice grown = fx(() -> app.editor.resizeSlice(new TimeSlice(0, 9), 0, 2));
+        assertEquals(new TimeSlice(0, 11), grown);
+        assertTrue(fx(() -> app.editor.problems().stream().anyMatch(p -> p.message().contains("sum of MinQuota 13000 > WorkerSpans 5000"))),
+                () -> app.editor.problems().toString());
+        assertNull(fx(() -> app.editor.validTableProperty().get()), "a table with problems cannot be pushed");
+        fx(() -> app.editor.resizeSlice(grown, 0, -2));
+        assertTrue(fx(() -> app.editor.problems().isEmpty()), () -> app.editor.problems().toString());
+
+        // the draft: more for group3 in the morning
+        assertTrue(fx(() -> app.editor.setQuota(new TimeSlice(0, 9), "group3", 3000, 4000)), () -> app.editor.messageProperty().get());
+
+        // what-if: the bundled Alibaba trace through the draft and the table in force
+        select("whatif");
+        robot.clickOn("#run");
+        await("the what-if", 120, () -> !app.whatIf.runningProperty().get() && app.whatIf.resultProperty().get() != null,
+                () -> app.whatIf.statusProperty().get());
+        assertEquals(150, fx(() -> app.whatIf.resultProperty().get().draft().jobs()));
+        assertEquals(150, fx(() -> app.whatIf.resultProperty().get().inForce().jobs()));
+
+        // push: dry run, the diff, apply
+        select("push");
+        robot.clickOn("#preview");
+        await("the dry run", 30, () -> app.push.stepProperty().get() == PushViewModel.Step.REVIEW, () -> app.push.messageProperty().get());
+        assertEquals("[~ $[\"0-9\"].group3.MaxQuota: 3000 -> 4000]", fx(() -> app.push.diff().toString()));
+        robot.clickOn("#apply");
+        await("the load", 30, () -> app.push.stepProperty().get() == PushViewModel.Step.APPLIED, () -> app.push.messageProperty().get());
+        String inForce = new MasterClient(URI.create(master.url()), master.token("reader/check")).quota().tableJson();
+        assertTrue(inForce.contains("\"MaxQuota\":4000"), inForce);
+
+        // live: the demo cluster's heatmap frames move
+        select("live");
+        await("a first frame", 60, () -> app.live.frameProperty().get() != null, () -> app.live.connectionTextProperty().get());
+        long first = fx(() -> app.live.frameProperty().get().eventsApplied());
+        await("the heatmap moving", 60, () -> app.live.frameProperty().get().eventsApplied() > first, () -> app.live.connectionTextProperty().get());
+        assertNotNull(robot.lookup("#heatmap").query());
+        Files.writeString(dir.resolve("done"), "ok");
+    }
+}
