@@ -137,15 +137,16 @@ public final class LiveViewModel implements AutoCloseable {
     /** Connects to {@link #masterUrlProperty()} with {@link #tokenProperty()}; a malformed address fails at once, saying so. */
     public void connect() {
         String url = masterUrl.get() == null ? "" : masterUrl.get().trim();
+        String expected = "'" + url + "' is not a master's address: expected http://HOST:PORT, e.g. http://127.0.0.1:7070";
         URI uri;
         try {
             uri = URI.create(url);
         } catch (IllegalArgumentException e) {
-            fail("'" + url + "' is not a URL: " + e.getMessage());
+            fail(expected + " (" + e.getMessage() + ")");
             return;
         }
         if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
-            fail("'" + url + "' is not a master's address: expected http://HOST:PORT, e.g. http://127.0.0.1:7070");
+            fail(expected);
             return;
         }
         connect(new MasterClient(uri, token.get()));
