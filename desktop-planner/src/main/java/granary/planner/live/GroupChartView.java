@@ -27,7 +27,10 @@ public final class GroupChartView extends Region {
         canvas.setId("groups");
         getChildren().add(canvas);
         setMinHeight(STRIP);
-        groups.addListener((ListChangeListener<GroupRow>) c -> redraw());
+        groups.addListener((ListChangeListener<GroupRow>) c -> {
+            requestLayout(); // the strips' count sets the height
+            redraw();
+        });
         widthProperty().addListener(o -> redraw());
         heightProperty().addListener(o -> redraw());
     }
@@ -96,7 +99,13 @@ public final class GroupChartView extends Region {
             g.setLineDashes();
         }
         int samples = r.history() == null ? 0 : (int) Math.max(1, 3_600_000 / r.history().sampleMillis());
-        if (hist.length > 0 && samples > 0) {
+        if (hist.length == 0) {
+            g.setFill(Color.web("#808080"));
+            g.fillText("no sample yet (one per " + (r.history() == null ? 10 : r.history().sampleMillis() / 1000) + " s)", x0 + 4, y0 + ch - 6);
+        } else if (hist.length == 1) {
+            g.setFill(Color.web("#5aa0ff"));
+            g.fillOval(x0 + cw - 3, y0 + ch - hist[0] * scale - 2, 4, 4);
+        } else if (hist.length > 1 && samples > 0) {
             double dx = cw / Math.max(1, samples - 1);
             g.setStroke(Color.web("#5aa0ff"));
             g.beginPath();

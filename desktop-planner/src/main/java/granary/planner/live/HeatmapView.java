@@ -1,5 +1,8 @@
 package granary.planner.live;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.IntBuffer;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -11,6 +14,7 @@ import javafx.geometry.Point2D;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Tooltip;
+import javafx.scene.image.PixelBuffer;
 import javafx.scene.image.PixelFormat;
 import javafx.scene.image.WritableImage;
 import javafx.scene.layout.Pane;
@@ -65,7 +69,9 @@ public final class HeatmapView extends Pane {
     private int[] cellY = new int[0];
     private int[] base = new int[0];
     private int[] pixels = new int[0];
+    /** The canvas's image: its pixels are {@link #buffer}, written in place (no per-frame conversion). */
     private WritableImage image;
+    private PixelBuffer<IntBuffer> buffer;
     private int[] roomX;
     private int[] roomY;
     private int[] roomCols;
@@ -184,7 +190,12 @@ public final class HeatmapView extends Pane {
                 }
             }
         }
-        image.getPixelWriter().setPixels(0, 0, width, height, PixelFormat.getIntArgbInstance(), pixels, 0, width);
+        buffer.updateBuffer(b -> {
+            IntBuffer ints = b.getBuffer();
+            ints.clear();
+            ints.put(pixels); // every colour is opaque: premultiplied ARGB is plain ARGB
+            return null; // all of it changed
+        });
         cells.getGraphicsContext2D().drawImage(image, 0, 0);
         drawn.accept(System.nanoTime() - t0);
     }
@@ -228,7 +239,9 @@ public final class HeatmapView extends Pane {
         roomCols = new int[rooms.size()];
         base = new int[w * h];
         pixels = new int[w * h];
-        image = new WritableImage(w, h);
+        IntBuffer ints = ByteBuffer.allocateDirect(4 * w * h).order(ByteOrder.nativeOrder()).asIntBuffer();
+        buffer = new PixelBuffer<>(w, h, ints, PixelFormat.getIntArgbPreInstance());
+        image = new WritableImage(buffer);
         java.util.Arrays.fill(base, BACKGROUND);
         GraphicsContext g = labels.getGraphicsContext2D();
         g.clearRect(0, 0, w, h);

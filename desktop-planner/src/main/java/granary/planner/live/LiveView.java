@@ -17,9 +17,11 @@ import javafx.scene.control.TableView;
 import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.TitledPane;
+import javafx.scene.control.Tooltip;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
@@ -123,8 +125,13 @@ public final class LiveView extends BorderPane {
         }
         Rectangle scale = new Rectangle(160, 10, new LinearGradient(0, 0, 1, 0, true, CycleMethod.NO_CYCLE, stops));
         Rectangle black = new Rectangle(10, 10, Color.web("#6b6b6b"));
-        HBox legend = new HBox(5, new Label("utilisation 0%"), scale, new Label("100%"), black, new Label("blacklisted"),
-                new Label("· hover a node for its usage, click it for its jobs"));
+        HBox legend = new HBox(5, new Label("utilisation 0%"), scale, new Label("100%"), black, new Label("blacklisted"));
+        legend.getChildren().forEach(n -> {
+            if (n instanceof Label l) {
+                l.setMinWidth(Region.USE_PREF_SIZE);
+            }
+        });
+        Tooltip.install(legend, new Tooltip("hover a node for its usage, click it for the jobs holding slots on it"));
         legend.setAlignment(Pos.CENTER_LEFT);
         legend.setPadding(new Insets(2, 6, 2, 6));
         legend.setId("legend");
@@ -135,6 +142,8 @@ public final class LiveView extends BorderPane {
         GroupChartView chart = new GroupChartView(vm.groups());
         ScrollPane chartScroll = new ScrollPane(chart);
         chartScroll.setFitToWidth(true);
+        chartScroll.setMinViewportHeight(3 * GroupChartView.STRIP); // three groups at least, whatever the split
+        chartScroll.setPrefViewportHeight(5 * GroupChartView.STRIP);
         TitledPane groups = new TitledPane("Groups: used against min and max, last hour", chartScroll);
         groups.setCollapsible(false);
 
@@ -150,7 +159,7 @@ public final class LiveView extends BorderPane {
 
         SplitPane side = new SplitPane(groups, queuePane, jobsPanel());
         side.setOrientation(Orientation.VERTICAL);
-        side.setDividerPositions(0.38, 0.62);
+        side.setDividerPositions(0.42, 0.66);
         return side;
     }
 

@@ -157,6 +157,8 @@ public final class LiveViewModel implements AutoCloseable {
         disconnect();
         Session s = new Session(client);
         session = s;
+        String api = client.api().toString();
+        masterUrl.set(api.endsWith("/api/v1") ? api.substring(0, api.length() - "/api/v1".length()) : api);
         state.set(ConnectionState.CONNECTING);
         connectionText.set("connecting to " + client.api());
         quota = QuotaSummary.none("slice: reading the quota state");

@@ -28,7 +28,16 @@ import com.sun.net.httpserver.HttpServer;
 final class FakeMaster implements AutoCloseable {
 
     /** One answer: status, content type, body; {@code hold} keeps the connection open after the body. */
-    record Answer(int status, String type, byte[] body, boolean hold) {
+    record Answer(int status, String type, byte[] body, boolean hold, InputStream source) {
+        Answer(int status, String type, byte[] body, boolean hold) {
+            this(status, type, body, hold, null);
+        }
+
+        /** A stream whose body is read from {@code source} as it is written (the benchmark's endless stream). */
+        static Answer stream(InputStream source) {
+            return new Answer(200, "text/event-stream", new byte[0], false, source);
+        }
+
         static Answer json(int status, String json) {
             return new Answer(status, status / 100 == 2 ? "application/json" : "application/problem+json", json.getBytes(StandardCharsets.UTF_8), false);
         }
@@ -88,9 +97,12 @@ final class FakeMaster implements AutoCloseable {
             in.readAllBytes();
         }
         ex.getResponseHeaders().set("Content-Type", a.type());
-        ex.sendResponseHeaders(a.status(), a.hold() ? 0 : a.body().length);
+        ex.sendResponseHeaders(a.status(), a.hold() || a.source() != null ? 0 : a.body().length);
         try (OutputStream out = ex.getResponseBody()) {
             out.write(a.body());
+            if (a.source() != null) {
+                a.source().transferTo(out);
+            }
             out.flush();
             if (a.hold()) {
                 closing.await(30, TimeUnit.SECONDS);
