@@ -22,7 +22,6 @@ import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
-import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 import javafx.scene.shape.Rectangle;
@@ -108,12 +107,14 @@ public final class LiveView extends BorderPane {
         frameTimes.setId("frameTimes");
         frameTimes.textProperty().bind(vm.frameTimesTextProperty());
         frameTimes.setStyle("-fx-background-color: rgba(0,0,0,0.6); -fx-text-fill: white; -fx-padding: 2 5;");
-        frameTimes.setMouseTransparent(true);
-        StackPane map = new StackPane(heatmap, frameTimes);
-        StackPane.setAlignment(frameTimes, Pos.TOP_RIGHT);
         heatmap.setMinSize(0, 0);
-        BorderPane pane = new BorderPane(map);
-        pane.setTop(legend());
+        BorderPane pane = new BorderPane(heatmap);
+        // the frame time in the top right corner, beside the colour scale, where it hides no room
+        BorderPane top = new BorderPane();
+        top.setLeft(legend());
+        top.setRight(frameTimes);
+        BorderPane.setAlignment(frameTimes, Pos.CENTER_RIGHT);
+        pane.setTop(top);
         return pane;
     }
 

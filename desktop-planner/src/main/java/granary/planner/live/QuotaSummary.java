@@ -51,7 +51,10 @@ public record QuotaSummary(String text, Map<String, Limits> limits) {
         JsonObject sections = state.getAsJsonObject("quota").getAsJsonObject("sections");
         JsonObject line = rows(sections, "slice").size() > 0 ? rows(sections, "slice").get(0).getAsJsonObject() : new JsonObject();
         String slice = text(line, "slice");
-        StringBuilder t = new StringBuilder(slice == null ? "no slice in force" : "slice " + slice + " in force");
+        if ("-".equals(slice)) {
+            slice = null; // the policy runs without a table: no slice, no limits
+        }
+        StringBuilder t = new StringBuilder(slice == null ? "no quota table in force: no slice, no limits" : "slice " + slice + " in force");
         if (slice != null) {
             t.append(", ").append(nextBoundary(slice, table, now));
         }
@@ -62,6 +65,10 @@ public record QuotaSummary(String text, Map<String, Limits> limits) {
         Map<String, Limits> limits = new LinkedHashMap<>();
         for (JsonElement e : rows(sections, "groups")) {
             JsonObject g = e.getAsJsonObject();
+            JsonElement id = g.get("id");
+            if (slice == null || id != null && id.isJsonPrimitive() && id.getAsLong() < 0) {
+                continue; // a group the table does not fund (id -1) has no min and max to draw, only its use
+            }
             JsonElement min = g.get("min");
             JsonElement max = g.get("max");
             boolean workers = min != null && min.isJsonPrimitive();
