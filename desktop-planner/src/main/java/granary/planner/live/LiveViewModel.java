@@ -46,9 +46,11 @@ public final class LiveViewModel implements AutoCloseable {
      * @param jobsMillis       how often the jobs list is refreshed (a list that changes 30 times a second cannot be clicked)
      * @param minBackoffMillis the first wait before reconnecting; doubled per failure up to
      * @param maxBackoffMillis the longest wait
+     * @param silenceMillis    how long a stream may give nothing (not even the 15-second keep-alive) before it is reopened
      */
-    public record Timing(long pulseMillis, long quotaPollMillis, long jobsMillis, long minBackoffMillis, long maxBackoffMillis) {
-        public static final Timing DEFAULT = new Timing(33, 5000, 1000, 500, 10_000);
+    public record Timing(long pulseMillis, long quotaPollMillis, long jobsMillis, long minBackoffMillis, long maxBackoffMillis,
+                         long silenceMillis) {
+        public static final Timing DEFAULT = new Timing(33, 5000, 1000, 500, 10_000, 45_000);
     }
 
     private final Executor ui;
@@ -104,7 +106,7 @@ public final class LiveViewModel implements AutoCloseable {
             this.subscription = new StreamSubscription(client, model, (s, text) -> onUi(this, () -> {
                 state.set(s);
                 connectionText.set(text);
-            }), timing.minBackoffMillis(), timing.maxBackoffMillis());
+            }), timing.minBackoffMillis(), timing.maxBackoffMillis(), timing.silenceMillis());
         }
 
         void start() {

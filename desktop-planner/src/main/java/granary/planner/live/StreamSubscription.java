@@ -1,5 +1,6 @@
 package granary.planner.live;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Locale;
@@ -28,23 +29,79 @@ public final class StreamSubscription implements AutoCloseable {
     private final Listener listener;
     private final long minBackoffMillis;
     private final long maxBackoffMillis;
+    private final long silenceMillis;
     private final Thread thread;
+    private final Thread watchdog;
     private volatile boolean closed;
     private volatile InputStream current;
+    /** When the current stream last gave bytes (System.nanoTime()). */
+    private volatile long lastRead;
+    private volatile boolean silent;
 
-    public StreamSubscription(MasterClient client, ClusterModel model, Listener listener, long minBackoffMillis, long maxBackoffMillis) {
+    /**
+     * @param silenceMillis how long a stream may give nothing before it is taken for dead and
+     *                      reopened: a master sends a keep-alive every 15 s, so a silent minute means
+     *                      a connection that broke without a word (a partition, a suspended laptop)
+     */
+    public StreamSubscription(MasterClient client, ClusterModel model, Listener listener, long minBackoffMillis, long maxBackoffMillis,
+                              long silenceMillis) {
         this.client = client;
         this.model = model;
         this.listener = listener;
         this.minBackoffMillis = minBackoffMillis;
         this.maxBackoffMillis = Math.max(minBackoffMillis, maxBackoffMillis);
+        this.silenceMillis = silenceMillis;
         this.thread = new Thread(this::run, "granary-live-stream");
         this.thread.setDaemon(true);
+        this.watchdog = new Thread(this::watch, "granary-live-stream-watchdog");
+        this.watchdog.setDaemon(true);
     }
 
     public StreamSubscription start() {
         thread.start();
+        watchdog.start();
         return this;
+    }
+
+    /** Closes a stream that has been silent too long: its reader then fails and reconnects. */
+    private void watch() {
+        while (!closed) {
+            try {
+                Thread.sleep(Math.max(10, silenceMillis / 4));
+            } catch (InterruptedException e) {
+                return;
+            }
+            InputStream in = current;
+            if (in != null && System.nanoTime() - lastRead > silenceMillis * 1_000_000L) {
+                silent = true;
+                try {
+                    in.close();
+                } catch (IOException e) {
+                    // closing to unblock the reader: nothing more to do
+                }
+            }
+        }
+    }
+
+    /** Notes the time of every read, for the watchdog. */
+    private final class Watched extends FilterInputStream {
+        Watched(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            lastRead = System.nanoTime();
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            lastRead = System.nanoTime();
+            return n;
+        }
     }
 
     private void run() {
@@ -55,7 +112,9 @@ public final class StreamSubscription implements AutoCloseable {
             listener.state(first ? ConnectionState.CONNECTING : ConnectionState.RECONNECTING,
                     (first ? "connecting to " : "reconnecting to ") + client.api() + "/stream" + (resume == null ? "" : " after event " + resume));
             String why;
-            try (InputStream in = client.stream(resume)) {
+            silent = false;
+            try (InputStream in = new Watched(client.stream(resume))) {
+                lastRead = System.nanoTime();
                 current = in;
                 if (closed) {
                     return;
@@ -66,7 +125,7 @@ public final class StreamSubscription implements AutoCloseable {
                 if (reader.line() > 0) {
                     backoff = minBackoffMillis; // it worked for a while: the next drop starts the backoff again
                 }
-                why = "the master ended the stream";
+                why = silent ? silence() : "the master ended the stream";
             } catch (ApiError e) {
                 if (e.status() == 401 || e.status() == 403) {
                     listener.state(ConnectionState.FAILED, refusal(e));
@@ -74,7 +133,7 @@ public final class StreamSubscription implements AutoCloseable {
                 }
                 why = e.describe();
             } catch (IOException e) {
-                why = "the stream broke: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                why = silent ? silence() : "the stream broke: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
             } finally {
                 current = null;
             }
@@ -91,6 +150,10 @@ public final class StreamSubscription implements AutoCloseable {
             }
             backoff = Math.min(maxBackoffMillis, backoff * 2);
         }
+    }
+
+    private String silence() {
+        return "the stream gave nothing for " + seconds(silenceMillis) + " (a master sends a keep-alive every 15 s)";
     }
 
     private static String refusal(ApiError e) {
@@ -117,6 +180,7 @@ public final class StreamSubscription implements AutoCloseable {
             }
         }
         thread.interrupt();
+        watchdog.interrupt();
         try {
             thread.join(2000);
         } catch (InterruptedException e) {

@@ -27,7 +27,7 @@ import granary.planner.live.model.Frame;
  */
 class LiveViewModelTest {
 
-    private static final LiveViewModel.Timing FAST = new LiveViewModel.Timing(20, 200, 50, 50, 200);
+    private static final LiveViewModel.Timing FAST = new LiveViewModel.Timing(20, 200, 50, 50, 200, 10_000);
 
     private final ExecutorService ui = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-ui"));
     private FakeMaster master;
@@ -134,6 +134,19 @@ class LiveViewModelTest {
         assertEquals(new QueueRow("root.c", 3, 6, 0), onUi(() -> vm.queues().get(2)));
         assertTrue(onUi(() -> vm.statsProperty().get()).contains("2 skipped: line 33"), onUi(() -> vm.statsProperty().get()));
         assertTrue(onUi(() -> vm.sliceProperty().get()).startsWith("no quota policy on this master (409 policy-not-installed)"));
+    }
+
+    @Test
+    void aStreamSilentForTooLongIsReopened() throws InterruptedException {
+        onUi(() -> {
+            vm.close();
+            vm = new LiveViewModel(ui, new LiveViewModel.Timing(20, 200, 50, 50, 200, 300));
+            return null;
+        });
+        master.on("/api/v1/stream", r -> FakeMaster.Answer.stream("retry: 2000\n\n".getBytes(StandardCharsets.UTF_8), true));
+        connect(master.uri().toString(), "t");
+        await("a second subscription", () -> master.requests("/api/v1/stream").size() >= 2);
+        await("the reason", () -> vm.connectionTextProperty().get().startsWith("the stream gave nothing for 300 ms"));
     }
 
     @Test

@@ -49,7 +49,7 @@ class LiveViewTest {
                 + "\"detail\":\"the quota policy is not installed\"}"));
         master.on("/api/v1/jobs/j3/why", r -> FakeMaster.Answer.json(200, "{\"job\":\"j3\",\"queue\":\"root.a\",\"state\":\"running\","
                 + "\"waitingSlots\":2,\"units\":[],\"sentences\":[\"j3/u1 waits for 2 slots: no node has 8 cpu free (best 4), 17 times.\"]}"));
-        vm = new LiveViewModel(Platform::runLater, new LiveViewModel.Timing(33, 60_000, 50, 100, 1000));
+        vm = new LiveViewModel(Platform::runLater, new LiveViewModel.Timing(33, 60_000, 50, 100, 1000, 10_000));
         view = new LiveView(vm);
         stage.setScene(new Scene(view, 1100, 700));
         stage.show();
