@@ -18,6 +18,7 @@ import javafx.scene.control.TextArea;
 import javafx.scene.control.TextField;
 import javafx.scene.control.TitledPane;
 import javafx.scene.control.Tooltip;
+import javafx.scene.input.KeyCode;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
@@ -182,9 +183,11 @@ public final class LiveView extends BorderPane {
                 setText(empty || j == null ? null : j.job() + "   " + j.slots() + " slots on " + j.grants() + " unit-node pair(s)");
             }
         });
-        jobList.getSelectionModel().selectedItemProperty().addListener((o, was, j) -> {
-            if (j != null && !j.job().equals(vm.selectedJobProperty().get())) {
-                vm.selectJob(j.job());
+        // a person's choice, by mouse or keys, asks why; a refresh of the list (once a second) does not
+        jobList.setOnMouseClicked(e -> askWhyOfSelected());
+        jobList.setOnKeyReleased(e -> {
+            if (e.getCode().isNavigationKey() || e.getCode() == KeyCode.ENTER) {
+                askWhyOfSelected();
             }
         });
         // the list is refreshed as grants come: keep the selected job selected
@@ -216,6 +219,13 @@ public final class LiveView extends BorderPane {
         TitledPane pane = new TitledPane("Jobs (click one: why do its units wait?)", box);
         pane.setCollapsible(false);
         return pane;
+    }
+
+    private void askWhyOfSelected() {
+        JobRow j = jobList.getSelectionModel().getSelectedItem();
+        if (j != null && !j.job().equals(vm.selectedJobProperty().get())) {
+            vm.selectJob(j.job());
+        }
     }
 
     private VBox statusBar() {

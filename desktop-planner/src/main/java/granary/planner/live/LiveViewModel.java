@@ -3,8 +3,10 @@ package granary.planner.live;
 import java.net.URI;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -75,6 +77,10 @@ public final class LiveViewModel implements AutoCloseable {
     private final ObservableList<GroupRow> groups = FXCollections.observableArrayList();
     private final ObservableList<QueueRow> queues = FXCollections.observableArrayList();
     private final ObservableList<JobRow> jobs = FXCollections.observableArrayList();
+    // one read-only view of each list, so that every listener listens to the same object
+    private final ObservableList<GroupRow> groupsShown = FXCollections.unmodifiableObservableList(groups);
+    private final ObservableList<QueueRow> queuesShown = FXCollections.unmodifiableObservableList(queues);
+    private final ObservableList<JobRow> jobsShown = FXCollections.unmodifiableObservableList(jobs);
     private final FrameTimes frameTimes = new FrameTimes();
 
     /** The connection in use; replaced as a whole, so that a late callback of an old one is recognised and dropped. */
@@ -303,17 +309,17 @@ public final class LiveViewModel implements AutoCloseable {
 
     /** Every group's usage against its min and max, with the last hour. */
     public ObservableList<GroupRow> groups() {
-        return FXCollections.unmodifiableObservableList(groups);
+        return groupsShown;
     }
 
     /** Waiting work per queue. */
     public ObservableList<QueueRow> queues() {
-        return FXCollections.unmodifiableObservableList(queues);
+        return queuesShown;
     }
 
     /** The jobs holding the most slots (refreshed once a second). */
     public ObservableList<JobRow> jobs() {
-        return FXCollections.unmodifiableObservableList(jobs);
+        return jobsShown;
     }
 
     // ---- on the UI thread ----
@@ -349,10 +355,11 @@ public final class LiveViewModel implements AutoCloseable {
         if (f == null) {
             return;
         }
+        Map<String, Frame.GroupHistory> history = new HashMap<>();
+        f.history().forEach(h -> history.put(h.path(), h));
         List<GroupRow> gs = new ArrayList<>(f.groups().size());
         for (Frame.GroupUsage g : f.groups()) {
-            Frame.GroupHistory h = f.history().stream().filter(x -> x.path().equals(g.path())).findFirst().orElse(null);
-            gs.add(new GroupRow(g.path(), g.usedSlots(), g.usedCpu(), g.usedMem(), quota.limits().get(g.path()), h));
+            gs.add(new GroupRow(g.path(), g.usedSlots(), g.usedCpu(), g.usedMem(), quota.limits().get(g.path()), history.get(g.path())));
         }
         if (!gs.equals(groups)) {
             groups.setAll(gs);
