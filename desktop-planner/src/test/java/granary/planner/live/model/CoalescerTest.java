@@ -66,15 +66,16 @@ class CoalescerTest {
         SseReader reader = new SseReader(new SyntheticStream(100, 4, 2000, 0, 50, false, 0), decoder);
         reader.run();
         for (int k = 0; k < 50; k++) {
-            c.pulse(); // the UI thread is busy: nothing it was handed has run
+            model.granted("j0/u0", SyntheticStream.node(0), 1); // events keep coming...
+            c.pulse(); // ...while the UI thread is busy: nothing it was handed has run
         }
         assertEquals(1, queued.size(), "one frame waits for the UI, not 50");
         queued.remove(0).run();
-        model.granted("j0/u0", SyntheticStream.node(0), 1);
+        assertEquals(2002, last.get().eventsApplied(), "the frame handed over first: the snapshot, 2,000 grants and one more");
         c.pulse();
         assertEquals(1, queued.size(), "the UI took the frame: the next one goes");
         queued.remove(0).run();
-        assertEquals(2002, last.get().eventsApplied());
+        assertEquals(2051, last.get().eventsApplied(), "the next frame is the latest, not the second of 50");
         c.pulse();
         assertEquals(0, queued.size(), "nothing changed: no frame");
     }
