@@ -1,0 +1,134 @@
+package granary.planner.live;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A master's HTTP API as far as the live view uses it, on 127.0.0.1 and a free port: each path
+ * answers what the test put there. A stream answer is written, then (if {@code hold}) the connection
+ * stays open until {@link #close()} — at most 30 s — as a master's stream would.
+ */
+final class FakeMaster implements AutoCloseable {
+
+    /** One answer: status, content type, body; {@code hold} keeps the connection open after the body. */
+    record Answer(int status, String type, byte[] body, boolean hold, InputStream source) {
+        Answer(int status, String type, byte[] body, boolean hold) {
+            this(status, type, body, hold, null);
+        }
+
+        /** A stream whose body is read from {@code source} as it is written (the benchmark's endless stream). */
+        static Answer stream(InputStream source) {
+            return new Answer(200, "text/event-stream", new byte[0], false, source);
+        }
+
+        static Answer json(int status, String json) {
+            return new Answer(status, status / 100 == 2 ? "application/json" : "application/problem+json", json.getBytes(StandardCharsets.UTF_8), false);
+        }
+
+        static Answer stream(byte[] body, boolean hold) {
+            return new Answer(200, "text/event-stream", body, hold);
+        }
+    }
+
+    /** What one request carried. */
+    record Request(String path, String authorization, String lastEventId) {
+    }
+
+    private final HttpServer server;
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "fake-master");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<String, Function<Request, Answer>> routes = new ConcurrentHashMap<>();
+    private final List<Request> requests = new CopyOnWriteArrayList<>();
+    private final CountDownLatch closing = new CountDownLatch(1);
+
+    FakeMaster() throws IOException {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(threads);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** Answers requests to paths starting with {@code prefix} (the longest prefix wins). */
+    FakeMaster on(String prefix, Function<Request, Answer> answer) {
+        routes.put(prefix, answer);
+        return this;
+    }
+
+    URI uri() {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    }
+
+    List<Request> requests() {
+        return requests;
+    }
+
+    List<Request> requests(String path) {
+        return requests.stream().filter(r -> r.path().equals(path)).toList();
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        String path = ex.getRequestURI().getPath();
+        Request req = new Request(path, ex.getRequestHeaders().getFirst("Authorization"), ex.getRequestHeaders().getFirst("Last-Event-ID"));
+        requests.add(req);
+        String best = routes.keySet().stream().filter(path::startsWith).max((a, b) -> a.length() - b.length()).orElse(null);
+        Answer a = best == null ? Answer.json(404, "{\"type\":\"/api/v1/problems/not-found\",\"status\":404,\"detail\":\"no route " + path + "\"}")
+                : routes.get(best).apply(req);
+        try (InputStream in = ex.getRequestBody()) {
+            in.readAllBytes();
+        }
+        ex.getResponseHeaders().set("Content-Type", a.type());
+        ex.sendResponseHeaders(a.status(), a.hold() || a.source() != null ? 0 : a.body().length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(a.body());
+            if (a.source() != null) {
+                a.source().transferTo(out);
+            }
+            out.flush();
+            if (a.hold()) {
+                closing.await(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // the client went away
+        }
+    }
+
+    @Override
+    public void close() {
+        closing.countDown();
+        server.stop(0);
+        threads.shutdownNow();
+    }
+
+    static byte[] resource(String name) {
+        try (InputStream in = FakeMaster.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("no test resource " + name);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
