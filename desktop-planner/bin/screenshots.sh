@@ -45,6 +45,7 @@ wait_for() {
 mkfifo "$work/in"
 java -jar "$standalone" --piped --listen=127.0.0.1:0 --secret="$work/secret" \
   "--config=granary.policy.quota:tableFile=$examples/article-table.json,workerSpans=$spans" \
+  '--config=granary.demo:groups=group1|group2|group3' \
   <"$work/in" >"$work/master.out" 2>"$work/master.err" &
 pids+=($!)
 exec 3>"$work/in"

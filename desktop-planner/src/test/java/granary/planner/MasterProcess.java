@@ -38,7 +38,7 @@ public final class MasterProcess implements AutoCloseable {
             throw new IllegalStateException("the master's runnable jar is not at " + jar.toAbsolutePath()
                     + ": build the reactor first (mvn -B -ntp -DskipTests package)");
         }
-        return jar;
+        return jar.toAbsolutePath();
     }
 
     private static String java() {

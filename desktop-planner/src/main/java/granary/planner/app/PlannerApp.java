@@ -117,7 +117,8 @@ public final class PlannerApp extends Application {
         BorderPane root = new BorderPane(tabs, top, null, status, null);
         BorderPane.setMargin(status, new Insets(4, 8, 4, 8));
         stage.setTitle("Granary planner");
-        stage.setScene(new Scene(new VBox(root), 1400, 860));
+        javafx.geometry.Rectangle2D screen = javafx.stage.Screen.getPrimary().getVisualBounds();
+        stage.setScene(new Scene(new VBox(root), Math.min(1400, screen.getWidth()), Math.min(860, screen.getHeight())));
         root.prefHeightProperty().bind(stage.getScene().heightProperty());
         stage.show();
 
@@ -208,7 +209,7 @@ public final class PlannerApp extends Application {
     @Override
     public void stop() {
         if (live != null) {
-            live.disconnect();
+            live.close();
         }
         background.shutdownNow();
     }

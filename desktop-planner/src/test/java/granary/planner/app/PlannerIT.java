@@ -48,7 +48,9 @@ class PlannerIT {
     @BeforeAll
     static void start() throws Exception {
         Path article = Path.of("examples/article-table.json");
-        master = MasterProcess.start(dir, "--config=granary.policy.quota:tableFile=" + article.toAbsolutePath() + ",workerSpans=" + SPANS);
+        // the demo cluster's jobs go to the table's groups: funded, they are granted, and the heatmap moves
+        master = MasterProcess.start(dir, "--config=granary.policy.quota:tableFile=" + article.toAbsolutePath() + ",workerSpans=" + SPANS,
+                "--config=granary.demo:groups=group1|group2|group3");
         String admin = master.token("admin/planner");
         FxToolkit.registerPrimaryStage();
         app = (PlannerApp) FxToolkit.setupApplication(PlannerApp.class, "--master=" + master.url(), "--token=" + admin,
