@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The desktop planner's live view under load (granary.planner.live.FramesBench, a main in the
-# planner's test sources; desktop-planner/FRAMES.md).
+# planner's test sources; benchmarks/RESULTS.md, "Planner live view").
 #
 #   benchmarks/planner-frames.sh                       10,000 nodes in 100 rooms, 100,000 decisions/s, 20 s
 #   benchmarks/planner-frames.sh --seconds=60 --png=/tmp/view.png     other FramesBench options
@@ -22,7 +22,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   # test-compile, not package: the benchmark is a test-source main; the class path comes from Maven
-  mvn -q -B -ntp -o test-compile dependency:build-classpath -pl desktop-planner -am \
+  mvn -q -B -ntp test-compile dependency:build-classpath -pl desktop-planner -am \
     -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test
 fi
 cd desktop-planner

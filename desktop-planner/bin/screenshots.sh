@@ -6,6 +6,7 @@
 # starts is stopped by its PID at the end, also on failure.
 #
 #   desktop-planner/bin/screenshots.sh [OUT_DIR]      (default desktop-planner/target/screenshots)
+#   SCREENS="whatif live" ... takes only those; KEEP=1 keeps the processes' output (its folder is printed)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/desktop-planner/target/screenshots}
@@ -26,7 +27,7 @@ pids=()
 cleanup() {
   for p in "${pids[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || true; done
   exec 3>&- 2>/dev/null || true
-  rm -rf "$work"
+  if [ "${KEEP:-0}" = 1 ]; then echo "screenshots: output kept in $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 
@@ -64,6 +65,7 @@ sleep 1
 # shot NAME SIGNAL ARGS...: runs the planner, waits for its SIGNAL line on standard output, takes the shot
 shot() {
   local name=$1 signal=$2; shift 2
+  case " ${SCREENS:-table whatif push live} " in *" $name "*) ;; *) return 0 ;; esac
   DISPLAY=:$display java -jar "$planner" --master="$master" --token-file="$work/admin.token" "$@" \
     >"$work/$name.out" 2>"$work/$name.err" &
   local pid=$!
@@ -77,6 +79,6 @@ shot() {
 
 shot table 'planner: shown' --table="$examples/draft-table.json" --worker-spans="$spans" --tab=table
 shot whatif 'planner: what-if (finished|failed)' --table="$examples/draft-table.json" --worker-spans="$spans" \
-  --trace="$trace" --max-jobs=2000 --tab=whatif --act=import,whatif
+  --trace="$trace" --max-jobs=400 --tab=whatif --act=whatif
 shot push 'planner: push (reviewed|refused)' --table="$examples/draft-table.json" --worker-spans="$spans" --tab=push --act=preview
 shot live 'planner: live (streaming|failed)' --tab=live

@@ -76,14 +76,19 @@ public final class PlannerApp extends Application {
         live = new LiveViewModel(Platform::runLater);
 
         whatIf.draftProperty().bind(editor.validTableProperty());
+        // the live tab's own bar shows and reconnects to the same master as the shell's
+        live.masterUrlProperty().bindBidirectional(connection.urlProperty());
+        live.tokenProperty().bindBidirectional(connection.tokenProperty());
         push.masterProperty().bind(connection.clientProperty());
         push.draftSource(() -> editor.validTableProperty().get() == null ? null
                 : new PushViewModel.Draft(editor.text(), editor.workerSpansText()));
         connection.clientProperty().addListener((o, was, now) -> {
             if (now == null) {
                 live.disconnect();
+                whatIf.inForceProperty().set(null);
             } else {
                 live.connect(now);
+                refreshInForce(status);
             }
         });
 
@@ -111,7 +116,10 @@ public final class PlannerApp extends Application {
         tabs.setTabClosingPolicy(TabPane.TabClosingPolicy.UNAVAILABLE);
         tabs.getSelectionModel().select(PlannerOptions.TABS.indexOf(options.tab()));
 
-        HBox top = new HBox(8, new ConnectionView(connection), importTable);
+        importTable.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        ConnectionView bar = new ConnectionView(connection);
+        HBox.setHgrow(bar, javafx.scene.layout.Priority.ALWAYS);
+        HBox top = new HBox(8, bar, importTable);
         top.setPadding(new Insets(0, 8, 0, 0));
         top.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
         BorderPane root = new BorderPane(tabs, top, null, status, null);
@@ -180,10 +188,26 @@ public final class PlannerApp extends Application {
             whatIf.inForceProperty().addListener((o, was, now) -> {
                 if (now != null && !whatIf.runningProperty().get()) {
                     whatIf.run();
+                    if (!whatIf.runningProperty().get()) {
+                        say("planner: what-if failed: " + whatIf.statusProperty().get());
+                    }
                 }
             });
         }
         say("planner: shown");
+    }
+
+    /**
+     * The what-if compares the draft with the table really in force: read at each connection (the
+     * editor keeps its draft; Import puts the table in force into the editor too).
+     */
+    private void refreshInForce(Label status) {
+        connection.importTable(t -> {
+            QuotaTable table = inForce(t);
+            whatIf.inForceProperty().set(table);
+            status.setText(table == null ? "the master's table in force does not read: the what-if has nothing to compare with"
+                    : "the what-if compares with the table in force on " + connection.urlProperty().get() + " (revision " + t.revision() + ")");
+        }, why -> status.setText("no table in force to compare with: " + why));
     }
 
     private static Tab tab(String id, String title, javafx.scene.Node content) {

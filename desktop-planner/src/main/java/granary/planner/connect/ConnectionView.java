@@ -8,6 +8,7 @@ import javafx.scene.control.PasswordField;
 import javafx.scene.control.TextField;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
 
 /** The shell's connection bar: the master's URL, the token, Connect, and what the master said. */
 public final class ConnectionView extends HBox {
@@ -18,12 +19,12 @@ public final class ConnectionView extends HBox {
         setAlignment(Pos.CENTER_LEFT);
         TextField url = new TextField();
         url.setId("masterUrl");
-        url.setPrefColumnCount(22);
+        url.setPrefColumnCount(18);
         url.setPromptText("http://127.0.0.1:7070");
         url.textProperty().bindBidirectional(vm.urlProperty());
         PasswordField token = new PasswordField();
         token.setId("masterToken");
-        token.setPrefColumnCount(18);
+        token.setPrefColumnCount(14);
         token.setPromptText("token (--issue-token=reader/NAME)");
         token.textProperty().bindBidirectional(vm.tokenProperty());
         Button connect = new Button("Connect");
@@ -39,5 +40,14 @@ public final class ConnectionView extends HBox {
         state.setMaxWidth(Double.MAX_VALUE);
         HBox.setHgrow(state, Priority.ALWAYS);
         getChildren().addAll(new Label("Master"), url, new Label("Token"), token, connect, state);
+        // labels and buttons keep their text; the state line is what gives way on a narrow window
+        getChildren().forEach(n -> {
+            if (n instanceof Label l && l != state) {
+                l.setMinWidth(Region.USE_PREF_SIZE);
+            } else if (n instanceof Button b) {
+                b.setMinWidth(Region.USE_PREF_SIZE);
+            }
+        });
+        state.setMinWidth(0);
     }
 }

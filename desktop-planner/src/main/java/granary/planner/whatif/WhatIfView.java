@@ -46,6 +46,13 @@ import granary.sim.trace.TraceFormat;
  */
 public final class WhatIfView extends BorderPane {
 
+    /**
+     * The job limit as an object property for the field's formatter. Kept in a field: the binding
+     * between it and the view model's long property is held weakly, and a temporary would be
+     * collected, leaving the field deaf to changes made elsewhere (the command line's --max-jobs).
+     */
+    private final javafx.beans.property.ObjectProperty<Long> maxJobsAsObject;
+
     private final WhatIfViewModel vm;
     private final BarChart<String, Number> timeouts = barChart("timeoutsChart", "Wait-for-resource timeouts (jobs)", "jobs");
     private final BarChart<String, Number> waits = barChart("waitsChart", "Job wait (s)", "seconds");
@@ -56,6 +63,7 @@ public final class WhatIfView extends BorderPane {
     private final Label summary = new Label();
 
     public WhatIfView(WhatIfViewModel vm) {
+        this.maxJobsAsObject = vm.maxJobsProperty().asObject();
         this.vm = vm;
         setPadding(new Insets(8));
         setTop(new VBox(8, form(), runBar()));
@@ -113,7 +121,7 @@ public final class WhatIfView extends BorderPane {
         TextFormatter<Long> jobs = new TextFormatter<>(converter(n -> n == null || n == 0 ? "" : n.toString(),
                 t -> t.isBlank() ? 0L : Long.parseLong(t)), 0L, digitsOnly());
         maxJobs.setTextFormatter(jobs);
-        jobs.valueProperty().bindBidirectional(vm.maxJobsProperty().asObject());
+        jobs.valueProperty().bindBidirectional(maxJobsAsObject);
 
         ComboBox<GroupAssignment> assignment = new ComboBox<>(vm.groupChoices());
         assignment.setId("groups");

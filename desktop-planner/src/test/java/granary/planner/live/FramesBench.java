@@ -15,7 +15,7 @@ import javafx.scene.Scene;
 import javafx.stage.Stage;
 
 /**
- * The live view's frame-time benchmark (benchmarks/planner-frames.sh; desktop-planner/FRAMES.md):
+ * The live view's frame-time benchmark (benchmarks/planner-frames.sh; benchmarks/RESULTS.md, "Planner live view"):
  * a made-up cluster of 10,000 nodes in 100 rooms whose stream carries 100,000 grants and releases a
  * second (and a sample of a fifth of the nodes' usage every second), served over loopback HTTP by a
  * fake master and read by the real view model and view in a real (headless, Monocle) stage — the
