@@ -30,10 +30,13 @@ class LayeringTest {
 
     private static final Path CLASSES = Path.of("target/classes/granary/planner");
 
+    @org.junit.jupiter.api.io.TempDir
+    Path tmp;
+
     private enum Layer { VIEW, VIEW_MODEL, SERVICE }
 
-    private static String outer(Path classFile) {
-        String rel = CLASSES.relativize(classFile).toString().replace('\\', '/');
+    private static String outer(Path root, Path classFile) {
+        String rel = root.relativize(classFile).toString().replace('\\', '/');
         String name = rel.substring(0, rel.length() - ".class".length());
         int dollar = name.indexOf('$');
         return dollar < 0 ? name : name.substring(0, dollar);
@@ -63,10 +66,44 @@ class LayeringTest {
     void viewModelsHoldNoNodesServicesNoJavaFxAndViewsTalkToViewModels() throws IOException {
         assertTrue(Files.isDirectory(CLASSES), "compiled classes at " + CLASSES.toAbsolutePath());
         List<String> broken = new ArrayList<>();
+        int checked = check(CLASSES, broken);
+        assertTrue(checked > 10, "classes checked: " + checked);
+        assertEquals(List.of(), broken);
+    }
+
+    /** The check itself, on classes compiled here that break each rule once. */
+    @Test
+    void theCheckFindsEachKindOfBreak() throws IOException {
+        Path src = tmp.resolve("src/granary/planner/bad");
+        Files.createDirectories(src);
+        Files.writeString(src.resolve("BadViewModel.java"),
+                "package granary.planner.bad; public class BadViewModel { javafx.scene.control.Label label; }");
+        Files.writeString(src.resolve("BadService.java"),
+                "package granary.planner.bad; public class BadService { javafx.beans.property.SimpleStringProperty p; }");
+        Files.writeString(src.resolve("BadView.java"),
+                "package granary.planner.bad; public class BadView { BadService s; }");
+        Files.writeString(src.resolve("GoodViewModel.java"),
+                "package granary.planner.bad; public class GoodViewModel { javafx.collections.ObservableList<String> l; }");
+        Path out = tmp.resolve("classes");
+        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+        try (Stream<Path> java = Files.list(src)) {
+            List<String> args = new ArrayList<>(List.of("-d", out.toString(), "-cp", System.getProperty("java.class.path")));
+            java.forEach(f -> args.add(f.toString()));
+            assertEquals(0, javac.run(null, null, null, args.toArray(String[]::new)), "compiled");
+        }
+        List<String> broken = new ArrayList<>();
+        assertEquals(4, check(out.resolve("granary/planner"), broken));
+        assertEquals(List.of("bad/BadService (a service) refers to JavaFX",
+                "bad/BadView (a view) refers to a service or the master client: go through its view model",
+                "bad/BadViewModel (a view model) refers to javafx.scene."), broken.stream().sorted().toList());
+    }
+
+    /** Checks every class under {@code root} (a {@code granary/planner} folder); returns how many it read. */
+    private static int check(Path root, List<String> broken) throws IOException {
         int checked = 0;
-        try (Stream<Path> files = Files.walk(CLASSES)) {
+        try (Stream<Path> files = Files.walk(root)) {
             for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".class"))::iterator) {
-                String outer = outer(f);
+                String outer = outer(root, f);
                 String text = constants(f);
                 checked++;
                 switch (layer(outer)) {
@@ -92,7 +129,6 @@ class LayeringTest {
                 }
             }
         }
-        assertTrue(checked > 10, "classes checked: " + checked);
-        assertEquals(List.of(), broken);
+        return checked;
     }
 }
