@@ -40,6 +40,19 @@ class PlannerOptionsTest {
         assertTrue(unknown.startsWith("unknown argument '--colour=blue'") && unknown.contains("usage: java -jar granary-planner.jar"), unknown);
     }
 
+    /** The README's planner command parses, its files found from the repository's root. */
+    @Test
+    void theReadmesCommandReads() throws Exception {
+        String readme = Files.readString(Path.of("../README.md")).replace("\\\n", " ");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^java -jar desktop-planner/target/granary-planner\\.jar (.*)$").matcher(readme);
+        assertTrue(m.find(), "the README shows how to run the planner");
+        List<String> args = java.util.Arrays.stream(m.group(1).trim().split(" +"))
+                .map(a -> a.startsWith("--table=") || a.startsWith("--trace=") ? a.replaceFirst("=", "=../") : a).toList();
+        PlannerOptions o = PlannerOptions.parse(args);
+        assertTrue(o.trace().toString().endsWith("batch_task.csv.gz"), o::toString);
+        assertEquals(400, o.maxJobs());
+    }
+
     private static String message(String arg) {
         return assertThrows(IllegalArgumentException.class, () -> PlannerOptions.parse(List.of(arg))).getMessage();
     }

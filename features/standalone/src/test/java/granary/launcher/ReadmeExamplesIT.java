@@ -43,7 +43,9 @@ class ReadmeExamplesIT {
             Map.entry("java -jar granary-standalone.jar --demo=false --listen=10.0.0.",
                     "masters of other hosts on a ZooKeeper ensemble: MasterFailoverIT runs two HA masters on loopback"),
             Map.entry("java -jar granary-agent.jar --master=http://10.0.0.1:7070,", "needs the HA masters above: MasterFailoverIT runs one"),
-            Map.entry("java -jar features/conformance/", "the conformance kit, built after this module: ConformanceJarIT runs the jar"));
+            Map.entry("java -jar features/conformance/", "the conformance kit, built after this module: ConformanceJarIT runs the jar"),
+            Map.entry("java -jar desktop-planner/", "a window that stays open, built after this module: the planner's PlannerIT "
+                    + "opens it (headless) with the same kind of arguments"));
 
     private static final Pattern BLOCK = Pattern.compile("```(\\w*)\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern COMMAND = Pattern.compile("^(java|printf|mvn|cd|echo|cat|benchmarks/)\\b.*");
