@@ -52,7 +52,15 @@ public final class Main {
         try (JobMasterClient client = JobMasterClient.connect(java.util.List.of(s.master()), s.id(), token,
                 System.currentTimeMillis(), options, jm, java.util.List.of(jm.job(s.tasks())))) {
             jm.start(client);
-            SampleJobMaster.Outcome o = await(jm, s);
+            java.util.concurrent.ScheduledExecutorService verifier = verifier(jm, s);
+            SampleJobMaster.Outcome o;
+            try {
+                o = await(jm, s);
+            } finally {
+                if (verifier != null) {
+                    verifier.shutdownNow();
+                }
+            }
             if (o.code() == TIMED_OUT) {
                 cancelQuietly(client, s.job());
             }
@@ -67,6 +75,27 @@ public final class Main {
         } catch (InvalidRequestException ex) {
             return fail(err, JOB_REFUSED, "the master refused job " + s.job() + ": " + ex.getMessage());
         }
+    }
+
+    /** Calls {@link SampleJobMaster#verify} every {@code --verify} seconds on a daemon thread; null with {@code --verify=0}. */
+    private static java.util.concurrent.ScheduledExecutorService verifier(SampleJobMaster jm, Settings s) {
+        if (s.verify().isZero()) {
+            return null;
+        }
+        java.util.concurrent.ScheduledExecutorService e = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "granary-jobmaster-verify");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = s.verify().toMillis();
+        e.scheduleWithFixedDelay(() -> {
+            try {
+                jm.verify();
+            } catch (RuntimeException ex) {
+                System.err.println("granary-jobmaster: verifying the running workers failed: " + ex + " (trying again)");
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
+        return e;
     }
 
     private static SampleJobMaster.Outcome await(SampleJobMaster jm, Settings s) {

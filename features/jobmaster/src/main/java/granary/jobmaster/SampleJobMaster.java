@@ -31,6 +31,15 @@ import java.util.concurrent.CompletableFuture;
  * whole job is cancelled (the service stopped) once the batch tasks are done. A launch the agent
  * refuses because that slot of the unit "is already running" (a job master that restarted and
  * does not know its workers) adopts the running worker instead of launching it again.
+ *
+ * <p><b>Exits that never arrive.</b> A worker's exit travels agent → master → job master; an exit
+ * the master accepted and then died with, or one that happened while the worker's agent was dead,
+ * never reaches the job master, which would wait for it forever. So every {@code --verify} seconds
+ * (and from a thread of its own: every entry point here is synchronized) the job master asks the
+ * agents about the workers it believes running for at least that long, with the launch it would
+ * send anyway: "already running" confirms one; a launch the agent accepts re-runs one whose exit
+ * was lost; a refusal (its slot is gone) puts the task back in line (docs/recovery.md, "Exits that
+ * never arrive"). A task may thus run twice; it is never lost.
  */
 final class SampleJobMaster implements Listener {
 
@@ -53,6 +62,14 @@ final class SampleJobMaster implements Listener {
     private final Map<String, Node> serviceNodes = new TreeMap<>();
     private final Deque<Integer> serviceWaiting = new ArrayDeque<>();
     private final Map<Integer, String> serviceRunning = new HashMap<>();
+    /** When each running task and service worker was launched (nanoTime), for {@link #verify}. */
+    private final Map<Integer, Long> taskSince = new HashMap<>();
+    private final Map<Integer, Long> serviceSince = new HashMap<>();
+    /**
+     * Each node's agent endpoint as last heard, kept when the job master holds no slot there any more:
+     * a worker believed running on such a node is asked about all the same (the agent knows).
+     */
+    private final Map<String, String> endpoints = new HashMap<>();
     private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
     private volatile JobMasterClient client;
     private long unreachableSince;
@@ -84,11 +101,12 @@ final class SampleJobMaster implements Listener {
     }
 
     /** Submits the job through {@code c}; from here on the callbacks drive the run. */
-    void start(JobMasterClient c) {
+    synchronized void start(JobMasterClient c) {
         client = c;
         c.submit(job(settings.tasks()));
         say("submitted job=" + settings.job() + " tasks=" + settings.tasks()
                 + (settings.online() > 0 ? " online=" + settings.online() : ""));
+        fill(); // slots the master granted the job of the first request before this client was handed over
     }
 
     CompletableFuture<Outcome> outcome() {
@@ -102,7 +120,7 @@ final class SampleJobMaster implements Listener {
     // --- callbacks --------------------------------------------------------------------------
 
     @Override
-    public void placementChanged(UnitId u, String node, String endpoint, int oldSlots, int newSlots) {
+    public synchronized void placementChanged(UnitId u, String node, String endpoint, int oldSlots, int newSlots) {
         Map<String, Node> m = u.equals(unit) ? nodes : u.equals(service) ? serviceNodes : null;
         if (m == null) {
             return;
@@ -111,12 +129,13 @@ final class SampleJobMaster implements Listener {
             m.remove(node);
         } else {
             m.put(node, new Node(endpoint, newSlots));
+            endpoints.put(node, endpoint);
         }
         fill();
     }
 
     @Override
-    public void workerExited(UnitId u, String node, int slot, int exitCode) {
+    public synchronized void workerExited(UnitId u, String node, int slot, int exitCode) {
         if (u.equals(service)) {
             serviceExited(node, slot, exitCode);
             return;
@@ -128,6 +147,7 @@ final class SampleJobMaster implements Listener {
         if (r == TaskBoard.Result.UNKNOWN) {
             return;
         }
+        taskSince.remove(slot);
         say("finished task=" + slot + " node=" + node + " code=" + exitCode);
         if (r == TaskBoard.Result.RETRY) {
             say("retry task=" + slot + " attempt=" + (board.attempts(slot) + 1) + "/" + (settings.retries() + 1));
@@ -144,12 +164,12 @@ final class SampleJobMaster implements Listener {
     }
 
     @Override
-    public void resynced(long masterIncarnation) {
+    public synchronized void resynced(long masterIncarnation) {
         say("resynced master-incarnation=" + masterIncarnation + " running=" + board.running());
     }
 
     @Override
-    public void linkFailed(LinkException failure) {
+    public synchronized void linkFailed(LinkException failure) {
         if (failure.kind() == LinkException.Kind.UNAUTHORIZED) {
             outcome.complete(new Outcome(Main.TOKEN_REFUSED, "the master refused the token of job-master/" + settings.id()
                     + ": " + failure.getMessage()));
@@ -166,7 +186,7 @@ final class SampleJobMaster implements Listener {
     }
 
     @Override
-    public void linkRestored() {
+    public synchronized void linkRestored() {
         unreachableSince = 0;
     }
 
@@ -176,6 +196,7 @@ final class SampleJobMaster implements Listener {
             return;
         }
         serviceRunning.remove(slot);
+        serviceSince.remove(slot);
         serviceWaiting.add(slot);
         say("service-exited slot=" + slot + " node=" + node + " code=" + exitCode);
         wantMore(service, 1);
@@ -195,12 +216,88 @@ final class SampleJobMaster implements Listener {
         outcome.complete(o);
     }
 
+    // --- verification ------------------------------------------------------------------------
+
+    /** What the agent said of a worker the job master believes running. */
+    private enum Probe { RUNNING, RELAUNCHED, GONE, UNKNOWN }
+
+    /**
+     * Asks the agents about every task and service worker believed running for at least
+     * {@code --verify}; called every {@code --verify} seconds. The agent is asked even where the job
+     * master holds no slots right now (a master re-syncing, or one that released the slot of an exit
+     * it then lost): it is the one that knows what runs on its node.
+     */
+    synchronized void verify() {
+        if (outcome.isDone() || client == null) {
+            return;
+        }
+        long oldEnough = System.nanoTime() - settings.verify().toNanos();
+        int lost = 0;
+        for (Map.Entry<Integer, String> e : new TreeMap<>(board.runningTasks()).entrySet()) {
+            int t = e.getKey();
+            String endpoint = endpoints.get(e.getValue());
+            if (endpoint == null || taskSince.getOrDefault(t, Long.MAX_VALUE) > oldEnough) {
+                continue;
+            }
+            switch (probe(endpoint, taskLaunch(t))) {
+                case RELAUNCHED -> {
+                    taskSince.put(t, System.nanoTime());
+                    say("relaunched task=" + t + " node=" + e.getValue() + " (its exit never reached this job master)");
+                }
+                case GONE -> {
+                    board.lost(t);
+                    taskSince.remove(t);
+                    lost++;
+                    say("lost task=" + t + " node=" + e.getValue() + " (not running and no slot for it there): it waits again");
+                }
+                default -> { }
+            }
+        }
+        for (Map.Entry<Integer, String> e : new TreeMap<>(serviceRunning).entrySet()) {
+            int s = e.getKey();
+            String endpoint = endpoints.get(e.getValue());
+            if (endpoint == null || serviceSince.getOrDefault(s, Long.MAX_VALUE) > oldEnough) {
+                continue;
+            }
+            switch (probe(endpoint, serviceLaunch(s))) {
+                case RELAUNCHED -> {
+                    serviceSince.put(s, System.nanoTime());
+                    say("relaunched service=" + s + " node=" + e.getValue() + " (its exit never reached this job master)");
+                }
+                case GONE -> {
+                    serviceRunning.remove(s);
+                    serviceWaiting.add(s);
+                    say("lost service=" + s + " node=" + e.getValue() + ": it waits again");
+                    wantMore(service, 1);
+                }
+                default -> { }
+            }
+        }
+        if (lost > 0) {
+            wantMore(unit, lost);
+            progress();
+        }
+        fill();
+    }
+
+    /** The launch the job master would send anyway, as a question: the agent's answer says where the worker is. */
+    private Probe probe(String endpoint, Plan.Launch l) {
+        try {
+            client.launch(endpoint, List.of(l));
+            return Probe.RELAUNCHED;
+        } catch (InvalidRequestException ex) {
+            return alreadyRunning(ex) ? Probe.RUNNING : Probe.GONE;
+        } catch (RuntimeException ex) {
+            return Probe.UNKNOWN; // the agent is unreachable now: ask again next time
+        }
+    }
+
     // --- work -------------------------------------------------------------------------------
 
     /** Launches waiting tasks into free slots, node by node; gives back slots no task will use. */
     private void fill() {
-        if (outcome.isDone()) {
-            return;
+        if (outcome.isDone() || client == null) {
+            return;   // done, or not started: start() fills
         }
         for (Map.Entry<String, Node> e : new ArrayList<>(nodes.entrySet())) {
             String node = e.getKey();
@@ -227,9 +324,7 @@ final class SampleJobMaster implements Listener {
 
     /** Launches service worker {@code s} on {@code node}, or adopts it if it runs there already. */
     private void launchService(String node, String endpoint, int s) {
-        Plan.Launch l = new Plan.Launch(service, s, List.of("/bin/sh", "-c", settings.onlineCommand()),
-                Map.of("GRANARY_JOB", settings.job(), "GRANARY_UNIT", SERVICE, "GRANARY_TASK", Integer.toString(s),
-                        "GRANARY_TASKS", Integer.toString(settings.online())), settings.workdir());
+        Plan.Launch l = serviceLaunch(s);
         try {
             client.launch(endpoint, List.of(l));
             say("launched service=" + s + " node=" + node);
@@ -249,18 +344,29 @@ final class SampleJobMaster implements Listener {
             return;
         }
         serviceRunning.put(s, node);
+        serviceSince.put(s, System.nanoTime());
     }
 
     private static boolean alreadyRunning(InvalidRequestException ex) {
         return ex.problems().stream().anyMatch(p -> p.message() != null && p.message().contains("is already running"));
     }
 
+    private Plan.Launch taskLaunch(int t) {
+        return new Plan.Launch(unit, t, List.of("/bin/sh", "-c", settings.command()),
+                Map.of("GRANARY_JOB", settings.job(), "GRANARY_TASK", Integer.toString(t),
+                        "GRANARY_TASKS", Integer.toString(settings.tasks())), settings.workdir());
+    }
+
+    private Plan.Launch serviceLaunch(int s) {
+        return new Plan.Launch(service, s, List.of("/bin/sh", "-c", settings.onlineCommand()),
+                Map.of("GRANARY_JOB", settings.job(), "GRANARY_UNIT", SERVICE, "GRANARY_TASK", Integer.toString(s),
+                        "GRANARY_TASKS", Integer.toString(settings.online())), settings.workdir());
+    }
+
     private void launch(String node, String endpoint, List<Integer> batch) {
         List<Plan.Launch> launches = new ArrayList<>();
         for (int t : batch) {
-            launches.add(new Plan.Launch(unit, t, List.of("/bin/sh", "-c", settings.command()),
-                    Map.of("GRANARY_JOB", settings.job(), "GRANARY_TASK", Integer.toString(t),
-                            "GRANARY_TASKS", Integer.toString(settings.tasks())), settings.workdir()));
+            launches.add(taskLaunch(t));
         }
         try {
             client.launch(endpoint, launches);
@@ -280,6 +386,7 @@ final class SampleJobMaster implements Listener {
         }
         for (int t : batch) {
             board.started(t, node);
+            taskSince.put(t, System.nanoTime());
             say("launched task=" + t + " node=" + node);
         }
     }
@@ -289,10 +396,12 @@ final class SampleJobMaster implements Listener {
         try {
             client.launch(endpoint, List.of(l));
             board.started(t, node);
+            taskSince.put(t, System.nanoTime());
             say("launched task=" + t + " node=" + node);
         } catch (InvalidRequestException ex) {
             if (alreadyRunning(ex)) {
                 board.started(t, node);
+                taskSince.put(t, System.nanoTime());
                 say("adopted task=" + t + " node=" + node);
             } else {
                 refused(node, List.of(t), ex);

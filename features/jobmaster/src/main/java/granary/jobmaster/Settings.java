@@ -15,7 +15,7 @@ import java.util.Set;
  */
 record Settings(URI master, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
                 String group, String user, int retries, Duration timeout, Duration patience, String workdir,
-                int online, String onlineCommand, boolean help) {
+                int online, String onlineCommand, Duration verify, boolean help) {
 
     /** What an online worker runs when {@code --online-command} is not given: a long sleep. */
     static final String DEFAULT_ONLINE_COMMAND = "exec sleep 86400";
@@ -35,6 +35,8 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
               --timeout=SECONDS   give up (exit 5) after this long, default 0: never
               --patience=SECONDS  give up (exit 4) when the master stays unreachable this long, default 60
               --workdir=DIR       working directory of the tasks on their nodes, default /tmp
+              --verify=SECONDS    how often to check with the agents that the workers this job master
+                                  believes running still run, default 10; 0: never (see the README)
               --online=N          also run a service: unit 'service' (kind ONLINE) of N slots, default 0: none;
                                   it is cancelled when the batch tasks are done
               --online-command=CMD  what each service worker runs (/bin/sh -c), default 'exec sleep 86400';
@@ -44,13 +46,13 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
                         4 master unreachable, 5 timeout, 6 the master refused the job""";
 
     private static final Set<String> KNOWN = Set.of("master", "token-file", "job", "tasks", "command", "slot", "id",
-            "group", "queue", "user", "retries", "timeout", "patience", "workdir", "online", "online-command");
+            "group", "queue", "user", "retries", "timeout", "patience", "workdir", "online", "online-command", "verify");
 
     static Settings parse(String... args) {
         Map<String, String> v = new LinkedHashMap<>();
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
-                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, true);
+                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, null, true);
             }
             int eq = a.indexOf('=');
             if (!a.startsWith("--") || eq < 0) {
@@ -70,7 +72,8 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
                 number(v, "tasks", null, 1), slot(v.getOrDefault("slot", "cpu=100,mem=256")), required(v, "command"),
                 v.getOrDefault("id", "jm-" + job), v.get("group"), v.get("user"), number(v, "retries", "0", 0),
                 Duration.ofSeconds(number(v, "timeout", "0", 0)), Duration.ofSeconds(number(v, "patience", "60", 1)),
-                v.getOrDefault("workdir", "/tmp"), number(v, "online", "0", 0), onlineCommand(v), false);
+                v.getOrDefault("workdir", "/tmp"), number(v, "online", "0", 0), onlineCommand(v),
+                Duration.ofSeconds(number(v, "verify", "10", 0)), false);
     }
 
     private static String onlineCommand(Map<String, String> v) {

@@ -66,6 +66,22 @@ final class TaskBoard {
         return Result.FAILED;
     }
 
+    /**
+     * A running task found not running (its exit never reached the job master): it waits again, first
+     * in line, and the lost run does not count as an attempt.
+     */
+    void lost(int task) {
+        if (running.remove(task) != null) {
+            attempts[task]--;
+            waiting.addFirst(task);
+        }
+    }
+
+    /** The running tasks, task → node. */
+    Map<Integer, String> runningTasks() {
+        return Map.copyOf(running);
+    }
+
     /** Tasks running on {@code node}. */
     int runningOn(String node) {
         return (int) running.values().stream().filter(node::equals).count();

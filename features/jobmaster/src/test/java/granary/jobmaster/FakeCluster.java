@@ -130,8 +130,23 @@ final class FakeCluster implements AutoCloseable {
         return Ack.applied(sequence);
     }
 
+    /**
+     * The next {@code n} exits are lost as with a master that died holding them: the job master never
+     * hears of them, and the slot stays the unit's (a new master rebuilds it from the agent's cap,
+     * which was not lowered yet).
+     */
+    synchronized void dropExits(int n) {
+        dropExits = n;
+    }
+
+    private int dropExits;
+
     private synchronized void exited(UnitId unit, String node, int slot, int code) {
         running--;
+        if (dropExits > 0) {
+            dropExits--;
+            return;
+        }
         Map<UnitId, Map<String, Integer>> changed = new HashMap<>();
         int now = Math.max(0, held(unit, node) - 1);
         held.computeIfAbsent(unit, u -> new HashMap<>()).put(node, now);

@@ -1,6 +1,7 @@
 package granary.jobmaster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import granary.client.JobMasterClient;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,6 +65,34 @@ class MainTest {
 
     String err() {
         return err.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Exits the master accepted and then lost (it died before telling the job master): without
+     * verification the job master would wait for them until its timeout; with it, it asks the agent
+     * about each worker it believes running, re-runs the ones whose exit was lost, and finishes
+     * (docs/recovery.md, "Exits that never arrive").
+     */
+    @Test
+    void exitsThatNeverArriveAreFoundByVerifyingWithTheAgents() throws Exception {
+        FakeCluster c = cluster(2, 2);
+        c.dropExits(3);
+        int code = run("--master=" + c.url(), "--token-file=" + tokenFile("jm-lost"), "--job=lost", "--tasks=6",
+                "--slot=cpu=100,mem=256", "--timeout=40", "--verify=1", "--command=exit 0");
+        assertEquals(0, code, out() + err());
+        assertTrue(out().contains("done=6/6"), out());
+        assertEquals(3, Pattern.compile("(?m)^relaunched task=\\d+ node=n[12] \\(its exit never reached this job master\\)$")
+                .matcher(out()).results().count(), out());
+    }
+
+    @Test
+    void withoutVerificationALostExitIsWaitedForUntilTheTimeout() throws Exception {
+        FakeCluster c = cluster(1, 1);
+        c.dropExits(1);
+        int code = run("--master=" + c.url(), "--token-file=" + tokenFile("jm-wait"), "--job=wait", "--tasks=1",
+                "--slot=cpu=100,mem=256", "--timeout=3", "--verify=0", "--command=exit 0");
+        assertEquals(5, code, out() + err());
+        assertFalse(out().contains("relaunched"), out());
     }
 
     @Test
