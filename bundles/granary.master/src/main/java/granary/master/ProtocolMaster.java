@@ -353,6 +353,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         // Take the node's caps from the engine on its own thread, where no grant can slip between.
         List<CompletableFuture<Reply>> wake = new ArrayList<>();
+        List<Runnable> toldJobMasters = new ArrayList<>();
         await(scheduler.query(v -> {
             NodeView n = v.cluster().node(r.node());
             synchronized (lock) {
@@ -365,7 +366,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     addIfNotNull(wake, p.outbox.reset()); // a new life: its inbox numbering starts again
                     p.workers = 0;
                 }
+                String before = p.registration == null ? null : p.registration.endpoint();
                 p.registration = r;
+                if (before != null && !before.equals(r.endpoint())) {
+                    endpointMoved(r.node(), now, toldJobMasters);
+                }
                 p.registeredIncarnation = e.incarnation();
                 p.lost = false;
                 p.sendFull(now);
@@ -373,6 +378,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return null;
         }));
         wake.forEach(f -> f.complete(Reply.empty()));
+        toldJobMasters.forEach(Runnable::run);
         return Ack.applied(e.sequence());
     }
 
@@ -1084,6 +1090,28 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * pair's current count (so that "last count − exits" is never taken for the truth when a
      * re-grant kept the count unchanged), and answers their parked polls.
      */
+    /**
+     * An agent came back at another address (a restart on a new port): every job master holding slots
+     * on its node is sent those placements again, unchanged but for the endpoint, or it would go on
+     * sending plans to the old address (docs/recovery.md, "Exits that never arrive"). Under the lock;
+     * the deliveries' wake-ups are added to {@code wake}.
+     */
+    private void endpointMoved(String node, long now, List<Runnable> wake) {
+        for (JobMasterPeer j : jobMasters.values()) {
+            boolean holds = false;
+            for (Map.Entry<UnitId, Map<String, Integer>> u : new ArrayList<>(j.placements.entrySet())) {
+                Integer slots = u.getValue().get(node);
+                if (slots != null && slots > 0) {
+                    j.set(u.getKey(), node, slots, now);
+                    holds = true;
+                }
+            }
+            if (holds) {
+                deliver(j, wake);
+            }
+        }
+    }
+
     private void tellJobMasters(String node, List<Heartbeat.Exit> exited) {
         if (exited.isEmpty()) {
             return;

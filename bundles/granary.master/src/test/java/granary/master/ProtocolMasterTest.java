@@ -110,6 +110,26 @@ class ProtocolMasterTest {
         assertTrue(d.sumMillis() >= 0 && d.p50Millis() >= 0 && d.p99Millis() >= d.p50Millis(), d.toString());
     }
 
+    /**
+     * An agent that restarts on another port: the job master holding slots there is told the new
+     * address (same slots), or its plans would go on to the old one (docs/recovery.md, "Exits that
+     * never arrive").
+     */
+    @Test
+    void anAgentBackAtAnotherAddressIsAnnouncedToTheJobMastersHoldingSlotsThere() {
+        PeerLink agent = h.link(Role.AGENT, "n1", 1);
+        assertFalse(agent.send(register("n1", 300)).isRefusal());
+        poll(agent, Cap.class);
+        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(full(job("j1", 5))).isRefusal());
+        assertEquals(List.of(new Hint.Placement(TASKS, "n1", 3, "http://127.0.0.1:9/n1")), poll(jm, Hint.class).placements());
+
+        PeerLink again = h.link(Role.AGENT, "n1", 2);
+        Register moved = new Register("n1", "r1", Map.of(), Resources.of(300, 1024), "http://127.0.0.1:10/n1");
+        assertFalse(again.send(moved).isRefusal());
+        assertEquals(List.of(new Hint.Placement(TASKS, "n1", 3, "http://127.0.0.1:10/n1")), poll(jm, Hint.class).placements());
+    }
+
     @Test
     void aMasterThatStartsEmptyShowsItsRecoveryWindowUntilItServes() {
         granary.testkit.LiveEngine live = new granary.testkit.LiveEngine(List.of("fifo"), List.of("fifo"),

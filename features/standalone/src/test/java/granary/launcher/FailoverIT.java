@@ -61,9 +61,6 @@ class FailoverIT {
     // ---- scenarios ------------------------------------------------------------------------------
 
     @Test
-    @org.junit.jupiter.api.Disabled("flaky under load: in the fresh-clone run of 2026-11-26 06:31 the job master stayed at "
-            + "done=21/24 running=3 after the master's kill -9 (three task exits not reported, or re-granted tasks not launched); "
-            + "passes alone on a quiet machine; docs/recovery.md, \"Real processes\"")
     void killingTheMasterKeepsOnlineWorkersRunningAndTheBatchFinishes() throws Exception {
         Cluster.Proc jm = triangle();
         Map<Integer, Long> pids = serviceRunning();
@@ -89,9 +86,6 @@ class FailoverIT {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("flaky under load, the same symptom as the master kill: in the fresh-clone run of "
-            + "2026-11-26 07:08 the job master stayed at done=21/24 running=3 after the agent's kill -9; passes alone on a "
-            + "quiet machine; docs/recovery.md, \"Real processes\"")
     void killingAnAgentLeavesItsWorkersToTheOsAndItsReturnWithTheCheckpoint() throws Exception {
         Cluster.Proc jm = triangle();
         Map<Integer, Long> pids = serviceRunning();
