@@ -21,7 +21,10 @@ final class Holdings {
 
     private final Map<Key, Held> held = new HashMap<>();
 
-    /** Sets the pair to {@code slots}; the change, or null if the count stayed. */
+    /**
+     * Sets the pair to {@code slots}; the change, or null if neither the count nor the agent's endpoint
+     * changed (an agent that restarted elsewhere keeps its slots but moves: plans must follow it).
+     */
     Change set(UnitId unit, String node, int slots, String endpoint) {
         Key k = new Key(unit, node);
         Held before = held.get(k);
@@ -31,7 +34,8 @@ final class Holdings {
         } else {
             held.put(k, new Held(slots, endpoint));
         }
-        return old == slots ? null : new Change(unit, node, endpoint, old, slots);
+        boolean moved = before != null && slots > 0 && !before.endpoint().equals(endpoint);
+        return old == slots && !moved ? null : new Change(unit, node, endpoint, old, slots);
     }
 
     /** One slot of the pair is gone (its worker ended); the change, or null if it held none. */

@@ -14,7 +14,9 @@ public interface Listener {
     /**
      * {@code unit} now holds {@code newSlots} slots on {@code node} (it held {@code oldSlots}); plans
      * for them go to the node's agent at {@code endpoint}. A worker's exit lowers the count by one
-     * (the master released that slot), reported here before {@link #workerExited}.
+     * (the master released that slot), reported here before {@link #workerExited}. Also called with
+     * {@code oldSlots == newSlots} when only the endpoint changed: the node's agent restarted at
+     * another address.
      */
     default void placementChanged(UnitId unit, String node, String endpoint, int oldSlots, int newSlots) {
     }

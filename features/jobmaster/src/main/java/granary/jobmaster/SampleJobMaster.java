@@ -16,6 +16,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
@@ -36,10 +37,11 @@ import java.util.concurrent.CompletableFuture;
  * the master accepted and then died with, or one that happened while the worker's agent was dead,
  * never reaches the job master, which would wait for it forever. So every {@code --verify} seconds
  * (and from a thread of its own: every entry point here is synchronized) the job master asks the
- * agents about the workers it believes running for at least that long, with the launch it would
- * send anyway: "already running" confirms one; a launch the agent accepts re-runs one whose exit
- * was lost; a refusal (its slot is gone) puts the task back in line (docs/recovery.md, "Exits that
- * never arrive"). A task may thus run twice; it is never lost.
+ * agents about the tasks it believes running for at least that long — and, after the master
+ * restarted, about its service workers — with the launch it would send anyway: "already running"
+ * confirms one; a launch the agent accepts re-runs one whose exit was lost; a refusal (its slot is
+ * gone) puts the task back in line (docs/recovery.md, "Exits that never arrive"). A task may thus
+ * run twice; it is never lost.
  */
 final class SampleJobMaster implements Listener {
 
@@ -70,6 +72,13 @@ final class SampleJobMaster implements Listener {
      * a worker believed running on such a node is asked about all the same (the agent knows).
      */
     private final Map<String, String> endpoints = new HashMap<>();
+    /**
+     * Service workers are asked about only after the master restarted (their exits may have died with
+     * it), not every time: an agent that restarted does not know the workers it left running, and a
+     * launch would start a second copy of a service beside its orphan. Batch tasks are asked about
+     * every time: a task run twice is a waste, a task lost is a job that never ends.
+     */
+    private boolean servicesToVerify;
     private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
     private volatile JobMasterClient client;
     private long unreachableSince;
@@ -166,6 +175,7 @@ final class SampleJobMaster implements Listener {
     @Override
     public synchronized void resynced(long masterIncarnation) {
         say("resynced master-incarnation=" + masterIncarnation + " running=" + board.running());
+        servicesToVerify = true;
     }
 
     @Override
@@ -253,7 +263,8 @@ final class SampleJobMaster implements Listener {
                 default -> { }
             }
         }
-        for (Map.Entry<Integer, String> e : new TreeMap<>(serviceRunning).entrySet()) {
+        boolean unanswered = false;
+        for (Map.Entry<Integer, String> e : servicesToVerify ? new TreeMap<>(serviceRunning).entrySet() : Set.<Map.Entry<Integer, String>>of()) {
             int s = e.getKey();
             String endpoint = endpoints.get(e.getValue());
             if (endpoint == null || serviceSince.getOrDefault(s, Long.MAX_VALUE) > oldEnough) {
@@ -270,8 +281,13 @@ final class SampleJobMaster implements Listener {
                     say("lost service=" + s + " node=" + e.getValue() + ": it waits again");
                     wantMore(service, 1);
                 }
+                case UNKNOWN -> unanswered = true;
                 default -> { }
             }
+        }
+        if (servicesToVerify && !unanswered && serviceRunning.keySet().stream()
+                .allMatch(s -> serviceSince.getOrDefault(s, Long.MAX_VALUE) <= oldEnough)) {
+            servicesToVerify = false;   // every service worker answered for
         }
         if (lost > 0) {
             wantMore(unit, lost);
