@@ -84,6 +84,7 @@ public final class Agent implements AutoCloseable {
             node.load(loaded.caps());
             events.accept("checkpoint-loaded file=" + checkpoint.file() + " caps=" + loaded.caps().size());
         }
+        node.adoptOrphans(); // workers a previous life left running, and those that ended meanwhile
         checkpoint.write(new Checkpoint.State(config.node(), incarnation, node.caps()));
         server = JdkHttpServer.start(config.listen(), new PlanDesk(self, incarnation, node), null);
         endpoint = config.advertise() != null ? config.advertise() : server.url();
@@ -278,11 +279,12 @@ public final class Agent implements AutoCloseable {
         for (Worker w : all) {
             try {
                 long left = Math.max(0, deadline - System.nanoTime());
-                if (!w.process().waitFor(left, TimeUnit.NANOSECONDS)) {
-                    w.process().destroyForcibly().waitFor(2, TimeUnit.SECONDS);
+                if (!w.waitFor(left)) {
+                    w.destroyForcibly();
+                    w.waitFor(TimeUnit.SECONDS.toNanos(2));
                 }
             } catch (InterruptedException ex) {
-                w.process().destroyForcibly();
+                w.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
         }

@@ -49,6 +49,25 @@ final class Node {
         this.pending = new PendingLaunches(config.maxPending(), config.pendingExpiry().toMillis());
     }
 
+    /**
+     * At start, before registering: adopts the workers a previous life of this agent left running
+     * (it was killed; the OS kept them), so that they count against their caps, answer "already
+     * running" and are stopped when their cap goes; and reports as ended, with
+     * {@link Workers#EXIT_UNKNOWN}, those that ended while no agent watched them, so that their slots
+     * are released and their job masters hear of them (docs/recovery.md, "Exits that never arrive").
+     */
+    synchronized void adoptOrphans() {
+        Workers.Orphans o = workers.adoptOrphans();
+        for (Worker w : o.adopted()) {
+            events.accept("adopted unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.pid());
+            w.onExit().thenAccept(p -> exited(w));
+        }
+        for (Heartbeat.Exit x : o.ended()) {
+            exited.add(x);
+            events.accept("exited unit=" + x.unit() + " slot=" + x.slot() + " code=" + x.exitCode() + " (while the agent was down)");
+        }
+    }
+
     /** Takes the caps of a checkpoint. */
     synchronized void load(List<Cap.Grant> grants) {
         caps.replace(grants);
@@ -95,7 +114,7 @@ final class Node {
         }
         for (UnitId u : withdrawn) {
             for (Worker w : workers.stopBeyond(u, caps.slots(u))) {
-                events.accept("stopping unit=" + u + " slot=" + w.slot() + " pid=" + w.process().pid());
+                events.accept("stopping unit=" + u + " slot=" + w.slot() + " pid=" + w.pid());
             }
         }
         touched.forEach(this::startKept);
@@ -220,13 +239,13 @@ final class Node {
             return;
         }
         started.add(new Heartbeat.Worker(l.unit(), l.slot()));
-        events.accept("launched unit=" + l.unit() + " slot=" + l.slot() + " pid=" + w.process().pid());
-        w.process().onExit().thenAccept(p -> exited(w));
+        events.accept("launched unit=" + l.unit() + " slot=" + l.slot() + " pid=" + w.pid());
+        w.onExit().thenAccept(p -> exited(w));
     }
 
     private synchronized void exited(Worker w) {
         boolean stopped = workers.exited(w);
-        int code = stopped ? Workers.STOPPED : w.process().exitValue();
+        int code = stopped ? Workers.STOPPED : w.exitCode();
         exited.add(new Heartbeat.Exit(w.unit(), w.slot(), code));
         events.accept("exited unit=" + w.unit() + " slot=" + w.slot() + " code=" + code);
         heartbeatNow.run();
@@ -277,7 +296,7 @@ final class Node {
     /** Stops every worker (the agent exits); returns them so that the caller can wait for their ends. */
     synchronized List<Worker> stopAll() {
         List<Worker> all = workers.stopAll();
-        all.forEach(w -> events.accept("stopping unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.process().pid()));
+        all.forEach(w -> events.accept("stopping unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.pid()));
         return all;
     }
 }

@@ -1,6 +1,7 @@
 package granary.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import granary.api.model.ManualClock;
@@ -8,11 +9,14 @@ import granary.api.model.Problem;
 import granary.api.model.Resources;
 import granary.api.model.UnitId;
 import granary.protocol.Ack;
+import granary.protocol.Cap;
 import granary.protocol.Envelope;
+import granary.protocol.Heartbeat;
 import granary.protocol.Plan;
 import granary.protocol.Role;
 import granary.protocol.Sender;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,6 +55,62 @@ class NodeTest {
             l.add(new Plan.Launch(UnitId.parse("j/u"), s, List.of("true"), Map.of(), ""));
         }
         return Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 1, sequence, new Plan(l));
+    }
+
+    /**
+     * A restarted agent (a new Node on the same work dir; the old one left its worker running, as a
+     * kill -9 does) adopts the worker still running — "already running" to a plan, counted against
+     * its cap, its end reported — and reports as ended a worker that ended while no agent watched it
+     * (docs/recovery.md, "Exits that never arrive").
+     */
+    @Test
+    void aRestartedAgentAdoptsTheWorkersItsPreviousLifeLeftAndReportsThoseThatEnded() throws Exception {
+        UnitId u = UnitId.parse("j/u");
+        Node first = node(10, Duration.ofMinutes(5));
+        first.load(List.of(new Cap.Grant("jm1", u, 2, "k")));
+        Envelope longRun = Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 1, 1,
+                new Plan(List.of(new Plan.Launch(u, 0, List.of("sleep", "30"), Map.of(), ""))));
+        assertEquals(Ack.applied(1), first.plan("jm1", "k", longRun));
+        Path runDir = dir.resolve("run");
+        Path orphanFile = runDir.resolve("j.u.0.worker");
+        assertTrue(Files.isRegularFile(orphanFile), "the worker's run file");
+        long pid = Long.parseLong(Files.readAllLines(orphanFile).stream().filter(l -> l.startsWith("pid="))
+                .findFirst().orElseThrow().substring(4));
+        // a worker of slot 1 that ended while no agent watched it: its file names a process that is gone
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Files.writeString(runDir.resolve("j.u.1.worker"), "unit=j/u\nslot=1\npid=" + gone.pid() + "\nstart=1\n");
+        Files.writeString(runDir.resolve("torn.worker"), "unit=j/");
+        try {
+            Node second = node(10, Duration.ofMinutes(5));
+            second.load(List.of(new Cap.Grant("jm1", u, 2, "k")));
+            second.adoptOrphans();
+            assertTrue(events.contains("adopted unit=j/u slot=0 pid=" + pid), events.toString());
+            assertTrue(events.contains("exited unit=j/u slot=1 code=-2 (while the agent was down)"), events.toString());
+            assertEquals(1, second.running(u), "the adopted worker counts against the cap");
+            Ack again = second.plan("jm1", "k", Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 2, 1,
+                    new Plan(List.of(new Plan.Launch(u, 0, List.of("sleep", "30"), Map.of(), "")))));
+            assertTrue(again.isRefusal() && again.problems().get(0).message().contains("is already running"), again.toString());
+            second.registered();
+            Heartbeat h = second.drain(true);
+            assertEquals(List.of(new Heartbeat.Worker(u, 0)), h.started(), "a new master hears of the adopted worker");
+            assertEquals(List.of(new Heartbeat.Exit(u, 1, -2)), h.exited());
+            assertFalse(Files.exists(runDir.resolve("j.u.1.worker")) || Files.exists(runDir.resolve("torn.worker")));
+
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            Heartbeat end = null;
+            while (System.nanoTime() < deadline && (end == null || end.exited().isEmpty())) {
+                end = second.drain(false);
+                Thread.sleep(20);   // an exit callback on a process thread: polled, with a deadline
+            }
+            assertEquals(List.of(new Heartbeat.Exit(u, 0, -2)), end == null ? List.of() : end.exited(),
+                    "the adopted worker's end is reported; its code is unknown to a non-parent");
+            assertEquals(0, second.running(u));
+            assertFalse(Files.exists(orphanFile));
+        } finally {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
     }
 
     @Test

@@ -47,6 +47,8 @@ final class SampleJobMaster implements Listener {
 
     static final String UNIT = "tasks";
     static final String SERVICE = "service";
+    /** The exit code an agent reports for a worker whose end it saw but whose code it cannot know (docs/protocol.md). */
+    static final int EXIT_UNKNOWN = -2;
 
     /** How the run ended: the process exit code and, for failures, a one-line message. */
     record Outcome(int code, String message) {
@@ -150,6 +152,17 @@ final class SampleJobMaster implements Listener {
             return;
         }
         if (!u.equals(unit)) {
+            return;
+        }
+        if (exitCode == EXIT_UNKNOWN && node.equals(board.runningTasks().get(slot))) {
+            // it ended while its agent was down: whether it succeeded is unknown, so it runs again,
+            // and that is not one of its retries
+            board.lost(slot);
+            taskSince.remove(slot);
+            say("lost task=" + slot + " node=" + node + " (it ended while its agent was down; its exit code is unknown): it runs again");
+            wantMore(unit, 1);
+            progress();
+            fill();
             return;
         }
         TaskBoard.Result r = board.ended(slot, node, exitCode);

@@ -96,7 +96,7 @@ class FailoverIT {
         Map<Integer, Boolean> survived = new TreeMap<>();
         pids.forEach((slot, pid) -> survived.put(slot, alive(pid)));
         System.out.println("FAILOVER agent n1 kill -9: service placement " + where + ", alive right after " + survived);
-        cluster.agent("n1", "cpu=400,mem=4096", dir.resolve("agent-n1.token"));
+        agents.put("n1-again", cluster.agent("n1", "cpu=400,mem=4096", dir.resolve("agent-n1.token")));
         cluster.console("granary:agents", "node=n1 state=live");
         int code = jm.exit(LONG);
         Map<Integer, Long> after = readPids();
@@ -107,6 +107,14 @@ class FailoverIT {
         assertEquals(0, code, jm.toString());
         pids.forEach((slot, pid) -> assertTrue(survived.get(slot), "worker " + slot + " (pid " + pid + ", node "
                 + where.get(slot) + ") outlived its agent's kill -9"));
+        // the restarted agent adopted the online workers left on n1, and stops them with the job
+        where.forEach((slot, node) -> {
+            if (node.equals("n1")) {
+                assertTrue(agents.get("n1-again").stdout().contains("adopted unit=fo/service slot="),
+                        "the restarted agent adopted its online worker: " + agents.get("n1-again").stdout());
+            }
+        });
+        servicesStopAfterTheBatch(pids);
     }
 
     @Test
