@@ -1,5 +1,6 @@
 package granary.launcher;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -94,6 +95,27 @@ class MasterFailoverIT {
         System.out.println("granary-ha takeover times " + takeovers + " ms; median " + sorted.get(sorted.size() / 2)
                 + " ms (ZooKeeper session timeout 2000 ms)");
         assertTrue(agent.process().isAlive(), "the agent kept running through every failover: " + agent);
+    }
+
+    /**
+     * The step-down as a process (docs/ha.md, "Step-down"): a leader that loses ZooKeeper stops
+     * serving and halts with exit code 75, so that a supervisor starts a fresh standby.
+     */
+    @Test
+    void aLeaderThatLosesZooKeeperHaltsWithExitCode75() throws Exception {
+        zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1"), true);
+        cluster = new Cluster(dir);
+        cluster.token("agent/n1"); // creates the secret
+        int[] ports = {freePort()};
+        String[] urls = {"http://127.0.0.1:" + ports[0]};
+        Cluster.Proc master = startMaster(0, ports, urls);
+        awaitEpoch(master, 0);
+        zk.stop();   // the ensemble goes away: the leader's connection is suspended, then lost
+        assertTrue(master.process().waitFor(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS),
+                "the leader halted after losing ZooKeeper: " + master);
+        assertEquals(75, master.process().exitValue(), master.toString());
+        assertTrue(master.stderr().contains("stepped down as leader of cluster it") && master.stderr().contains("exiting with code 75"),
+                master.stderr());
     }
 
     private Cluster.Proc startMaster(int i, int[] ports, String[] urls) throws IOException {
