@@ -2,21 +2,15 @@ package granary.planner.table.model;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 import granary.api.model.InvalidRequestException;
 import granary.codec.CodecException;
-import granary.codec.JobCodec;
 import granary.codec.json.Json;
-import granary.codec.json.JsonNumber;
 import granary.codec.json.JsonObject;
 import granary.codec.json.JsonPath;
 import granary.codec.json.JsonReader;
 import granary.codec.json.JsonValue;
-import granary.codec.json.JsonWriter;
 import granary.policy.quota.api.GroupQuota;
-import granary.policy.quota.api.Quota;
-import granary.policy.quota.api.QuotaTable;
 import granary.policy.quota.api.QuotaTableCodec;
 import granary.policy.quota.api.TimeSlice;
 import granary.policy.quota.api.WorkerSpans;
@@ -31,13 +25,11 @@ import granary.policy.quota.api.WorkerSpans;
  * cannot be a draft at all — not JSON, a slice key that is no hour range, a missing or unknown
  * field, a number that is not whole — is refused with every problem listed.
  *
- * <p>Writing goes through {@link QuotaTableCodec#write} whenever the table itself is valid (the
- * WorkerSpans are not part of the file). A table with problems of its own is still written, in the
- * same layout, so that unfinished work can be saved.
+ * <p>Writing is the codec's ({@link QuotaTableCodec#write(java.util.Map)}): the same layout for a
+ * valid table and for one with problems of its own, so that unfinished work can be saved (the
+ * WorkerSpans are not part of the file).
  */
 public final class DraftJson {
-
-    private static final Set<String> GROUP_FIELDS = Set.of("GroupId", "MaxQuota", "MinQuota");
 
     private DraftJson() {
     }
@@ -92,56 +84,12 @@ public final class DraftJson {
     }
 
     private static GroupQuota cell(Json json, String group, JsonValue v, String path) {
-        JsonObject o = json.object(v, path);
-        if (o == null) {
-            return null;
-        }
-        json.onlyKnown(o, path, GROUP_FIELDS);
-        int id = json.int32(o, "GroupId", path, null);
-        Quota max = quota(json, o, "MaxQuota", path);
-        Quota min = quota(json, o, "MinQuota", path);
-        return min == null || max == null ? null : new GroupQuota(group, id, min, max);
+        GroupQuota q = QuotaTableCodec.group(json, group, v, path);
+        return q == null || q.min() == null || q.max() == null ? null : q;
     }
 
-    private static Quota quota(Json json, JsonObject o, String field, String path) {
-        JsonValue v = json.field(o, field, path, true);
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof JsonNumber) {
-            return Quota.workers(json.integer(v, JsonPath.member(path, field)));
-        }
-        var r = JobCodec.resources(json, v, JsonPath.member(path, field));
-        return r == null ? null : Quota.of(r);
-    }
-
-    /** The draft in the file's format: by {@link QuotaTableCodec#write} if the table is valid without WorkerSpans. */
+    /** The draft in the file's format, as the codec writes it (a table with problems too, in the same layout). */
     public static String write(Draft draft) {
-        try {
-            return QuotaTableCodec.write(QuotaTable.of(draft.raw(), null));
-        } catch (InvalidRequestException invalid) {
-            return writeAsIs(draft);
-        }
-    }
-
-    /** The same layout as the codec's, for a table it would refuse. */
-    static String writeAsIs(Draft draft) {
-        JsonObject.Builder doc = JsonObject.builder();
-        for (SliceRow s : draft.slices()) {
-            JsonObject.Builder groups = JsonObject.builder();
-            for (GroupQuota q : s.cells()) {
-                groups.put(q.group(), JsonObject.builder()
-                        .put("GroupId", q.groupId())
-                        .put("MaxQuota", json(q.max()))
-                        .put("MinQuota", json(q.min()))
-                        .build());
-            }
-            doc.put(s.slice().toString(), groups.build());
-        }
-        return JsonWriter.write(doc.build());
-    }
-
-    private static JsonValue json(Quota q) {
-        return q.isWorkers() ? JsonValue.of(q.workers()) : JobCodec.resourcesJson(q.resources());
+        return QuotaTableCodec.write(draft.raw());
     }
 }

@@ -2,6 +2,7 @@ package granary.policy.quota.api;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,9 +44,18 @@ public final class QuotaTable {
     public static QuotaTable of(Map<String, Map<String, GroupQuota>> raw, WorkerSpans workerSpans) {
         List<Problem> problems = new ArrayList<>();
         Map<TimeSlice, Map<String, GroupQuota>> slices = new LinkedHashMap<>();
+        Map<TimeSlice, String> keyOf = new HashMap<>();
         for (Map.Entry<String, Map<String, GroupQuota>> e : raw.entrySet()) {
             try {
-                slices.put(TimeSlice.parse(e.getKey()), Collections.unmodifiableMap(new LinkedHashMap<>(e.getValue())));
+                TimeSlice slice = TimeSlice.parse(e.getKey());
+                String first = keyOf.putIfAbsent(slice, e.getKey());
+                if (first != null) {
+                    // "0-9" and "00-9" are two keys to JSON but one slice: the second must not replace the first
+                    problems.add(Problem.of("slice '" + Text.escape(e.getKey()) + "'", "key", "is slice " + slice
+                            + " again (as '" + Text.escape(first) + "')"));
+                    continue;
+                }
+                slices.put(slice, Collections.unmodifiableMap(new LinkedHashMap<>(e.getValue())));
             } catch (InvalidRequestException ex) {
                 problems.addAll(ex.problems());
             }

@@ -92,7 +92,15 @@ public final class QuotaTableCodec {
         }
     }
 
-    private static GroupQuota group(Json json, String name, JsonValue e, String path) {
+    /**
+     * Reads one group's entry ({@code GroupId}, {@code MaxQuota}, {@code MinQuota}) at {@code path},
+     * adding what is wrong to {@code json}; the format's rules only, not the table's. For tools that
+     * read a document of their own with the codec's {@link Json} (the planner opens tables that break
+     * the table's rules, to fix them).
+     *
+     * @return the entry, or null if {@code e} is not an object
+     */
+    public static GroupQuota group(Json json, String name, JsonValue e, String path) {
         JsonObject o = json.object(e, path);
         if (o == null) {
             return null;
@@ -118,18 +126,30 @@ public final class QuotaTableCodec {
 
     /** Writes a table in the same format. */
     public static String write(QuotaTable table) {
-        JsonObject.Builder doc = JsonObject.builder();
+        Map<String, Map<String, GroupQuota>> entries = new LinkedHashMap<>();
         for (TimeSlice s : table.slices()) {
-            JsonObject.Builder groups = JsonObject.builder();
-            for (GroupQuota q : table.groups(s).values()) {
-                groups.put(q.group(), JsonObject.builder()
+            entries.put(s.toString(), table.groups(s));
+        }
+        return write(entries);
+    }
+
+    /**
+     * Writes entries (slice key → group → quota, in that order) in the same format, whether or not
+     * they make a valid table: a tool saves unfinished work with it.
+     */
+    public static String write(Map<String, Map<String, GroupQuota>> entries) {
+        JsonObject.Builder doc = JsonObject.builder();
+        entries.forEach((slice, groups) -> {
+            JsonObject.Builder g = JsonObject.builder();
+            for (GroupQuota q : groups.values()) {
+                g.put(q.group(), JsonObject.builder()
                         .put("GroupId", q.groupId())
                         .put("MaxQuota", quotaJson(q.max()))
                         .put("MinQuota", quotaJson(q.min()))
                         .build());
             }
-            doc.put(s.toString(), groups.build());
-        }
+            doc.put(slice, g.build());
+        });
         return JsonWriter.write(doc.build());
     }
 
