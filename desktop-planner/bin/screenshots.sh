@@ -44,10 +44,11 @@ wait_for() {
 
 # the master: its standard input is a FIFO held open by this script (--piped stops at end of input)
 mkfifo "$work/in"
-java -jar "$standalone" --piped --listen=127.0.0.1:0 --secret="$work/secret" \
+# the master runs in the work dir: its audit log and other files go there, not into the repository
+(cd "$work" && exec java -jar "$standalone" --piped --listen=127.0.0.1:0 --secret="$work/secret" \
   "--config=granary.policy.quota:tableFile=$examples/article-table.json,workerSpans=$spans" \
   '--config=granary.demo:groups=group1|group2|group3' \
-  <"$work/in" >"$work/master.out" 2>"$work/master.err" &
+  <"$work/in" >"$work/master.out" 2>"$work/master.err") &
 pids+=($!)
 exec 3>"$work/in"
 wait_for "$work/master.err" 'granary: listening on http://127\.0\.0\.1:[0-9]+' 90

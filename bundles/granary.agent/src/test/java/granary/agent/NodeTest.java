@@ -37,6 +37,8 @@ class NodeTest {
     private final ManualClock clock = new ManualClock(1_000);
     private final List<String> events = new ArrayList<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    /** Released each time a node asks for a heartbeat now: a worker's exit, for one. */
+    private final java.util.concurrent.Semaphore heartbeatsAsked = new java.util.concurrent.Semaphore(0);
 
     @AfterEach
     void stop() {
@@ -46,7 +48,7 @@ class NodeTest {
     private Node node(int maxPending, Duration expiry) {
         AgentConfig c = AgentConfig.of(URI.create("http://127.0.0.1:1"), "n1", Resources.of(100, 64), "t", dir)
                 .withPending(maxPending, expiry);
-        return new Node(c, clock, new Workers(dir, "n1", timer, Duration.ofSeconds(1)), events::add, () -> { });
+        return new Node(c, clock, new Workers(dir, "n1", timer, Duration.ofSeconds(1)), events::add, heartbeatsAsked::release);
     }
 
     private static Envelope plan(long sequence, int... slots) {
@@ -97,13 +99,10 @@ class NodeTest {
             assertEquals(List.of(new Heartbeat.Exit(u, 1, -2)), h.exited());
             assertFalse(Files.exists(runDir.resolve("j.u.1.worker")) || Files.exists(runDir.resolve("torn.worker")));
 
+            heartbeatsAsked.drainPermits();
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            Heartbeat end = null;
-            while (System.nanoTime() < deadline && (end == null || end.exited().isEmpty())) {
-                end = second.drain(false);
-                Thread.sleep(20);   // an exit callback on a process thread: polled, with a deadline
-            }
+            assertTrue(heartbeatsAsked.tryAcquire(20, java.util.concurrent.TimeUnit.SECONDS), "the adopted worker's exit was seen");
+            Heartbeat end = second.drain(false);
             assertEquals(List.of(new Heartbeat.Exit(u, 0, -2)), end == null ? List.of() : end.exited(),
                     "the adopted worker's end is reported; its code is unknown to a non-parent");
             assertEquals(0, second.running(u));
@@ -147,17 +146,10 @@ class NodeTest {
         Node n = node(10, Duration.ofMinutes(5));
         n.apply(new granary.protocol.Cap(List.of(new granary.protocol.Cap.Grant("jm1", UnitId.parse("j/u"), 1, "k")), List.of(), true));
         assertEquals(Ack.applied(1), n.plan("jm1", "k", plan(1, 0)));
-        granary.protocol.Heartbeat h = null;
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < deadline) {   // bounded: the worker ("true") ends at once
-            granary.protocol.Heartbeat d = n.drain(false);
-            if (d != null && !d.exited().isEmpty()) {
-                h = d;
-                break;
-            }
-            Thread.sleep(20);
-        }
-        assertTrue(h != null, "the worker's exit was never reported: " + events);
+        // the worker ("true") ends at once; its exit asks for a heartbeat
+        assertTrue(heartbeatsAsked.tryAcquire(20, java.util.concurrent.TimeUnit.SECONDS), "the worker's exit was never seen: " + events);
+        granary.protocol.Heartbeat h = n.drain(false);
+        assertTrue(h != null && !h.exited().isEmpty(), "the worker's exit was never reported: " + events);
         assertTrue(n.drain(true).exited().isEmpty(), "drained");
         n.unsent(h);            // refused, or dropped with a master that restarted
         n.registered();         // the agent registers again

@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import granary.planner.Png;
 import granary.planner.live.model.Frame;
 import granary.planner.master.MasterClient;
 import javafx.application.Platform;

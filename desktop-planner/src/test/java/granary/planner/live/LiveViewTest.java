@@ -29,6 +29,8 @@ import javafx.scene.image.WritableImage;
 import javafx.scene.paint.Color;
 import javafx.stage.Stage;
 
+import granary.planner.Png;
+
 /**
  * The live view on a (headless) screen, end to end against a fake master: connect, read the recorded
  * stream, draw the heatmap — an idle node's cell is the idle colour, a full node's the full colour —

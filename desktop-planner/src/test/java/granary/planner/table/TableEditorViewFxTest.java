@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,10 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import javax.imageio.ImageIO;
 
 import javafx.geometry.Point2D;
-import javafx.scene.image.PixelReader;
 import javafx.scene.image.WritableImage;
 import javafx.scene.Scene;
 import javafx.scene.control.ListCell;
@@ -32,6 +29,7 @@ import org.testfx.api.FxRobot;
 import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 
+import granary.planner.Png;
 import granary.planner.table.model.CellRef;
 import granary.policy.quota.api.QuotaTableCodec;
 import granary.policy.quota.api.TimeSlice;
@@ -85,18 +83,8 @@ class TableEditorViewFxTest {
         }
         WritableImage[] shot = new WritableImage[1];
         robot.interact(() -> shot[0] = view.snapshot(null, null));
-        WritableImage image = shot[0];
-        int w = (int) image.getWidth();
-        int h = (int) image.getHeight();
-        BufferedImage png = new BufferedImage(w, h, BufferedImage.TYPE_INT_ARGB);
-        PixelReader pixels = image.getPixelReader();
-        for (int y = 0; y < h; y++) {
-            for (int x = 0; x < w; x++) {
-                png.setRGB(x, y, pixels.getArgb(x, y));
-            }
-        }
         try {
-            ImageIO.write(png, "png", Path.of(to, name).toFile());
+            Png.write(shot[0], Path.of(to, name));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -27,6 +27,7 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
+import granary.planner.Png;
 import granary.sim.run.ClassPathPolicies;
 
 /**
@@ -95,10 +96,10 @@ class WhatIfViewTest {
         }
 
         WritableImage screen = WaitForAsyncUtils.asyncFx(() -> stage.getScene().snapshot(null)).get();
-        PngFile.write(screen, Path.of("target/whatif-view.png"));
+        Png.write(screen, Path.of("target/whatif-view.png"));
         Node charts = robot.lookup(".scroll-pane").queryAs(ScrollPane.class).getContent();
         WritableImage all = WaitForAsyncUtils.asyncFx(() -> charts.snapshot(null, null)).get();
-        PngFile.write(all, Path.of("target/whatif-charts.png"));
+        Png.write(all, Path.of("target/whatif-charts.png"));
     }
 
     private static XYChart<?, ?> chart(FxRobot robot, String id) {
