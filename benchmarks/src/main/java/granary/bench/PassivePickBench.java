@@ -75,10 +75,7 @@ public class PassivePickBench {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        engine.checkInvariants();
-        if (engine.view().status().waitingUnits() != waiting) {
-            throw new IllegalStateException("the queue drifted: " + engine.view().status());
-        }
+        Scenarios.checkSteady(engine, waiting);
     }
 
     @Benchmark

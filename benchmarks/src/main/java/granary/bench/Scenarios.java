@@ -119,6 +119,14 @@ public final class Scenarios {
         System.gc();
     }
 
+    /** After a steady-state benchmark: the engine's invariants hold and the queue kept its {@code waiting} units. */
+    public static void checkSteady(Engine engine, int waiting) {
+        engine.checkInvariants();
+        if (engine.view().status().waitingUnits() != waiting) {
+            throw new IllegalStateException("the queue drifted: " + engine.view().status());
+        }
+    }
+
     /** Handles an event and fails unless it granted or revoked exactly {@code slots} slots in all. */
     public static Receipt expect(Engine e, InputEvent ev, int slots) {
         Receipt r = e.handle(ev);

@@ -87,10 +87,7 @@ public class WhyLedgerBench {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        engine.checkInvariants();
-        if (engine.view().status().waitingUnits() != waiting) {
-            throw new IllegalStateException("the queue drifted: " + engine.view().status());
-        }
+        Scenarios.checkSteady(engine, waiting);
     }
 
     @Benchmark

@@ -81,8 +81,8 @@ public final class ConnectionViewModel {
         background.execute(() -> {
             try {
                 JsonObject s = c.status();
-                String line = "connected to " + uri + ": " + number(s, "nodes") + " nodes, " + number(s, "jobs") + " jobs, unit order "
-                        + text(s, "policy.unit-order");
+                String line = "connected to " + uri + ": " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs, unit order "
+                        + field(s, "policy.unit-order");
                 ui.execute(() -> {
                     client.set(c);
                     state.set(line);
@@ -131,12 +131,9 @@ public final class ConnectionViewModel {
         });
     }
 
-    private static String number(JsonObject o, String key) {
+    /** A field of the master's status as text, or "?" if it has none. */
+    private static String field(JsonObject o, String key) {
         JsonElement e = o.get(key);
         return e == null || e.isJsonNull() ? "?" : e.getAsString();
-    }
-
-    private static String text(JsonObject o, String key) {
-        return number(o, key);
     }
 }

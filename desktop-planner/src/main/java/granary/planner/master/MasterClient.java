@@ -133,10 +133,8 @@ public final class MasterClient {
      * @param lastEventId resume after this event, or null for a snapshot first
      */
     public InputStream stream(String lastEventId) throws ApiError {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/stream")).GET().header("Accept", "text/event-stream");
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
+        // no request timeout: the stream is meant to stay open (the connection timeout still applies)
+        HttpRequest.Builder b = authorized("/stream").GET().header("Accept", "text/event-stream");
         if (lastEventId != null) {
             b.header("Last-Event-ID", lastEventId);
         }
@@ -159,7 +157,11 @@ public final class MasterClient {
     }
 
     private HttpRequest.Builder request(String path) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT).header("Accept", "application/json");
+        return authorized(path).timeout(TIMEOUT).header("Accept", "application/json");
+    }
+
+    private HttpRequest.Builder authorized(String path) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }

@@ -16,7 +16,6 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
@@ -154,12 +153,13 @@ final class SampleJobMaster implements Listener {
         if (!u.equals(unit)) {
             return;
         }
-        if (exitCode == EXIT_UNKNOWN && node.equals(board.runningTasks().get(slot))) {
-            // it ended while its agent was down: whether it succeeded is unknown, so it runs again,
-            // and that is not one of its retries
+        if (exitCode == EXIT_UNKNOWN && node.equals(board.nodeOf(slot))) {
+            // its agent could not learn the exit code (the task ended while the agent was down, or
+            // the agent adopted it after a restart): whether it succeeded is unknown, so it runs
+            // again, and that is not one of its retries
             board.lost(slot);
             taskSince.remove(slot);
-            say("lost task=" + slot + " node=" + node + " (it ended while its agent was down; its exit code is unknown): it runs again");
+            say("lost task=" + slot + " node=" + node + " (its exit code is unknown to its agent, which restarted): it runs again");
             wantMore(unit, 1);
             progress();
             fill();
@@ -276,11 +276,24 @@ final class SampleJobMaster implements Listener {
                 default -> { }
             }
         }
-        boolean unanswered = false;
-        for (Map.Entry<Integer, String> e : servicesToVerify ? new TreeMap<>(serviceRunning).entrySet() : Set.<Map.Entry<Integer, String>>of()) {
+        if (servicesToVerify && verifyServices(oldEnough)) {
+            servicesToVerify = false;   // every service worker answered for
+        }
+        if (lost > 0) {
+            wantMore(unit, lost);
+            progress();
+        }
+        fill();
+    }
+
+    /** Asks about each service worker; true if every one was asked and the agent answered. */
+    private boolean verifyServices(long oldEnough) {
+        boolean all = true;
+        for (Map.Entry<Integer, String> e : new TreeMap<>(serviceRunning).entrySet()) {
             int s = e.getKey();
             String endpoint = endpoints.get(e.getValue());
             if (endpoint == null || serviceSince.getOrDefault(s, Long.MAX_VALUE) > oldEnough) {
+                all = false;   // asked next time
                 continue;
             }
             switch (probe(endpoint, serviceLaunch(s))) {
@@ -290,23 +303,16 @@ final class SampleJobMaster implements Listener {
                 }
                 case GONE -> {
                     serviceRunning.remove(s);
+                    serviceSince.remove(s);
                     serviceWaiting.add(s);
                     say("lost service=" + s + " node=" + e.getValue() + ": it waits again");
                     wantMore(service, 1);
                 }
-                case UNKNOWN -> unanswered = true;
-                default -> { }
+                case UNKNOWN -> all = false;
+                case RUNNING -> { }
             }
         }
-        if (servicesToVerify && !unanswered && serviceRunning.keySet().stream()
-                .allMatch(s -> serviceSince.getOrDefault(s, Long.MAX_VALUE) <= oldEnough)) {
-            servicesToVerify = false;   // every service worker answered for
-        }
-        if (lost > 0) {
-            wantMore(unit, lost);
-            progress();
-        }
-        fill();
+        return all;
     }
 
     /** The launch the job master would send anyway, as a question: the agent's answer says where the worker is. */

@@ -77,6 +77,11 @@ final class TaskBoard {
         }
     }
 
+    /** The node task {@code task} runs on, or null if it is not running. */
+    String nodeOf(int task) {
+        return running.get(task);
+    }
+
     /** The running tasks, task → node. */
     Map<Integer, String> runningTasks() {
         return Map.copyOf(running);
