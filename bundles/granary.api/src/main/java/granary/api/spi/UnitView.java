@@ -59,6 +59,23 @@ public interface UnitView {
     /** Slots per node with their age, oldest first. */
     List<Allocation> grants();
 
+    /**
+     * The oldest of {@link #grants()}, in the same order, just enough of them to hold at least
+     * {@code slots} slots (all of them when they hold fewer). Costs what it returns, not what the unit
+     * holds: preemption asks a unit spread over thousands of nodes for a few of its oldest grants.
+     */
+    default List<Allocation> oldestGrants(long slots) {
+        List<Allocation> all = grants();
+        long sum = 0;
+        for (int i = 0; i < all.size(); i++) {
+            sum += all.get(i).slots();
+            if (sum >= slots) {
+                return all.subList(0, i + 1);
+            }
+        }
+        return all;
+    }
+
     /** Why the unit's last scheduling attempt left slots waiting, or null. */
     Reason waitReason();
 

@@ -49,12 +49,16 @@ public final class Eligibility {
             if (b == null || b.fillLimit() == null) {
                 continue;
             }
-            long[] room = dims.vector(b.fillLimit().minus(g.used()).max(Resources.ZERO));
-            if (out == free) {
-                out = free.clone();
-            }
+            Resources limit = b.fillLimit();
+            Resources used = g.used();
             for (int d = 0; d < out.length; d++) {
-                out[d] = Math.min(out[d], d < room.length ? room[d] : 0);
+                long room = Math.max(0, dims.value(limit, d) - dims.value(used, d));
+                if (room < out[d]) {
+                    if (out == free) {
+                        out = free.clone();   // called for every node a group is offered: allocate only to narrow
+                    }
+                    out[d] = room;
+                }
             }
         }
         return out;

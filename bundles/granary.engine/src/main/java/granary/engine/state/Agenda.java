@@ -48,15 +48,11 @@ public final class Agenda {
     }
 
     public List<NodeState> takeFreed() {
-        List<NodeState> l = new ArrayList<>(freed);
-        freed.clear();
-        return l;
+        return drain(freed);
     }
 
     public List<UnitState> takeFresh() {
-        List<UnitState> l = new ArrayList<>(fresh);
-        fresh.clear();
-        return l;
+        return drain(fresh);
     }
 
     /** True if every waiting gang deserves another try (resources were freed, a limit changed). */
@@ -64,15 +60,29 @@ public final class Agenda {
         boolean g = gangs;
         gangs = false;
         if (g) {
-            freshGangs.clear();
+            drain(freshGangs);
         }
         return g;
     }
 
     /** Gangs that were requested or want more since the last cycle (tried alone when nothing was freed). */
     public List<UnitState> takeFreshGangs() {
-        List<UnitState> l = new ArrayList<>(freshGangs);
-        freshGangs.clear();
+        return drain(freshGangs);
+    }
+
+    /**
+     * Empties {@code set} and returns what it held, in order. Removes the members one by one rather
+     * than calling {@code clear()}, which walks the whole hash table: a table grown once (every node
+     * freed by a slice boundary) would otherwise cost its full size at every cycle after.
+     */
+    private static <T> List<T> drain(Set<T> set) {
+        if (set.isEmpty()) {
+            return new ArrayList<>(0);
+        }
+        List<T> l = new ArrayList<>(set);
+        for (T t : l) {
+            set.remove(t);
+        }
         return l;
     }
 

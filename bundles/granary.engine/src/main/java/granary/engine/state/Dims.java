@@ -54,6 +54,11 @@ public final class Dims {
         return v;
     }
 
+    /** Dimension {@code d} of {@code r}, without building its vector. */
+    public long value(Resources r, int d) {
+        return d == 0 ? r.cpu() : d == 1 ? r.memMb() : r.get(names.get(d));
+    }
+
     /** True if {@code need[d] <= have[d]} in every dimension. */
     public static boolean fits(long[] need, long[] have) {
         for (int d = 0; d < need.length; d++) {

@@ -366,6 +366,43 @@ public final class UnitState implements UnitView {
         return out;
     }
 
+    /**
+     * Walks the grants in the order they were first made on each node, which is their age order
+     * while the engine's clock does not go back; falls back to {@link #grants()} when it did.
+     */
+    @Override
+    public List<Allocation> oldestGrants(long wanted) {
+        List<Allocation> out = new ArrayList<>();
+        long sum = 0;
+        long cut = Long.MIN_VALUE;   // the age of the grant that reached {@code wanted}: its ties come too
+        long last = Long.MIN_VALUE;
+        for (Map.Entry<NodeState, long[]> e : ages.entrySet()) {
+            long[] age = e.getValue();
+            if (age[0] < last) {
+                return UnitView.super.oldestGrants(wanted);
+            }
+            last = age[0];
+            if (cut != Long.MIN_VALUE && age[0] > cut) {
+                break;
+            }
+            int k = slots.get(e.getKey());
+            out.add(new Allocation(id, e.getKey().name(), k, age[0], age[1]));
+            sum += k;
+            if (sum >= wanted && cut == Long.MIN_VALUE) {
+                cut = age[0];
+            }
+        }
+        out.sort(Comparator.comparingLong(Allocation::since).thenComparingLong(Allocation::seq));
+        long kept = 0;
+        for (int i = 0; i < out.size(); i++) {
+            kept += out.get(i).slots();
+            if (kept >= wanted) {
+                return out.subList(0, i + 1);
+            }
+        }
+        return out;
+    }
+
     /** Updates the waiting clock after a change: starts when slots wait, stops when none do. */
     void touchWaiting(long now) {
         if (remaining() > 0 && live) {

@@ -150,6 +150,11 @@ final class Lookahead {
         return limits.get(group);
     }
 
+    /** Every group's limit while the lookahead acts; a new map whenever the limits are computed again. */
+    Map<String, Quota> limits() {
+        return limits;
+    }
+
     long boundary() {
         return boundary;
     }

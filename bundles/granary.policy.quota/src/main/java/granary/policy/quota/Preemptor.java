@@ -96,41 +96,29 @@ final class Preemptor {
                 Math.min(budget, need * 4 + 128), youngest);
         // Oldest slot first over the whole cluster; slots taken on a node are only committed once they
         // make room there for the top unit, so nothing is revoked that does not help it.
-        Map<String, List<Take>> pending = new HashMap<>();
-        Map<String, Resources> freed = new HashMap<>();
+        Map<String, NodeTakes> pending = new HashMap<>();
         int revoked = 0;
         long fit = 0;
         String why = "preempted for job " + top.job().id() + " of group " + top.group() + " below its MinQuota";
         for (Candidate c : candidates) {
-            String n = c.grant().node();
-            NodeView node = ctx.cluster().node(n);
-            for (int k = 0; k < c.grant().slots() && fit < need && revoked + pendingSlots(pending.get(n)) < budget; k++) {
-                Quota l = excess.get(c.group());
-                Quota one = quotaOf(l, c, 1);
-                if (!one.atMost(l)) {
+            NodeTakes p = pending.computeIfAbsent(c.grant().node(), n -> new NodeTakes(ctx.cluster().node(n)));
+            Quota left = excess.get(c.group());
+            Quota one = quotaOf(left, c, 1);
+            int before = ctx.room(top, p.node);   // changes only when slots are revoked there
+            for (int k = 0; k < c.grant().slots() && fit < need && revoked + p.slots < budget; k++) {
+                if (!one.atMost(left)) {
                     break;   // would push its group below its min
                 }
-                excess.put(c.group(), minus(l, one));
-                List<Take> p = pending.computeIfAbsent(n, x -> new ArrayList<>());
-                if (!p.isEmpty() && p.get(p.size() - 1).c() == c) {
-                    p.set(p.size() - 1, new Take(c, p.get(p.size() - 1).slots() + 1));
-                } else {
-                    p.add(new Take(c, 1));
-                }
-                Resources f = freed.getOrDefault(n, Resources.ZERO).plus(c.unit().slot());
-                freed.put(n, f);
-                int before = ctx.room(top, node);
-                if (top.slot().copiesIn(node.free().plus(f)) > before) {
-                    for (Take t : p) {
-                        ctx.revoke(t.c().unit().id(), n, t.slots(), why);
-                        revoked += t.slots();
-                        counts.computeIfAbsent(t.c().group(), g -> new long[2])[0] += t.slots();
-                    }
-                    p.clear();
-                    freed.remove(n);
-                    fit += ctx.room(top, node) - before;
+                left = minus(left, one);
+                p.add(c);
+                if (top.slot().copiesIn(p.node.free().plus(p.freed)) > before) {
+                    revoked += p.commit(ctx, why);
+                    int after = ctx.room(top, p.node);
+                    fit += after - before;
+                    before = after;
                 }
             }
+            excess.put(c.group(), left);
             if (fit >= need || revoked >= budget) {
                 break;
             }
@@ -145,14 +133,41 @@ final class Preemptor {
         return revoked;
     }
 
-    private static int pendingSlots(List<Take> p) {
-        int s = 0;
-        if (p != null) {
-            for (Take t : p) {
-                s += t.slots();
-            }
+    /** Slots taken on one node but not yet revoked: they do not make room there for the top unit yet. */
+    private final class NodeTakes {
+        final NodeView node;
+        final List<Take> takes = new ArrayList<>();
+        Resources freed = Resources.ZERO;
+        int slots;
+
+        NodeTakes(NodeView node) {
+            this.node = node;
         }
-        return s;
+
+        void add(Candidate c) {
+            int last = takes.size() - 1;
+            if (last >= 0 && takes.get(last).c() == c) {
+                takes.set(last, new Take(c, takes.get(last).slots() + 1));
+            } else {
+                takes.add(new Take(c, 1));
+            }
+            freed = freed.plus(c.unit().slot());
+            slots++;
+        }
+
+        /** Revokes what was taken here; returns the slots. */
+        int commit(CycleContext ctx, String why) {
+            int n = 0;
+            for (Take t : takes) {
+                ctx.revoke(t.c().unit().id(), node.name(), t.slots(), why);
+                n += t.slots();
+                counts.computeIfAbsent(t.c().group(), g -> new long[2])[0] += t.slots();
+            }
+            takes.clear();
+            freed = Resources.ZERO;
+            slots = 0;
+            return n;
+        }
     }
 
     /** How much each group above its min may lose before it reaches its min. */
@@ -185,10 +200,10 @@ final class Preemptor {
                     continue;
                 }
                 for (UnitView u : j.units()) {
-                    if (u.kind() != UnitKind.OFFLINE || u.allOrNothing() || u.granted() == 0) {
+                    if (u.kind() != UnitKind.OFFLINE || u.allOrNothing() || u.granted() == 0 || slots >= enough) {
                         continue;
                     }
-                    for (Allocation a : u.grants()) {
+                    for (Allocation a : u.oldestGrants(enough - slots)) {
                         if (a.since() <= oldEnough) {
                             all.add(new Candidate(u, a, group));
                             slots += a.slots();

@@ -82,6 +82,10 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     private final Lookahead lookahead;
     private QuotaTable table;
     private Funding funding;
+    /** {@link #bounds} per group, for the funding and the lookahead limits they were built from. */
+    private final Map<String, GroupBounds> boundsCache = new HashMap<>();
+    private Funding boundsFunding;
+    private Map<String, Quota> boundsLimits;
     private long fundingUntil = Long.MIN_VALUE;
     private long fundingAt;
     private String emergent;
@@ -246,7 +250,26 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
 
     @Override
     public GroupBounds bounds(GroupView group, EngineView view) {
-        GroupQuota q = table == null ? null : funding.quota(group.name());
+        if (table == null) {
+            return null;
+        }
+        // asked for every node a group is offered: built once per funding and lookahead limits
+        Map<String, Quota> limits = options.lookahead() ? lookahead.limits() : Map.of();
+        if (boundsFunding != funding || boundsLimits != limits) {
+            boundsCache.clear();
+            boundsFunding = funding;
+            boundsLimits = limits;
+        }
+        GroupBounds b = boundsCache.get(group.name());
+        if (b == null && !boundsCache.containsKey(group.name())) {
+            b = buildBounds(group);
+            boundsCache.put(group.name(), b);
+        }
+        return b;
+    }
+
+    private GroupBounds buildBounds(GroupView group) {
+        GroupQuota q = funding.quota(group.name());
         if (q == null) {
             return null;
         }
