@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Pattern;
+import granary.conformance.kit.processes.Cluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -98,7 +99,7 @@ class ClusterIT {
         Files.writeString(dir.resolve("password"), "s3cret!\n");
         cluster = new Cluster(dir).startMaster(It.runnableJar(), "--keystore=" + keystore,
                 "--keystore-password-file=" + dir.resolve("password"));
-        assertTrue(cluster.url.startsWith("https://"), cluster.url);
+        assertTrue(cluster.url().startsWith("https://"), cluster.url());
         // Agents and job masters trust the master's certificate through the JDK's standard trust store settings.
         java.util.List<String> trust = java.util.List.of("-Djavax.net.ssl.trustStore=" + keystore,
                 "-Djavax.net.ssl.trustStorePassword=s3cret!", "-Djavax.net.ssl.trustStoreType=PKCS12");

@@ -17,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import granary.conformance.kit.processes.Cluster;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

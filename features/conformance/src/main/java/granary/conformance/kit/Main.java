@@ -8,6 +8,7 @@ import granary.codec.json.JsonWriter;
 import granary.conformance.Case;
 import granary.conformance.Cases;
 import granary.conformance.Schedules;
+import granary.conformance.kit.processes.ProcessScenarios;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -25,15 +26,22 @@ import java.util.Map;
 public final class Main {
 
     static final String USAGE = String.join("\n",
-            "Usage: java -jar granary-conformance.jar [--schedules N] [--seed S] [--report FILE.json]",
+            "Usage: java -jar granary-conformance.jar [--schedules N] [--seed S] [--report FILE.json] [--processes]",
             "  --schedules N   random fault schedules to run after the 17 cases (default 200; 0: none)",
             "  --seed S        seed of the first schedule (default 1); schedule i uses seed S+i, so a",
             "                  failing seed is a reproduction: --seed <it> --schedules 1",
             "  --report FILE   also write the results as JSON",
+            "  --processes     also run the real-process scenarios on this machine (rows P1-P3: kill -9 of",
+            "                  the master, an agent, the job master, each started again; about a minute each);",
+            "                  they listen on 127.0.0.1 only and kill every process they start",
+            "  --jars DIR      where the runnable jars are for --processes: DIR/standalone/target/granary-",
+            "                  standalone.jar, DIR/agent/target/granary-agent.jar, DIR/jobmaster/target/",
+            "                  granary-jobmaster.jar (default: the features/ directory this kit was built in)",
+            "  --work-dir DIR  the processes' directories and logs (default: a new temporary directory)",
             "  --help          this text",
             "Exit codes: 0 no violation, 1 a violation, 2 bad options.");
 
-    record Options(int schedules, long seed, Path report) {
+    record Options(int schedules, long seed, Path report, boolean processes, Path jars, Path workDir) {
     }
 
     private Main() {
@@ -78,6 +86,26 @@ public final class Main {
             }
             schedules.add(r);
         }
+        if (o.processes()) {
+            ProcessScenarios.Jars jars = ProcessScenarios.Jars.under(o.jars() != null ? o.jars() : builtIn());
+            Path missing = jars.missing();
+            if (missing != null) {
+                err.println("Error: --processes needs " + missing.toAbsolutePath().normalize()
+                        + ": build it with 'mvn -DskipTests package', or say where the jars are with --jars DIR");
+                return 2;
+            }
+            Path work;
+            try {
+                work = o.workDir() != null ? Files.createDirectories(o.workDir()) : Files.createTempDirectory("granary-conformance-");
+            } catch (IOException ex) {
+                err.println("Error: cannot create the work directory " + o.workDir() + ": " + ex.getMessage());
+                return 2;
+            }
+            for (Cases.Outcome r : new ProcessScenarios(jars, work, out).all()) {
+                outcomes.add(r);
+                row(out, r);
+            }
+        }
         long failedCases = outcomes.stream().filter(r -> !r.passed()).count();
         double seconds = (System.nanoTime() - started) / 1e9;
         out.printf("%d of %d cases passed; %d of %d random schedules passed (seeds %d..%d); %.1f s%n",
@@ -103,6 +131,16 @@ public final class Main {
         }
     }
 
+    /** The features/ directory of the build this kit's jar (features/conformance/target/…) comes from. */
+    private static Path builtIn() {
+        try {
+            Path jar = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return jar.toAbsolutePath().getParent().getParent().getParent();
+        } catch (java.net.URISyntaxException | RuntimeException ex) {
+            return Path.of("features");
+        }
+    }
+
     private static String cut(String s, int n) {
         return s.length() <= n ? s : s.substring(0, n - 1) + "…";
     }
@@ -111,6 +149,9 @@ public final class Main {
         int schedules = 200;
         long seed = 1;
         Path report = null;
+        boolean processes = false;
+        Path jars = null;
+        Path workDir = null;
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
                 return null;
@@ -118,6 +159,10 @@ public final class Main {
         }
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
+            if (a.equals("--processes")) {
+                processes = true;
+                continue;
+            }
             String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
             String value;
             if (a.contains("=")) {
@@ -131,10 +176,16 @@ public final class Main {
                 case "--schedules" -> schedules = (int) number(name, value, 0, 1_000_000);
                 case "--seed" -> seed = number(name, value, Long.MIN_VALUE / 2, Long.MAX_VALUE / 2);
                 case "--report" -> report = Path.of(value);
+                case "--jars" -> jars = Path.of(value);
+                case "--work-dir" -> workDir = Path.of(value);
+                case "--processes" -> throw new IllegalArgumentException("--processes takes no value, got '" + value + "'");
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }
-        return new Options(schedules, seed, report);
+        if (!processes && (jars != null || workDir != null)) {
+            throw new IllegalArgumentException((jars != null ? "--jars" : "--work-dir") + ": only with --processes");
+        }
+        return new Options(schedules, seed, report, processes, jars, workDir);
     }
 
     private static long number(String name, String value, long min, long max) {

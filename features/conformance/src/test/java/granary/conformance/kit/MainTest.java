@@ -48,6 +48,38 @@ class MainTest {
     }
 
     @Test
+    void processesNeedTheirJarsAndSayWhichIsMissing() {
+        assertEquals(2, run("--schedules", "0", "--processes", "--jars", dir.toString()));
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.contains("--processes needs " + dir.resolve("standalone/target/granary-standalone.jar")), e);
+        assertTrue(e.contains("--jars DIR"), e);
+        assertEquals(2, run("--jars", dir.toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--jars: only with --processes"), err::toString);
+        assertEquals(2, run("--processes=yes"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--processes takes no value, got 'yes'"), err::toString);
+    }
+
+    /** The wiring of --processes, quickly: jars that are not runnable make every real-process row fail, and the kit exit 1. */
+    @Test
+    void processRowsJoinTheTableAndTheReportAndAFailingOneFailsTheRun() throws Exception {
+        for (String jar : new String[] {"standalone/target/granary-standalone.jar", "agent/target/granary-agent.jar",
+                "jobmaster/target/granary-jobmaster.jar"}) {
+            Files.createDirectories(dir.resolve(jar).getParent());
+            Files.writeString(dir.resolve(jar), "not a jar");
+        }
+        Path report = dir.resolve("report.json");
+        assertEquals(1, run("--schedules", "0", "--processes", "--jars", dir.toString(), "--work-dir", dir.resolve("work").toString(),
+                "--report", report.toString()), err::toString);
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertTrue(table.contains("P1    | M kill -9 (real processes)"), table);
+        assertTrue(table.contains("the master exited with"), table);
+        assertTrue(table.contains("19 of 22 cases passed"), table);
+        String json = Files.readString(report);
+        assertTrue(json.matches("(?s).*\"id\": *\"P3\".*") && json.matches("(?s).*\"result\": *\"fail\".*"), json);
+        assertTrue(Files.isRegularFile(dir.resolve("work/P1/master.err")), "the master's output is kept in the work directory");
+    }
+
+    @Test
     void helpPrintsTheUsage() {
         assertEquals(0, run("--help"));
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("Usage: java -jar granary-conformance.jar"));

@@ -1,6 +1,4 @@
-package granary.launcher;
-
-import static org.junit.jupiter.api.Assertions.fail;
+package granary.conformance.kit.processes;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,19 +13,24 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Real processes of a cluster on loopback for a test: the master (a runnable jar of this module),
- * agents and job masters (the jars of features/agent and features/jobmaster). Output goes to files
- * in the test's directory; every process and its children are killed by PID in {@link #close()}.
+ * Real processes of a cluster on loopback (docs/recovery.md, "Real processes"): the master (a
+ * runnable jar of features/standalone), agents and job masters (the jars of features/agent and
+ * features/jobmaster). Output goes to files in its directory; every process and its children are
+ * killed by PID in {@link #close()}. Used by the conformance kit's {@code --processes} and by the
+ * integration tests of features/standalone. Every wait is bounded; a failure is a {@link ProcessFailure}.
  */
-final class Cluster implements AutoCloseable {
+public final class Cluster implements AutoCloseable {
+
+    /** How long one step (the master listening, a console answer, a process exiting) may take. */
+    public static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     /** A started process with its output files. */
-    record Proc(String name, Process process, Path out, Path err) {
-        String stdout() {
+    public record Proc(String name, Process process, Path out, Path err) {
+        public String stdout() {
             return read(out);
         }
 
-        String stderr() {
+        public String stderr() {
             return read(err);
         }
 
@@ -40,9 +43,9 @@ final class Cluster implements AutoCloseable {
         }
 
         /** Waits for it to exit, at most {@code timeout}; fails with its output if it does not. */
-        int exit(Duration timeout) throws InterruptedException {
+        public int exit(Duration timeout) throws InterruptedException {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                fail(name + " did not exit within " + timeout + "\n--- stdout ---\n" + stdout() + "\n--- stderr ---\n" + stderr());
+                throw new ProcessFailure(name + " did not exit within " + timeout + "\n--- stdout ---\n" + stdout() + "\n--- stderr ---\n" + stderr());
             }
             return process.exitValue();
         }
@@ -53,27 +56,48 @@ final class Cluster implements AutoCloseable {
         }
     }
 
-    static final Path AGENT_JAR = Path.of("../agent/target/granary-agent.jar");
-    static final Path JOB_MASTER_JAR = Path.of("../jobmaster/target/granary-jobmaster.jar");
+    /** The agent's jar as features/standalone's tests find it (their working directory is that module). */
+    public static final Path AGENT_JAR = Path.of("../agent/target/granary-agent.jar");
+    /** The sample job master's jar, likewise. */
+    public static final Path JOB_MASTER_JAR = Path.of("../jobmaster/target/granary-jobmaster.jar");
 
     private final Path dir;
+    private final Path agentJar;
+    private final Path jobMasterJar;
     private final List<Proc> started = new ArrayList<>();
     /** Processes no longer below a started one (e.g. workers of an agent killed with -9), killed by PID in close. */
     private final List<Long> alsoKill = new ArrayList<>();
     private OutputStream masterConsole;
-    Proc master;
-    String url;
+    private Proc master;
+    private String url;
 
-    Cluster(Path dir) {
-        this.dir = dir;
+    /** A cluster whose agents and job masters are started from the jars where features/standalone's tests find them. */
+    public Cluster(Path dir) {
+        this(dir, AGENT_JAR, JOB_MASTER_JAR);
     }
 
-    Path dir() {
+    public Cluster(Path dir, Path agentJar, Path jobMasterJar) {
+        this.dir = dir;
+        this.agentJar = agentJar;
+        this.jobMasterJar = jobMasterJar;
+    }
+
+    public Path dir() {
         return dir;
     }
 
+    /** The master started last. */
+    public Proc master() {
+        return master;
+    }
+
+    /** The URL the master started last listens on. */
+    public String url() {
+        return url;
+    }
+
     /** Starts the master on a free loopback port and waits until it listens. */
-    Cluster startMaster(Path jar, String... extra) throws IOException, InterruptedException {
+    public Cluster startMaster(Path jar, String... extra) throws IOException, InterruptedException {
         return startMaster("127.0.0.1:0", jar, extra);
     }
 
@@ -81,11 +105,11 @@ final class Cluster implements AutoCloseable {
      * Starts a master again on the port of the one before (killed first by the caller), with the same
      * secret file, and waits until it listens; the console commands then go to the new one.
      */
-    Cluster restartMaster(Path jar, String... extra) throws IOException, InterruptedException {
+    public Cluster restartMaster(Path jar, String... extra) throws IOException, InterruptedException {
         String before = url;
         startMaster(before.substring(before.lastIndexOf('/') + 1), jar, extra);
         if (!url.equals(before)) {
-            fail("the master came back on " + url + ", not on " + before);
+            throw new ProcessFailure("the master came back on " + url + ", not on " + before);
         }
         return this;
     }
@@ -98,7 +122,7 @@ final class Cluster implements AutoCloseable {
         master = start("master", jar, args);
         masterConsole = master.process().getOutputStream();
         Pattern listening = Pattern.compile("listening on (https?://127\\.0\\.0\\.1:\\d+)");
-        long end = System.nanoTime() + It.TIMEOUT.toNanos();
+        long end = System.nanoTime() + TIMEOUT.toNanos();
         while (System.nanoTime() < end) {
             Matcher m = listening.matcher(master.stderr());
             if (m.find()) {
@@ -106,21 +130,20 @@ final class Cluster implements AutoCloseable {
                 return this;
             }
             if (!master.process().isAlive()) {
-                fail("the master exited with " + master.process().exitValue() + ": " + master);
+                throw new ProcessFailure("the master exited with " + master.process().exitValue() + ": " + master);
             }
             Thread.sleep(100);   // a child process: polled, with a deadline
         }
-        fail("the master did not listen within " + It.TIMEOUT + ": " + master);
-        return this;
+        throw new ProcessFailure("the master did not listen within " + TIMEOUT + ": " + master);
     }
 
     /**
      * Runs a console command on the master (its piped standard input), again every second, until
      * {@code expect} shows in what it printed since; returns that output.
      */
-    String console(String command, String expect) throws IOException, InterruptedException {
+    public String console(String command, String expect) throws IOException, InterruptedException {
         int before = master.stdout().length();
-        long end = System.nanoTime() + It.TIMEOUT.toNanos();
+        long end = System.nanoTime() + TIMEOUT.toNanos();
         long next = 0;
         while (System.nanoTime() < end) {
             if (System.nanoTime() >= next) {
@@ -134,49 +157,48 @@ final class Cluster implements AutoCloseable {
             }
             Thread.sleep(100);   // a child process: polled, with a deadline
         }
-        fail("'" + command + "' did not print '" + expect + "': " + master);
-        return null;
+        throw new ProcessFailure("'" + command + "' did not print '" + expect + "': " + master);
     }
 
     /** Writes the token of {@code identity} (e.g. {@code agent/n1}) to a file, from the master's secret. */
-    Path token(String identity) throws IOException {
+    public Path token(String identity) throws IOException {
         granary.protocol.link.Tokens tokens = granary.protocol.link.Tokens.fromFile(dir.resolve("granary.secret"));
         Path file = dir.resolve(identity.replace('/', '-') + ".token");
         Files.writeString(file, tokens.issue(granary.protocol.link.Tokens.parseIdentity(identity)) + "\n");
         return file;
     }
 
-    Proc agent(String node, String capacity, Path tokenFile, String... extra) throws IOException {
+    public Proc agent(String node, String capacity, Path tokenFile, String... extra) throws IOException {
         return agent(List.of(), node, capacity, tokenFile, extra);
     }
 
     /** An agent whose JVM gets {@code jvm} options first (e.g. the trust store for an HTTPS master). */
-    Proc agent(List<String> jvm, String node, String capacity, Path tokenFile, String... extra) throws IOException {
+    public Proc agent(List<String> jvm, String node, String capacity, Path tokenFile, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("--master=" + url, "--node=" + node, "--room=r1",
                 "--capacity=" + capacity, "--token-file=" + tokenFile, "--work-dir=" + dir.resolve(node)));
         args.addAll(List.of(extra));
-        return start("agent " + node, AGENT_JAR, jvm, args);
+        return start("agent " + node, agentJar, jvm, args);
     }
 
     /** Kills {@code pid} too in {@link #close()} (a process that is no longer a descendant of a started one). */
-    void alsoKill(long pid) {
+    public void alsoKill(long pid) {
         alsoKill.add(pid);
     }
 
-    Proc jobMaster(String job, int tasks, String command, Path tokenFile, String... extra) throws IOException {
+    public Proc jobMaster(String job, int tasks, String command, Path tokenFile, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("--master=" + url, "--token-file=" + tokenFile, "--job=" + job,
                 "--tasks=" + tasks, "--slot=cpu=100,mem=256", "--command=" + command));
         args.addAll(List.of(extra));
-        return start("job master " + job, JOB_MASTER_JAR, args);
+        return start("job master " + job, jobMasterJar, args);
     }
 
-    Proc start(String name, Path jar, List<String> args) throws IOException {
+    public Proc start(String name, Path jar, List<String> args) throws IOException {
         return start(name, jar, List.of(), args);
     }
 
-    Proc start(String name, Path jar, List<String> jvm, List<String> args) throws IOException {
+    public Proc start(String name, Path jar, List<String> jvm, List<String> args) throws IOException {
         if (!Files.isRegularFile(jar)) {
-            fail(jar + " missing: run 'mvn verify' from the root, which packages it first");
+            throw new ProcessFailure(jar + " missing: run 'mvn package' from the root, which builds it (or name it: java -jar granary-conformance.jar --help)");
         }
         String java = ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString());
