@@ -11,6 +11,7 @@ import granary.protocol.Request;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,10 @@ public final class RecoveryWindow {
     private final long openedAt;
     private final Map<String, AgentReport> agents = new TreeMap<>();
     private final Map<String, JobMasterReport> jobMasters = new TreeMap<>();
+    /** Nodes the job masters' holdings name, and how many of those nodes' agents have not reported. */
+    private final Names namedNodes = new Names(agents);
+    /** Job masters the agents' caps name, and how many of them have not reported. */
+    private final Names namedJobMasters = new Names(jobMasters);
     private long lastNewPeer;
     private boolean closed;
 
@@ -53,16 +58,87 @@ public final class RecoveryWindow {
     /** An agent reported (again): its last report counts. */
     public void agent(AgentReport report, long now) {
         ensureOpen();
-        if (agents.put(report.node().name(), report) == null) {
+        AgentReport before = agents.put(report.node().name(), report);
+        if (before == null) {
             lastNewPeer = now;
+            namedNodes.reported(report.node().name());
+        } else {
+            namedJobMasters.count(jobMastersOf(before), -1);
         }
+        namedJobMasters.count(jobMastersOf(report), 1);
     }
 
     /** A job master reported (again): its last full request counts. */
     public void jobMaster(JobMasterReport report, long now) {
         ensureOpen();
-        if (jobMasters.put(report.id(), report) == null) {
+        JobMasterReport before = jobMasters.put(report.id(), report);
+        if (before == null) {
             lastNewPeer = now;
+            namedJobMasters.reported(report.id());
+        } else {
+            namedNodes.count(nodesOf(before), -1);
+        }
+        namedNodes.count(nodesOf(report), 1);
+    }
+
+    private static Set<String> jobMastersOf(AgentReport a) {
+        Set<String> out = new HashSet<>();
+        a.caps().forEach(g -> out.add(g.jobMaster()));
+        return out;
+    }
+
+    private static Set<String> nodesOf(JobMasterReport j) {
+        Set<String> out = new HashSet<>();
+        j.holdings().forEach(h -> out.add(h.node()));
+        return out;
+    }
+
+    /**
+     * Peers that reports name, each with how many current reports name it, and how many of them have
+     * not reported themselves: kept as reports come so that {@link #due} costs O(1), not a pass over
+     * every cap and holding (it is asked after every message the master handles, 10,000s a second
+     * while a large cluster reports).
+     */
+    private static final class Names {
+        private final Map<String, Integer> namedBy = new HashMap<>();
+        private final Map<String, ?> reporters;
+        private int missing;
+
+        Names(Map<String, ?> reporters) {
+            this.reporters = reporters;
+        }
+
+        /** One report more ({@code delta} 1) or fewer (-1) names each of {@code names}. */
+        void count(Set<String> names, int delta) {
+            for (String n : names) {
+                int old = namedBy.getOrDefault(n, 0);
+                int now = old + delta;
+                if (now == 0) {
+                    namedBy.remove(n);
+                } else {
+                    namedBy.put(n, now);
+                }
+                if (!reporters.containsKey(n)) {
+                    missing += (old == 0 ? 1 : 0) - (now == 0 ? 1 : 0);
+                }
+            }
+        }
+
+        /** {@code name} reported for the first time (the caller has put it among the reporters). */
+        void reported(String name) {
+            if (namedBy.containsKey(name)) {
+                missing--;
+            }
+        }
+
+        Set<String> missing() {
+            Set<String> out = new TreeSet<>();
+            namedBy.keySet().forEach(n -> {
+                if (!reporters.containsKey(n)) {
+                    out.add(n);
+                }
+            });
+            return out;
         }
     }
 
@@ -84,30 +160,18 @@ public final class RecoveryWindow {
             return true;
         }
         boolean heard = !agents.isEmpty() || !jobMasters.isEmpty();
-        return heard && missingAgents().isEmpty() && missingJobMasters().isEmpty()
+        return heard && namedNodes.missing == 0 && namedJobMasters.missing == 0
                 && now - lastNewPeer >= options.settle().toMillis();
     }
 
     /** Nodes that job masters hold slots on and whose agent has not reported. */
     public Set<String> missingAgents() {
-        Set<String> out = new TreeSet<>();
-        jobMasters.values().forEach(j -> j.holdings().forEach(h -> {
-            if (!agents.containsKey(h.node())) {
-                out.add(h.node());
-            }
-        }));
-        return out;
+        return namedNodes.missing();
     }
 
     /** Job masters that agents hold caps of and that have not reported. */
     public Set<String> missingJobMasters() {
-        Set<String> out = new TreeSet<>();
-        agents.values().forEach(a -> a.caps().forEach(g -> {
-            if (!jobMasters.containsKey(g.jobMaster())) {
-                out.add(g.jobMaster());
-            }
-        }));
-        return out;
+        return namedJobMasters.missing();
     }
 
     public int agentCount() {

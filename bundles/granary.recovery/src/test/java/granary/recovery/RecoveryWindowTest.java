@@ -13,8 +13,13 @@ import granary.api.model.UnitSpec;
 import granary.protocol.Cap;
 import granary.protocol.Request;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** The rules of docs/recovery.md, "Rebuilding" and "Peers that return late", on the recovery engine alone. */
@@ -121,5 +126,49 @@ class RecoveryWindowTest {
         assertEquals(1, back.mocks().get(0).units().get(0).desired());
         assertEquals(List.of(new Adoption(WEB, "n9", 1, true)), back.mockGrants());
         assertFalse(r.isDeferred("svc"));
+    }
+
+    /**
+     * Who is missing is kept as reports come (due() is asked after every message): over random
+     * reports, reports sent again with other caps or holdings, it equals what the reports name.
+     */
+    @Test
+    void theMissingPeersFollowEveryReportAndEveryReportSentAgain() {
+        for (long seed = 1; seed <= 30; seed++) {
+            Random rnd = new Random(seed);
+            RecoveryWindow v = new RecoveryWindow(new RecoveryOptions(Duration.ofSeconds(60), Duration.ofSeconds(2)), 0);
+            Map<String, AgentReport> agents = new HashMap<>();
+            Map<String, JobMasterReport> jms = new HashMap<>();
+            for (int step = 0; step < 60; step++) {
+                long now = step * 100L;
+                if (rnd.nextBoolean()) {
+                    List<Cap.Grant> caps = new ArrayList<>();
+                    for (int k = rnd.nextInt(4); k > 0; k--) {
+                        caps.add(cap("jm" + rnd.nextInt(5), WEB, 1, rnd.nextBoolean()));
+                    }
+                    AgentReport a = new AgentReport(node("n" + rnd.nextInt(6), 4), caps);
+                    agents.put(a.node().name(), a);
+                    v.agent(a, now);
+                } else {
+                    List<Request.Holding> held = new ArrayList<>();
+                    for (int k = rnd.nextInt(4); k > 0; k--) {
+                        held.add(new Request.Holding(MAP, "n" + rnd.nextInt(6), 1));
+                    }
+                    JobMasterReport j = new JobMasterReport("jm" + rnd.nextInt(5), List.of(), held);
+                    jms.put(j.id(), j);
+                    v.jobMaster(j, now);
+                }
+                Set<String> missingAgents = new TreeSet<>();
+                jms.values().forEach(j -> j.holdings().stream().map(Request.Holding::node)
+                        .filter(n -> !agents.containsKey(n)).forEach(missingAgents::add));
+                Set<String> missingJms = new TreeSet<>();
+                agents.values().forEach(a -> a.caps().stream().map(Cap.Grant::jobMaster)
+                        .filter(j -> !jms.containsKey(j)).forEach(missingJms::add));
+                String at = "seed " + seed + " step " + step;
+                assertEquals(missingAgents, v.missingAgents(), at);
+                assertEquals(missingJms, v.missingJobMasters(), at);
+                assertEquals(missingAgents.isEmpty() && missingJms.isEmpty(), v.due(now + 2_000), at + ": due once settled");
+            }
+        }
     }
 }
