@@ -1471,7 +1471,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     }
 
     private Reply reply(int status, Ack ack) {
-        return new Reply(status, codec.encode(new Envelope(WireCodec.VERSION, self, options.incarnation(), 0, ack)));
+        return new Reply(status, codec.encode(Envelope.of(self, options.incarnation(), 0, ack)));
     }
 
     @Override
