@@ -1384,6 +1384,15 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     // ---- restarting lost job masters (docs/recovery.md, "Restarting a lost job master") ---------
 
+    /**
+     * True if {@code job} is one of the master's restarts of a lost job master: its one online slot
+     * is the master's own, and taking it back (when the job master is lost again, and its previous
+     * start so stopped and fenced) is no revocation of a service's slot (docs/recovery.md).
+     */
+    public static boolean isRestartJob(String job) {
+        return Restarts.isRestartJob(job);
+    }
+
     /** A lost job master is started again if it said how and still runs jobs (one that ended them has nothing to fail over). */
     private boolean restartable(JobMasterPeer j) {
         synchronized (lock) {
