@@ -100,8 +100,8 @@ final class MessageReader {
         return object(e, at, x -> {
             Program program = program(x, at);
             Resources size = resources(x, "size", at, true);
-            if (size != null && size.isZero()) {
-                json.problem(x.get("size"), at + ".size", "must ask for some resource, got " + size);
+            if (size != null) {
+                slotRules(x.get("size"), at + ".size", size);
             }
             String node = x.get("node") == null ? null : json.string(x, "node", at, null);
             if (node != null && !granary.api.model.Names.isValid(node)) {
@@ -109,6 +109,18 @@ final class MessageReader {
             }
             return new Request.Restart(program, size, node);
         }, "command", "environment", "workingDirectory", "size", "node");
+    }
+
+    /** A restart's slot follows a unit's slot rules (not zero, nothing negative, within Resources.MAX_AMOUNT): the same check. */
+    private void slotRules(JsonValue e, String path, Resources size) {
+        try {
+            granary.api.model.UnitSpec.builder("job-master").slot(size).desired(1).build();
+        } catch (InvalidRequestException ex) {
+            for (Problem p : ex.problems()) {
+                String field = p.field().startsWith("slot") ? path + p.field().substring("slot".length()) : path;
+                json.problem(e, field, p.message());
+            }
+        }
     }
 
     /** A program to start: a command that is not empty and whose program name is not empty, its environment and directory. */

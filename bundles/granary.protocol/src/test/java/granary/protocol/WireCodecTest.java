@@ -101,6 +101,8 @@ class WireCodecTest {
                         "$.message.restart.size", "must ask for some resource, got cpu=0,mem=0"),
                 Arguments.of("restart with a negative size", envelope3("request", request(true, RESTART.replace("\"cpu\": 100", "\"cpu\": -1"))),
                         "$.message.restart.size.cpu", "must not be negative, got -1"),
+                Arguments.of("restart with a size beyond the limit", envelope3("request", request(true, RESTART.replace("\"cpu\": 100", "\"cpu\": 9223372036854775807"))),
+                        "$.message.restart.size.cpu", "must be at most " + granary.api.model.Resources.MAX_AMOUNT + ", got 9223372036854775807"),
                 Arguments.of("restart without a size", envelope3("request", request(true, RESTART.replace(", \"size\": {\"cpu\": 100, \"mem\": 256}", ""))),
                         "$.message.restart.size", "is missing"),
                 Arguments.of("restart on a bad node name", envelope3("request", request(true, RESTART.replace("\"n1\"", "\"n 1\""))),
