@@ -27,6 +27,11 @@ final class Restarts {
     static final String PREFIX = "granary.restart-";
     /** The unit of a restart job. */
     static final String UNIT = "job-master";
+    /**
+     * A restart's priority, above any job's usual one: a freed slot goes to the lost job master
+     * first, before the units of its own batch that wait for slots nobody would plan into.
+     */
+    static final int PRIORITY = 1_000_000;
 
     /** One start of job master {@code jobMaster}: its job's unit, what it runs, and the node it landed on (null: waiting). */
     static final class Run {
@@ -65,7 +70,7 @@ final class Restarts {
     Run begin(String jobMaster, Request.Restart spec, String avoid) {
         int n = starts.merge(jobMaster, 1, Integer::sum);
         UnitId unit = new UnitId(PREFIX + n + "@" + jobMaster, UNIT);
-        UnitSpec u = new UnitSpec(UNIT, spec.size(), 1, 0, List.of(), 0, avoid == null ? Set.of() : Set.of(avoid),
+        UnitSpec u = new UnitSpec(UNIT, spec.size(), 1, PRIORITY, List.of(), 0, avoid == null ? Set.of() : Set.of(avoid),
                 Map.of(), false, UnitKind.ONLINE);
         Run r = new Run(jobMaster, unit, spec.program(), u);
         byJob.put(unit.job(), r);
