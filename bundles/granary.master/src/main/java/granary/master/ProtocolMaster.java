@@ -799,6 +799,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
         }
         window.jobMaster(new JobMasterReport(p.id, r.jobs(), r.holdings()), clock.millis());
+        p.restart = r.restart(); // how to start it again holds from its first full request, window or not
         if (p.requestIncarnation != e.incarnation()) {
             CompletableFuture<Reply> w = p.outbox.reset();
             if (w != null) {

@@ -177,6 +177,30 @@ class JobMasterRestartTest {
         assertNotNull(launchIn(n1, 25));
     }
 
+    /** Found by FailoverIT: a first full request that arrives during the recovery window carries the spec too. */
+    @Test
+    void aRestartSpecSentDuringTheRecoveryWindowHolds() throws Exception {
+        h.close();
+        MasterHarness w = new MasterHarness(MasterOptions.defaults().withIncarnation(78)
+                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)).withManualTicks(),
+                granary.recovery.Recovery.of(new granary.recovery.RecoveryOptions(Duration.ofSeconds(5), Duration.ofSeconds(1))));
+        try {
+            PeerLink n1 = w.link(Role.AGENT, "n1", 1);
+            assertFalse(n1.send(new Register("n1", "r1", Map.of(), Resources.of(400, 1024), "http://127.0.0.1:9/n1")).isRefusal());
+            PeerLink jm = w.link(Role.JOB_MASTER, "jm1", 5);
+            assertFalse(jm.send(full(new Request.Restart(PROGRAM, Resources.of(50, 64), null))).isRefusal());
+            w.clock.advance(6_000);
+            w.master.tick(); // the window closes: the master rebuilds and serves
+            w.clock.advance(61_000);
+            assertFalse(n1.send(new Heartbeat(List.of(), List.of(), null)).isRefusal());
+            w.master.expire();
+            assertEquals("restarting", w.master.jobMasters().get(0).state());
+            assertNotNull(launchIn(n1, 25), "the spec of the window's full request started it again");
+        } finally {
+            w.close();
+        }
+    }
+
     @Test
     void aJobMasterWithoutARestartSpecIsNotRestartedAndItsOfflineJobsAreCancelled() throws Exception {
         PeerLink n1 = agent("n1", 300);
