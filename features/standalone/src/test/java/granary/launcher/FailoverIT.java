@@ -133,6 +133,70 @@ class FailoverIT {
         servicesStopAfterTheBatch(pids);
     }
 
+    /**
+     * Spec case 3 (docs/recovery.md, "Restarting a lost job master"): a restartable sample job master
+     * is stopped (SIGSTOP) past the job master timeout (5 s here); the master fences it and starts it
+     * again through an agent; the new one adopts the online workers and finishes the batch; the
+     * stopped one, resumed (SIGCONT), is refused as fenced and exits with code 7.
+     */
+    @Test
+    void aRestartableJobMasterStoppedPastItsTimeoutIsStartedAgainByTheMasterAndTheOldOneIsFenced() throws Exception {
+        Cluster.Proc jm = triangle(List.of(WINDOW, "--config=granary.master:jobMasterTimeoutSeconds=5"),
+                "--restartable=cpu=50,mem=256");
+        Map<Integer, Long> pids = serviceRunning();
+        long t0 = System.nanoTime();
+        signal("STOP", jm.process().pid());
+        Path log;
+        try {
+            cluster.console("granary:jobmasters", "state=restarting");
+            cluster.console("granary:jobmasters", "(started by the master)");
+            long back = System.nanoTime();
+            It.await("an agent started the job master again", () -> restartLog() != null, () -> dir, LONG);
+            log = restartLog();
+            It.await("the restarted job master finished the batch", () -> read(log).contains("cancelled job=fo"),
+                    () -> read(log), LONG);
+            System.out.printf("FAILOVER job master SIGSTOP -> started again and back (full request) %d ms, -> batch done %d ms;"
+                    + " load: %s%n", ms(back - t0), ms(System.nanoTime() - t0), load());
+        } finally {
+            signal("CONT", jm.process().pid());
+        }
+        assertEquals(7, jm.exit(LONG), "the resumed job master is fenced and exits: " + jm);
+        assertTrue(jm.stdout().contains("fenced "), jm.stdout());
+        String out = read(log);
+        pids.forEach((slot, pid) -> assertTrue(out.contains("adopted service=" + slot + " "), "the restarted job master"
+                + " adopted online worker " + slot + " (pid " + pid + "): " + out));
+        assertEquals(pids, readPids(), "no online worker was started again");
+        servicesStopAfterTheBatch(pids);
+    }
+
+    /** The restarted job master's standard output, in the work dir of the agent that started it; null before. */
+    private Path restartLog() {
+        for (String node : List.of("n1", "n2")) {
+            Path p = dir.resolve(node).resolve("logs").resolve("granary.restart-1_jm-fo.job-master.0.out");
+            if (Files.exists(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private static String read(Path p) {
+        try {
+            return p == null ? "" : Files.readString(p);
+        } catch (IOException ex) {
+            return "";
+        }
+    }
+
+    /** Sends SIGSTOP or SIGCONT to {@code pid} with kill(1), waiting at most 10 s for it. */
+    private static void signal(String name, long pid) throws IOException, InterruptedException {
+        Process k = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+        if (!k.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            k.destroyForcibly();
+        }
+        assertEquals(0, k.exitValue(), "kill -" + name + " " + pid);
+    }
+
     // ---- the cluster ----------------------------------------------------------------------------
 
     private static final int TASKS = 24;
@@ -148,12 +212,22 @@ class FailoverIT {
 
     /** Master, agents n1 and n2 (4 slots each), the job master with 2 online workers and 24 tasks of 3 s. */
     private Cluster.Proc triangle() throws Exception {
-        cluster = new Cluster(dir).startMaster(It.runnableJar(), WINDOW);
-        agents.put("n1", cluster.agent("n1", "cpu=400,mem=4096", cluster.token("agent/n1")));
-        agents.put("n2", cluster.agent("n2", "cpu=400,mem=4096", cluster.token("agent/n2")));
+        return triangle(List.of(WINDOW));
+    }
+
+    /** As {@link #triangle()}, the master started with {@code masterOptions}, the job master with {@code jobMasterExtra} too. */
+    private Cluster.Proc triangle(List<String> masterOptions, String... jobMasterExtra) throws Exception {
+        cluster = new Cluster(dir).startMaster(It.runnableJar(), masterOptions.toArray(new String[0]));
+        // room for a job master's own slot (cpu=50) beside 4 tasks: slots granted to a lost job master that
+        // it had not planned yet stay idle until its next incarnation (docs/recovery.md)
+        String capacity = jobMasterExtra.length == 0 ? "cpu=400,mem=4096" : "cpu=450,mem=4352";
+        agents.put("n1", cluster.agent("n1", capacity, cluster.token("agent/n1")));
+        agents.put("n2", cluster.agent("n2", capacity, cluster.token("agent/n2")));
         cluster.console("granary:agents", "node=n2 state=live");
         cluster.console("granary:agents", "node=n1 state=live");
-        return cluster.jobMaster("fo", TASKS, "sleep 3", cluster.token("job-master/jm-fo"), jobMasterOptions());
+        List<String> options = new ArrayList<>(List.of(jobMasterOptions()));
+        options.addAll(List.of(jobMasterExtra));
+        return cluster.jobMaster("fo", TASKS, "sleep 3", cluster.token("job-master/jm-fo"), options.toArray(new String[0]));
     }
 
 
