@@ -65,7 +65,7 @@ final class Restarts {
 
     /**
      * A new run of {@code jobMaster} as {@code spec} says, kept off {@code avoid} (null: anywhere):
-     * its last node, so that it comes back on another one (spec §12, case 3).
+     * its last node, so that it comes back on another one (case 3 of docs/recovery.md, "The 17 cases").
      */
     Run begin(String jobMaster, Request.Restart spec, String avoid) {
         int n = starts.merge(jobMaster, 1, Integer::sum);
