@@ -1408,12 +1408,13 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void restart(JobMasterPeer j) {
         Restarts.Run old;
+        String avoid;
         synchronized (lock) {
             j.fencedThrough = Math.max(j.fencedThrough, j.requestIncarnation);
             j.retryAt = Long.MAX_VALUE;
             old = restarts.current(j.id);
+            avoid = j.restart == null ? null : j.restart.node();
         }
-        String avoid = j.restart.node();
         if (old != null) {
             avoid = old.node != null ? old.node : avoid;
             endRun(old);
@@ -1426,6 +1427,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         Request.Restart spec;
         synchronized (lock) {
             spec = j.restart;
+            if (spec == null) {
+                j.restarting = null; // a full request withdrew the spec meanwhile
+                return;
+            }
         }
         boolean elsewhere = avoid != null && await(scheduler.query(v -> {
             for (NodeView n : v.cluster().nodes()) {
@@ -1537,7 +1542,13 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
         }
-        due.forEach(j -> beginRun(j, j.restart.node()));
+        for (JobMasterPeer j : due) {
+            Request.Restart spec;
+            synchronized (lock) {
+                spec = j.restart;
+            }
+            beginRun(j, spec == null ? null : spec.node());
+        }
         hung.forEach(this::restart);
     }
 
