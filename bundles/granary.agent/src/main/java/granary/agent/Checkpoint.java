@@ -13,6 +13,7 @@ import granary.codec.json.JsonReader;
 import granary.codec.json.JsonValue;
 import granary.codec.json.JsonWriter;
 import granary.protocol.Cap;
+import granary.protocol.Program;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -50,7 +51,8 @@ final class Checkpoint {
     static final int FORMAT = 1;
     static final String MAGIC = "granary-agent-checkpoint";
     private static final Set<String> BODY_FIELDS = Set.of("node", "incarnation", "caps");
-    private static final Set<String> GRANT_FIELDS = Set.of("jobMaster", "unit", "slots", "key", "size", "online");
+    private static final Set<String> GRANT_FIELDS = Set.of("jobMaster", "unit", "slots", "key", "size", "online", "launch");
+    private static final Set<String> LAUNCH_FIELDS = Set.of("command", "environment", "workingDirectory");
 
     /** What a checkpoint held. */
     record State(String node, long incarnation, List<Cap.Grant> caps) {
@@ -195,23 +197,59 @@ final class Checkpoint {
         if (slots < 0) {
             json.problem(g.get("slots"), path + ".slots", "must be at least 0, got " + slots);
         }
-        if (jm == null || unit == null || key == null || slots < 0 || size == null) {
+        // a cap that carries its own launch (a restarted job master, docs/recovery.md) keeps it
+        JsonValue launchField = json.field(g, "launch", path, false);
+        Program launch = launchField == null ? null : launch(json, launchField, path + ".launch");
+        if (jm == null || unit == null || key == null || slots < 0 || size == null || launchField != null && launch == null) {
             return null;
         }
         try {
-            return new Cap.Grant(jm, UnitId.parse(unit), slots, key, size, online);
+            return new Cap.Grant(jm, UnitId.parse(unit), slots, key, size, online, launch);
         } catch (InvalidRequestException ex) {
             json.problem(g.get("unit"), path, ex);
             return null;
         }
     }
 
+    private static Program launch(Json json, JsonValue v, String path) {
+        JsonObject l = json.object(v, path);
+        if (l == null) {
+            return null;
+        }
+        json.onlyKnown(l, path, LAUNCH_FIELDS);
+        List<String> command = new ArrayList<>();
+        JsonValue c = json.field(l, "command", path, true);
+        JsonArray a = c == null ? null : json.array(c, path + ".command");
+        for (int i = 0; a != null && i < a.size(); i++) {
+            if (a.get(i) instanceof granary.codec.json.JsonString str) {
+                command.add(str.value());
+            } else {
+                json.problem(a.get(i), path + ".command[" + i + "]", "expected a string, got " + Json.kind(a.get(i)));
+            }
+        }
+        String dir = json.string(l, "workingDirectory", path, null);
+        if (a == null || command.isEmpty() || dir == null) {
+            json.problem(l, path, "expected a command that is not empty and a working directory");
+            return null;
+        }
+        return new Program(command, json.labels(l, "environment", path), dir);
+    }
+
     private static String body(State s) {
         List<JsonValue> caps = new ArrayList<>();
         for (Cap.Grant g : s.caps()) {
-            caps.add(JsonObject.builder().put("jobMaster", g.jobMaster()).put("unit", g.unit().toString())
+            JsonObject.Builder o = JsonObject.builder().put("jobMaster", g.jobMaster()).put("unit", g.unit().toString())
                     .put("slots", g.slots()).put("key", g.key()).put("size", JobCodec.resourcesJson(g.size()))
-                    .put("online", g.online()).build());
+                    .put("online", g.online());
+            if (g.launch() != null) {
+                JsonObject.Builder env = JsonObject.builder();
+                g.launch().environment().forEach(env::put);
+                List<JsonValue> command = new ArrayList<>();
+                g.launch().command().forEach(x -> command.add(JsonValue.of(x)));
+                o.put("launch", JsonObject.builder().put("command", new JsonArray(command, JsonPosition.NONE))
+                        .put("environment", env.build()).put("workingDirectory", g.launch().workingDirectory()).build());
+            }
+            caps.add(o.build());
         }
         return JsonWriter.write(JsonObject.builder().put("node", s.node()).put("incarnation", s.incarnation())
                 .put("caps", new JsonArray(caps, JsonPosition.NONE)).build());

@@ -101,6 +101,8 @@ final class Node {
     /** Applies a cap from the master's inbox; returns the whole table to checkpoint before the next poll. */
     synchronized List<Cap.Grant> apply(Cap cap) {
         boolean full = cap.full();
+        Set<UnitId> launched = new TreeSet<>();
+        caps.all().stream().filter(g -> g.launch() != null).forEach(g -> launched.add(g.unit()));
         Set<UnitId> touched = new TreeSet<>();
         if (full) {
             caps.all().forEach(g -> touched.add(g.unit()));
@@ -118,7 +120,29 @@ final class Node {
             }
         }
         touched.forEach(this::startKept);
+        cap.grants().stream().filter(g -> g.launch() != null && !launched.contains(g.unit())).forEach(this::launchOwn);
         return caps.all();
+    }
+
+    /**
+     * A cap that carries its own launch (the master starts a lost job master again, docs/recovery.md
+     * "Restarting a lost job master") starts its worker in slot 0 once, when the agent first holds
+     * it: no job master sends a plan for it. From then on it is a worker like any other: its run
+     * file lets a restarted agent adopt it, the checkpoint keeps the cap (with the launch, which is
+     * not started again), and a withdrawn cap stops it.
+     */
+    private void launchOwn(Cap.Grant g) {
+        if (caps.slots(g.unit()) < 1 || workers.running(g.unit()) > 0) {
+            return;
+        }
+        Plan.Launch l = new Plan.Launch(g.unit(), 0, g.launch().command(), g.launch().environment(), g.launch().workingDirectory());
+        if (workers.total() >= config.maxWorkers()) {
+            events.accept("launch-failed unit=" + g.unit() + " slot=0 error=agent-full(max-workers=" + config.maxWorkers() + ")");
+            exited.add(new Heartbeat.Exit(g.unit(), 0, Workers.NOT_STARTED));
+            heartbeatNow.run();
+            return;
+        }
+        start(new PendingLaunches.Kept(l, g.jobMaster(), g.key(), 0, clock.millis()));
     }
 
     /** Null if a plan with {@code key} may come from {@code jobMaster}, else why not (a 403). */

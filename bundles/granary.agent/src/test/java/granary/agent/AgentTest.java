@@ -127,6 +127,38 @@ class AgentTest {
         assertEquals(List.of(new Heartbeat.Exit(UNIT, 1, -15)), master.exits(), "the older worker keeps running");
     }
 
+    /**
+     * The master starts a lost job master again with a cap that carries the launch (docs/recovery.md,
+     * "Restarting a lost job master"): the agent starts it at once in slot 0, without a plan, once
+     * only (the same cap again starts nothing), checkpoints the launch with the cap, and stops it when
+     * the cap is withdrawn, as any online worker.
+     */
+    @Test
+    void aCapThatCarriesItsOwnLaunchStartsItsWorkerOnceAndItsWithdrawalStopsIt() throws Exception {
+        Agent agent = start(dir, master);
+        UnitId restart = UnitId.parse("granary.restart-1@jm1/job-master");
+        String key = Tokens.key(tokens.issue(new Sender(Role.JOB_MASTER, "granary.master")));
+        Cap.Grant grant = new Cap.Grant("granary.master", restart, 1, key, Resources.of(100, 256), true,
+                new granary.protocol.Program(List.of("/bin/sh", "-c", "echo restarted $GRANARY_UNIT $ROLE; exec sleep 60"),
+                        Map.of("ROLE", "jm"), ""));
+        master.send(new Cap(List.of(grant), List.of()));
+        await("the launch started", () -> master.started().contains(new Heartbeat.Worker(restart, 0)));
+        Path out = dir.resolve("logs/granary.restart-1_jm1.job-master.0.out");
+        await("its output", () -> text(out).equals("restarted " + restart + " jm\n"));
+        assertEquals(List.of(grant), agent.caps(), "the cap is held with its launch, and so checkpointed");
+        assertEquals(List.of(grant), new Checkpoint(dir.resolve(Agent.CHECKPOINT)).read().caps());
+
+        master.send(new Cap(List.of(grant), List.of(), true));
+        master.send(cap(UNIT, 1));
+        await("both caps applied", () -> agent.node().caps().size() == 2);
+        assertEquals(1, agent.node().running(restart), "a cap it holds already launches nothing again");
+        assertEquals(1, events.stream().filter(e -> e.startsWith("launched unit=" + restart)).count(), events.toString());
+
+        master.send(new Cap(List.of(), List.of(grant.withSlots(0))));
+        await("stopped", () -> master.exits().contains(new Heartbeat.Exit(restart, 0, Workers.STOPPED)));
+        assertEquals(0, agent.node().running(restart));
+    }
+
     @Test
     void planAuthentication() throws Exception {
         Agent agent = start(dir, master);
@@ -239,6 +271,14 @@ class AgentTest {
     }
 
     // --- helpers
+
+    private static String text(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (java.io.IOException ex) {
+            return "";
+        }
+    }
 
     private Agent start(Path workDir, FakeMaster m) throws Exception {
         AgentConfig config = AgentConfig.of(m.url(), "n1", Resources.of(800, 4096), agentToken, workDir)

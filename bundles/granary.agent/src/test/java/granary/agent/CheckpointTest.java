@@ -25,7 +25,11 @@ class CheckpointTest {
 
     private static final Checkpoint.State STATE = new Checkpoint.State("n1", 1_700_000_000_000L, List.of(
             new Cap.Grant("jm1", UnitId.parse("wordcount/map"), 3, "a".repeat(64)),
-            new Cap.Grant("jm2", UnitId.parse("etl/load"), 1, "b".repeat(64))));
+            new Cap.Grant("jm2", UnitId.parse("etl/load"), 1, "b".repeat(64)),
+            // a restart slot's cap keeps its launch (docs/recovery.md, "Restarting a lost job master")
+            new Cap.Grant("granary.master", UnitId.parse("granary.restart-1@jm3/job-master"), 1, "c".repeat(64),
+                    granary.api.model.Resources.of(100, 256), true,
+                    new granary.protocol.Program(List.of("java", "-jar", "jm.jar"), java.util.Map.of("A", "b"), "/srv"))));
 
     @Test
     void roundTrip() throws Exception {

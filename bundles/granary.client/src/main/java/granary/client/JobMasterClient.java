@@ -51,11 +51,16 @@ public final class JobMasterClient implements AutoCloseable {
      * @param pollWait how long one poll of the master's inbox waits for a hint (at most 30 s count)
      * @param maxPause longest pause between polls after failures
      */
-    public record Options(PeerLink.Options link, Duration pollWait, Duration maxPause) {
+    public record Options(PeerLink.Options link, Duration pollWait, Duration maxPause, Request.Restart restart) {
         public Options {
             Objects.requireNonNull(link, "link");
             Objects.requireNonNull(pollWait, "pollWait");
             Objects.requireNonNull(maxPause, "maxPause");
+        }
+
+        /** Options without a restart spec. */
+        public Options(PeerLink.Options link, Duration pollWait, Duration maxPause) {
+            this(link, pollWait, maxPause, null);
         }
 
         public static Options defaults() {
@@ -63,15 +68,23 @@ public final class JobMasterClient implements AutoCloseable {
         }
 
         public Options withLink(PeerLink.Options l) {
-            return new Options(l, pollWait, maxPause);
+            return new Options(l, pollWait, maxPause, restart);
         }
 
         public Options withPollWait(Duration d) {
-            return new Options(link, d, maxPause);
+            return new Options(link, d, maxPause, restart);
+        }
+
+        /**
+         * Every full request carries {@code spec}: when this job master is declared lost, the master
+         * starts it again as the spec says (docs/recovery.md, "Restarting a lost job master").
+         */
+        public Options withRestart(Request.Restart spec) {
+            return new Options(link, pollWait, maxPause, spec);
         }
 
         public Options withMaxPause(Duration d) {
-            return new Options(link, pollWait, d);
+            return new Options(link, pollWait, d, restart);
         }
     }
 
@@ -320,7 +333,7 @@ public final class JobMasterClient implements AutoCloseable {
                 // What the hints gave it goes along: a master that restarted uses it for agents that
                 // do not report (docs/recovery.md); it answers with a full hint and a 0 for every
                 // pair it does not confirm.
-                ack = master.send(new Request(true, view.jobs(), List.of(), List.of(), List.of(), holdings.all()));
+                ack = master.send(new Request(true, view.jobs(), List.of(), List.of(), List.of(), holdings.all(), options.restart()));
             } catch (LinkException ex) {
                 if (ex.kind() == LinkException.Kind.RESTARTED && attempt < RESYNC_ATTEMPTS) {
                     continue;
@@ -368,6 +381,11 @@ public final class JobMasterClient implements AutoCloseable {
                 }
                 if (ex.kind() == LinkException.Kind.RESTARTED) {
                     continue; // syncIfNeeded sends the full request
+                }
+                if (ex.kind() == LinkException.Kind.FENCED) {
+                    // the master started this job master again elsewhere: nothing from this life counts
+                    fire(() -> listener.fenced(ex));
+                    return;
                 }
                 if (ex.kind() == LinkException.Kind.FORGOTTEN) {
                     // declared lost after a timeout: its offline jobs were dropped; send everything again

@@ -47,6 +47,15 @@ public interface Listener {
     default void linkFailed(LinkException failure) {
     }
 
+    /**
+     * The master declared this incarnation lost and started the job master again elsewhere (it gave
+     * a restart spec, docs/recovery.md "Restarting a lost job master"): nothing this process sends
+     * is taken any more, and the client has stopped polling. The process should exit; the new one
+     * runs its jobs.
+     */
+    default void fenced(LinkException why) {
+    }
+
     /** A poll of the master succeeded again after {@link #linkFailed} reported failures. */
     default void linkRestored() {
     }

@@ -35,6 +35,8 @@ final class FakeMaster implements Endpoint, AutoCloseable {
     private final List<Envelope> inbox = new ArrayList<>();
     private long incarnation = 1_000;
     private Function<Request, List<Problem>> judge = r -> List.of();
+    /** Set: every message and poll is refused as from a fenced incarnation, as the real master words it. */
+    private Problem fenced;
     private final JdkHttpServer server;
 
     FakeMaster() throws IOException {
@@ -63,6 +65,13 @@ final class FakeMaster implements Endpoint, AutoCloseable {
         notifyAll();
     }
 
+    /** From now on the job master's incarnation is fenced: the master started it again elsewhere. */
+    synchronized void fence(long jobMasterIncarnation) {
+        fenced = Problem.of("job master", "$.incarnation", "incarnation " + jobMasterIncarnation
+                + " is fenced: job master jm1 was declared lost after 60 s of silence and the master started it again; this process must exit");
+        notifyAll();
+    }
+
     /** A new incarnation with an empty inbox; {@code wakePolls} false leaves a waiting poll asleep. */
     synchronized void restart(boolean wakePolls) {
         incarnation++;
@@ -85,6 +94,9 @@ final class FakeMaster implements Endpoint, AutoCloseable {
             return reply(401, Ack.refused(e.sequence(), List.of(Problem.of("fake master", "token", "not a token of " + e.sender()))));
         }
         synchronized (this) {
+            if (fenced != null) {
+                return reply(409, Ack.refused(0, List.of(fenced)));
+            }
             Request r = (Request) e.message();
             requests.add(r);
             List<Problem> problems = judge.apply(r);
@@ -96,6 +108,9 @@ final class FakeMaster implements Endpoint, AutoCloseable {
     public synchronized CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
         long deadline = System.currentTimeMillis() + Math.min(waitMillis, 2_000);
         while (true) {
+            if (fenced != null) {
+                return CompletableFuture.completedFuture(reply(409, Ack.refused(0, List.of(fenced))));
+            }
             if (after > inbox.size()) {
                 // a stream this incarnation never sent: the poller must learn that the master restarted
                 return CompletableFuture.completedFuture(reply(409, Ack.refused(0,

@@ -59,6 +59,11 @@ class JobMasterClientTest {
         }
 
         @Override
+        public void fenced(LinkException why) {
+            events.add("fenced " + why.kind());
+        }
+
+        @Override
         public void linkFailed(LinkException failure) {
             events.add("failed " + failure.kind());
         }
@@ -126,6 +131,30 @@ class JobMasterClientTest {
         assertEquals(1, got.size(), got.toString());
         assertEquals(new Request(true, List.of(WC), List.of(), List.of(), List.of()), got.get(0));
         assertTrue(c.desired(MAP) >= 0, "the client books the job it was given");
+    }
+
+    /**
+     * A restartable job master's full requests carry its restart spec; once the master fenced its
+     * incarnation (it started it again elsewhere, docs/recovery.md) the client stops, tells the
+     * listener, and every further change fails as FENCED.
+     */
+    @Test
+    void aRestartSpecGoesWithEveryFullRequestAndAFencedIncarnationIsToldToExit() throws Exception {
+        granary.protocol.Request.Restart spec = new granary.protocol.Request.Restart(
+                new granary.protocol.Program(List.of("java", "-jar", "jm.jar"), java.util.Map.of(), ""),
+                granary.api.model.Resources.of(100, 256), null);
+        long life = System.currentTimeMillis();
+        JobMasterClient c = JobMasterClient.connect(master.url(), "jm1", FakeMaster.token("jm1"), life,
+                FAST.withRestart(spec), heard);
+        open.add(c);
+        assertEquals(spec, master.requests().get(0).restart());
+        c.submit(WC);
+        assertEquals(null, master.requests().get(1).restart(), "a delta carries none");
+
+        master.fence(life);
+        assertEquals("fenced FENCED", heard.next());
+        LinkException refused = assertThrows(LinkException.class, () -> c.desire(MAP, 1));
+        assertEquals(LinkException.Kind.FENCED, refused.kind());
     }
 
     @Test

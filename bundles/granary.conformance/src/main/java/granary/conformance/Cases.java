@@ -31,9 +31,9 @@ public final class Cases {
         for (int i = 1; i <= 4; i++) {
             w.addAgent("n" + i, node);
         }
-        w.addJobMaster("jm1", false, TASK_MILLIS,
+        w.addJobMaster("jm1", false, true, TASK_MILLIS,
                 job("svc1", "web", 4, UnitKind.ONLINE), job("batch1", "map", 12, UnitKind.OFFLINE));
-        w.addJobMaster("jm2", true, TASK_MILLIS,
+        w.addJobMaster("jm2", true, true, TASK_MILLIS,
                 job("svc2", "api", 3, UnitKind.ONLINE), job("batch2", "reduce", 8, UnitKind.OFFLINE));
         w.addJobMaster("jm3", false, TASK_MILLIS, job("svc3", "db", 1, UnitKind.ONLINE));
         w.run(2_000);
@@ -74,11 +74,20 @@ public final class Cases {
         List<Case> c = new ArrayList<>();
         c.add(new Case("1", "M failover", "master restarts empty", World::restartMaster));
         c.add(new Case("2", "AM failover", "jm1 restarts (memory lost)", w -> w.restartJobMaster("jm1")));
-        c.add(new Case("3", "AM timeout", "jm1 unreachable 10 s (timeout 8 s), then restarted",
+        c.add(new Case("3", "AM timeout", "jm1 (restartable) unreachable 12 s (timeout 8 s): the master starts it again",
                 w -> {
-                    w.cut("jm1", 10_000);
-                    w.run(10_000);
-                    w.restartJobMaster("jm1");
+                    w.cut("jm1", 12_000);
+                    w.run(8_000);
+                    if (w.launches("jm1") != 0) {
+                        w.violation("case 3: the master started jm1 again within its timeout");
+                    }
+                    w.run(4_500);
+                    if (w.launches("jm1") != 1) {
+                        w.violation("case 3: after its timeout jm1 was started again " + w.launches("jm1") + " times, not once");
+                    }
+                    if (w.fencedJobMasters < 1) {
+                        w.violation("case 3: jm1's old incarnation, back after its cut, was not refused as fenced");
+                    }
                 }));
         c.add(new Case("4", "A failover", "busiest agent restarts (checkpoint kept, workers kept)",
                 w -> w.restartAgent(busiest(w, "svc1"))));

@@ -24,7 +24,7 @@ final class SimAgent extends SimPeer {
 
     static final long HEARTBEAT_MILLIS = 1_000;
 
-    record Worker(UnitId unit, int slot, boolean online, long endsAt) {
+    record Worker(UnitId unit, int slot, boolean online, long endsAt, boolean launched) {
     }
 
     final String node;
@@ -143,7 +143,9 @@ final class SimAgent extends SimPeer {
             if (running(w.unit()) > (g == null ? 0 : g.slots())) {
                 workers.remove(i);
                 exited.add(new Heartbeat.Exit(w.unit(), w.slot(), -15));
-                boolean asked = w.online() && world.releasedStop(w.unit(), node);
+                // A restart slot's worker (a job master the master started) is stopped only by the
+                // master starting it again elsewhere: not a service's worker taken back.
+                boolean asked = w.online() && (w.launched() || world.releasedStop(w.unit(), node));
                 if (asked) {
                     world.stoppedOnRequest(node, w.unit() + "#" + w.slot());
                 }
@@ -158,8 +160,11 @@ final class SimAgent extends SimPeer {
             while (running(g.unit()) < g.slots()) {
                 int slot = nextSlot++;
                 long runs = world.taskMillis(g.unit());
-                workers.add(new Worker(g.unit(), slot, g.online(), g.online() ? Long.MAX_VALUE : now + runs));
+                workers.add(new Worker(g.unit(), slot, g.online(), g.online() ? Long.MAX_VALUE : now + runs, g.launch() != null));
                 started.add(new Heartbeat.Worker(g.unit(), slot));
+                if (g.launch() != null) {
+                    world.launchJobMaster(g, node); // a cap that carries its launch: no plan comes for it
+                }
             }
         }
     }

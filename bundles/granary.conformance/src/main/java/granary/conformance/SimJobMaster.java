@@ -7,6 +7,7 @@ import granary.api.model.UnitSpec;
 import granary.protocol.Ack;
 import granary.protocol.Hint;
 import granary.protocol.Message;
+import granary.protocol.Program;
 import granary.protocol.Request;
 import granary.protocol.Role;
 import java.util.ArrayList;
@@ -43,11 +44,16 @@ final class SimJobMaster extends SimPeer {
     final boolean checkpointsHints;
     private boolean synced;
     private boolean syncing;
+    /** Sends a restart spec: the master starts it again when it is declared lost (spec case 3). */
+    final boolean restartable;
+    /** The node it runs on, once the master started it there (its restart spec asks for another one). */
+    String node;
 
-    SimJobMaster(World world, String id, List<JobSpec> jobs, boolean checkpointsHints, long incarnation) {
+    SimJobMaster(World world, String id, List<JobSpec> jobs, boolean checkpointsHints, boolean restartable, long incarnation) {
         super(world, Role.JOB_MASTER, id, incarnation);
         this.jobs = List.copyOf(jobs);
         this.checkpointsHints = checkpointsHints;
+        this.restartable = restartable;
         for (JobSpec j : jobs) {
             for (UnitSpec u : j.units()) {
                 if (u.kind() == UnitKind.OFFLINE) {
@@ -77,8 +83,16 @@ final class SimJobMaster extends SimPeer {
         syncing = true;
         List<Request.Holding> held = new ArrayList<>();
         holdings.forEach((p, n) -> held.add(new Request.Holding(p.unit, p.node, n)));
-        send(new Request(true, jobs(), List.of(), List.of(), List.of(), held));
+        send(new Request(true, jobs(), List.of(), List.of(), List.of(), held, restartable ? restartSpec() : null));
     }
+
+    /** How the master may start it again: a small online slot, preferably off the node it runs on. */
+    private Request.Restart restartSpec() {
+        return new Request.Restart(new Program(List.of("sim-job-master", id()), java.util.Map.of(), ""), RESTART_SLOT, node);
+    }
+
+    /** The slot a restarted job master runs in. */
+    static final granary.api.model.Resources RESTART_SLOT = granary.api.model.Resources.of(50, 256);
 
     /** Failover: memory lost but the jobs and their progress; the holdings only from a checkpoint of hints. */
     void failover(long newIncarnation) {
@@ -98,6 +112,11 @@ final class SimJobMaster extends SimPeer {
 
     @Override
     void onResync(String why) {
+        if (why.contains(" is fenced: ")) {
+            // Declared lost and started again elsewhere: this incarnation exits (docs/recovery.md).
+            world.fencedJobMaster(this);
+            return;
+        }
         releasing.clear(); // the master restarted: what was in flight is gone
         fullRequest();
     }

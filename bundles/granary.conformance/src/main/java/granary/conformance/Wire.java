@@ -47,6 +47,11 @@ final class Wire {
         partitionedUntil.merge(peer, until, Math::max);
     }
 
+    /** When {@code peer}'s cut ends (0: it is not cut). */
+    long cutUntil(String peer) {
+        return partitionedUntil.getOrDefault(peer, 0L);
+    }
+
     void heal(String peer) {
         partitionedUntil.remove(peer);
     }

@@ -66,6 +66,9 @@ public final class World implements AutoCloseable {
     private final List<String> violations = new ArrayList<>();
     private final List<String> log = new ArrayList<>();
     long fencedAnswers;
+    /** Answers refusing an incarnation of a job master the master had started again. */
+    long fencedJobMasters;
+    private final Map<String, Integer> launches = new HashMap<>();
     int masterRestarts;
     long steps;
 
@@ -83,12 +86,17 @@ public final class World implements AutoCloseable {
 
     /** A job master running {@code jobs}; offline units take {@code taskMillis} per task. */
     public void addJobMaster(String id, boolean checkpointsHints, long taskMillis, JobSpec... jobs) {
+        addJobMaster(id, checkpointsHints, false, taskMillis, jobs);
+    }
+
+    /** A job master running {@code jobs}; {@code restartable}: it sends a restart spec (spec case 3). */
+    public void addJobMaster(String id, boolean checkpointsHints, boolean restartable, long taskMillis, JobSpec... jobs) {
         for (JobSpec j : jobs) {
             for (UnitSpec u : j.units()) {
                 this.taskMillis.put(new UnitId(j.id(), u.name()), taskMillis);
             }
         }
-        jobMasters.put(id, new SimJobMaster(this, id, List.of(jobs), checkpointsHints, clock.millis()));
+        jobMasters.put(id, new SimJobMaster(this, id, List.of(jobs), checkpointsHints, restartable, clock.millis()));
     }
 
     // ---- faults -------------------------------------------------------------------------------
@@ -105,7 +113,7 @@ public final class World implements AutoCloseable {
         engine = new Engine(clock, new EngineOptions(List.of("fifo"), List.of("fifo"), true));
         engine.handle(new PolicyInstalled(new FifoPolicy(), "conformance"));
         engine.subscribe(e -> {
-            if (e instanceof Revoked r && r.kind() == UnitKind.ONLINE) {
+            if (e instanceof Revoked r && r.kind() == UnitKind.ONLINE && !ProtocolMaster.isRestartJob(r.unit().job())) {
                 violation("the master revoked online slots: " + r);
             }
         });
@@ -125,6 +133,60 @@ public final class World implements AutoCloseable {
     public void restartJobMaster(String id) {
         note("job master " + id + " fails over");
         jobMasters.get(id).failover(clock.millis());
+    }
+
+    /**
+     * An agent started a job master from a cap that carries its launch (docs/recovery.md,
+     * "Restarting a lost job master"): a new incarnation of it starts on {@code node}, keeping its
+     * jobs and progress, and is reachable (it runs elsewhere than the one cut off). The old
+     * incarnation, still cut off, speaks once its cut ends: the master must refuse it as fenced.
+     */
+    void launchJobMaster(Cap.Grant g, String node) {
+        String id = g.unit().job().substring(g.unit().job().indexOf('@') + 1);
+        SimJobMaster jm = jobMasters.get(id);
+        if (jm == null) {
+            violation("agent " + node + " got a launch of unknown job master " + id + ": " + g.unit());
+            return;
+        }
+        note("agent " + node + " starts job master " + id + " again (" + g.unit() + ")");
+        launches.merge(id, 1, Integer::sum);
+        long oldLife = jm.incarnation;
+        long cutEnds = wire.cutUntil(id);
+        if (!jm.crashed && cutEnds > now()) {
+            later(cutEnds, () -> ghostSpeaks(jm, oldLife));
+        }
+        wire.heal(id);
+        jm.crashed = false;
+        jm.node = node;
+        jm.failover(Math.max(now(), oldLife + 1));
+    }
+
+    /** The fenced incarnation {@code life} of {@code jm}, back on the network, sends what it had: refused. */
+    private void ghostSpeaks(SimJobMaster jm, long life) {
+        byte[] body = jm.codec.encode(granary.protocol.Envelope.of(jm.self, life, 1_000,
+                new granary.protocol.Request(false, List.of(), List.of(), List.of(), List.of())));
+        ProtocolMaster to = master;
+        wire.send(jm.id(), now(), () -> {
+            int status = to.post(jm.token, body, "inproc:" + jm.id() + "-old").status();
+            if (status == 200) {
+                violation("the master applied a message of job master " + jm.id() + "'s incarnation " + life
+                        + ", which it had declared lost and started again");
+            } else {
+                fencedJobMasters++;
+            }
+        });
+    }
+
+    /** A job master's incarnation was told it is fenced: it exits, and waits for the master's launch. */
+    void fencedJobMaster(SimJobMaster jm) {
+        note("job master " + jm.id() + " incarnation " + jm.incarnation + " is fenced and exits");
+        fencedJobMasters++;
+        jm.crashed = true;
+    }
+
+    /** How many times an agent started each job master again. */
+    int launches(String jobMaster) {
+        return launches.getOrDefault(jobMaster, 0);
     }
 
     /** The peer is unreachable for {@code millis}: every message to or from it is lost meanwhile. */
@@ -300,6 +362,8 @@ public final class World implements AutoCloseable {
         c.put("dropped", wire.dropped);
         c.put("duplicated", wire.duplicated);
         c.put("fencedAnswers", fencedAnswers);
+        c.put("fencedJobMasters", fencedJobMasters);
+        c.put("jobMasterLaunches", (long) launches.values().stream().mapToInt(Integer::intValue).sum());
         c.put("masterRestarts", (long) masterRestarts);
         return c;
     }

@@ -5,6 +5,7 @@ import granary.api.model.UnitId;
 import granary.api.model.UnitKind;
 import granary.api.model.UnitSpec;
 import granary.protocol.Cap;
+import granary.protocol.Program;
 import granary.protocol.Register;
 import granary.protocol.Role;
 import granary.protocol.Sender;
@@ -37,6 +38,8 @@ final class AgentPeer extends Peer {
     /** The last entry sent per unit the agent holds a cap of: what a withdrawal names once the job is gone. */
     private final Map<UnitId, Cap.Grant> sent = new HashMap<>();
     private boolean full;
+    /** What a restart unit's cap launches (docs/recovery.md, "Restarting a lost job master"); set per cap built. */
+    private Function<UnitId, Program> launch = u -> null;
 
     AgentPeer(String node) {
         this.node = node;
@@ -79,7 +82,9 @@ final class AgentPeer extends Peer {
      * if nothing changed. Units whose job has no job master ({@code owner} null) are not agent work
      * and are left out.
      */
-    Cap nextCap(Function<String, String> owner, Function<String, String> key, Function<UnitId, UnitSpec> spec, int max) {
+    Cap nextCap(Function<String, String> owner, Function<String, String> key, Function<UnitId, UnitSpec> spec,
+                Function<UnitId, Program> launch, int max) {
+        this.launch = launch;
         if (!hasNews()) {
             return null;
         }
@@ -120,7 +125,7 @@ final class AgentPeer extends Peer {
         if (jm != null) {
             UnitSpec u = spec.apply(unit);
             g = new Cap.Grant(jm, unit, slots, key.apply(jm), u == null ? Resources.ZERO : u.slot(),
-                    u != null && u.kind() == UnitKind.ONLINE);
+                    u != null && u.kind() == UnitKind.ONLINE, launch.apply(unit));
         } else {
             Cap.Grant before = sent.get(unit);
             if (before == null) {

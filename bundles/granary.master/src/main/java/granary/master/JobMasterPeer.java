@@ -2,6 +2,7 @@ package granary.master;
 
 import granary.api.model.UnitId;
 import granary.protocol.Hint;
+import granary.protocol.Request;
 import granary.protocol.Role;
 import granary.protocol.Sender;
 import granary.protocol.Session;
@@ -34,6 +35,14 @@ final class JobMasterPeer extends Peer {
     private final Set<Spot> changed = new LinkedHashSet<>();
     private final List<Hint.Exit> exits = new ArrayList<>();
     private boolean full;
+    /** How the master may start it again, from its last full request; null: it does not (docs/recovery.md). */
+    Request.Restart restart;
+    /** Incarnations up to this one were declared lost and replaced by a restart: their messages are refused. */
+    long fencedThrough = -1;
+    /** While it is being restarted: what the restart waits for (status); null otherwise. */
+    String restarting;
+    /** When the next attempt to start it again is due (after a start that failed). */
+    long retryAt = Long.MAX_VALUE;
 
     JobMasterPeer(String id) {
         this.id = id;

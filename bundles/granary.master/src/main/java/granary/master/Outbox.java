@@ -40,7 +40,7 @@ final class Outbox {
         if (m == null) {
             return null;
         }
-        inFlight = new Envelope(granary.protocol.WireCodec.VERSION, self, incarnation, nextSequence++, m);
+        inFlight = Envelope.of(self, incarnation, nextSequence++, m);
         return inFlight;
     }
 

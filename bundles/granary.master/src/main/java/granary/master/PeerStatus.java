@@ -5,7 +5,7 @@ package granary.master;
  *
  * @param role          {@code agent} or {@code job-master}
  * @param id            node name or job master id
- * @param state         {@code live}, or {@code lost} after its timeout
+ * @param state         {@code live}, {@code lost} after its timeout, or {@code restarting} (a lost job master the master starts again)
  * @param incarnation   its living incarnation
  * @param silentMillis  time since its last message or poll
  * @param units         units it holds slots for (an agent: on its node; a job master: of its jobs)
@@ -13,9 +13,17 @@ package granary.master;
  * @param workers       workers running (agents: as reported; job masters: -1, not known)
  * @param jobs          jobs it owns (job masters; 0 for agents)
  * @param endpoint      where an agent takes plans ({@code -} for job masters)
+ * @param restart       a job master the master is starting again: where that stands (docs/recovery.md,
+ *                      "Restarting a lost job master"); empty otherwise
  */
 public record PeerStatus(String role, String id, String state, long incarnation, long silentMillis, int units,
-                         long slots, int workers, int jobs, String endpoint) {
+                         long slots, int workers, int jobs, String endpoint, String restart) {
+
+    /** A peer that is not being restarted. */
+    public PeerStatus(String role, String id, String state, long incarnation, long silentMillis, int units,
+                      long slots, int workers, int jobs, String endpoint) {
+        this(role, id, state, incarnation, silentMillis, units, slots, workers, jobs, endpoint, "");
+    }
 
     /** The console's one-line form: {@code key=value} fields. */
     public String line() {
@@ -27,6 +35,9 @@ public record PeerStatus(String role, String id, String state, long incarnation,
                     .append(" endpoint=").append(endpoint);
         } else {
             b.append(" jobs=").append(jobs).append(" units=").append(units).append(" slots=").append(slots);
+            if (!restart.isEmpty()) {
+                b.append(" restart=\"").append(restart).append('"');
+            }
         }
         return b.toString();
     }

@@ -124,6 +124,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private final List<Runnable> deferred = new ArrayList<>();
     /** Every unit of a job run by a job master, as requested: a cap carries its slot size and kind. Under the lock. */
     private final Map<UnitId, UnitSpec> unitSpecs = new HashMap<>();
+    /** Lost job masters being started again (docs/recovery.md, "Restarting a lost job master"). Under the lock. */
+    private final Restarts restarts = new Restarts();
 
     /** A master with nothing to recover (no recovery window). */
     public ProtocolMaster(Scheduler scheduler, Tokens tokens, MasterOptions options, Clock clock) {
@@ -271,9 +273,16 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return reply(400, e.sequence(), Problem.of(e.sender().toString(), "$.type", "a job master sends request to the master, not "
                     + e.message().type() + " (plans go to the agents)"));
         }
+        if (id.equals(Restarts.OWNER)) {
+            return reply(403, e.sequence(), Problem.of(e.sender().toString(), "$.sender.id", "job master id " + id
+                    + " is reserved for the master's own restarts of lost job masters"));
+        }
         JobMasterPeer peer;
         synchronized (lock) {
             peer = jobMasters.get(id);
+            if (peer != null && e.incarnation() <= peer.fencedThrough) {
+                return reply(409, e.sequence(), fenced(peer, e.incarnation()));
+            }
             if (peer == null) {
                 if (!((Request) e.message()).full()) {
                     return reply(409, e.sequence(), Problem.of(e.sender().toString(), "$.message.full",
@@ -433,6 +442,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
         }
         tellJobMasters(p.node, h.exited());
+        restartsExited(h.exited());
         return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
     }
 
@@ -482,7 +492,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 String job = r.jobs().get(i).id();
                 listed.add(job);
                 String owner = owners.get(job);
-                if (owner != null && !owner.equals(p.id)) {
+                if (Restarts.isRestartJob(job)) {
+                    problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job ids starting with " + Restarts.PREFIX
+                            + " are the master's restarts of lost job masters, got " + job));
+                } else if (owner != null && !owner.equals(p.id)) {
                     problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job " + job + " belongs to job master " + owner));
                 } else if (owner == null && engineJobs.contains(job)) {
                     problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job " + job + " is in the cluster and not run by a job master"));
@@ -579,6 +592,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (r.full()) {
             boolean reborn = p.requestIncarnation != e.incarnation();
             p.requestIncarnation = e.incarnation();
+            back(p, r, reborn);
             List<CompletableFuture<Reply>> wake = new ArrayList<>();
             await(scheduler.query(v -> {
                 synchronized (lock) {
@@ -785,6 +799,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
         }
         window.jobMaster(new JobMasterReport(p.id, r.jobs(), r.holdings()), clock.millis());
+        p.restart = r.restart(); // how to start it again holds from its first full request, window or not
         if (p.requestIncarnation != e.incarnation()) {
             CompletableFuture<Reply> w = p.outbox.reset();
             if (w != null) {
@@ -1037,6 +1052,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 a.set(unit, a.caps.getOrDefault(unit, 0) + delta, withdrawal, now);
                 deliver(a, wake);
             }
+            placed(unit, node, delta);
             JobMasterPeer j = jobMasterOf(unit.job());
             if (j != null) {
                 int held = j.placements.getOrDefault(unit, Map.of()).getOrDefault(node, 0);
@@ -1170,6 +1186,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         Peer peer;
         synchronized (lock) {
             peer = peer(who);
+            if (peer instanceof JobMasterPeer j && incarnation != 0 && incarnation <= j.fencedThrough) {
+                return CompletableFuture.completedFuture(reply(409, 0, fenced(j, incarnation)));
+            }
             if (peer == null || !peer.ready()) {
                 return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "after",
                         "this master has no inbox for " + who + ": " + (who.role() == Role.AGENT ? "register" : "send a full request") + " first")));
@@ -1218,7 +1237,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private Envelope due(Peer peer, long after) {
         return peer.outbox.due(after, () -> {
             long since = peer.dirtySince;
-            Message m = peer instanceof AgentPeer a ? a.nextCap(owners::get, this::key, unitSpecs::get, options.maxPlacements())
+            Message m = peer instanceof AgentPeer a ? a.nextCap(this::capOwner, this::key, unitSpecs::get, restarts::launch, options.maxPlacements())
                     : ((JobMasterPeer) peer).nextHint(this::endpoint, options.maxPlacements());
             peer.dirtySince = delivered(since, peer.hasNews());
             return m;
@@ -1302,7 +1321,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
         }
+        retryRestarts(now);
         for (JobMasterPeer j : lostJobMasters) {
+            if (restartable(j)) {
+                restart(j); // spec case 3: started again elsewhere; its jobs, offline ones too, wait for it
+                continue;
+            }
             List<String> offline;
             synchronized (lock) {
                 offline = new ArrayList<>(j.jobs);
@@ -1359,6 +1383,217 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         sync(new LinkedHashSet<>(units), Set.of(node), true);
     }
 
+    // ---- restarting lost job masters (docs/recovery.md, "Restarting a lost job master") ---------
+
+    /**
+     * True if {@code job} is one of the master's restarts of a lost job master: its one online slot
+     * is the master's own, and taking it back (when the job master is lost again, and its previous
+     * start so stopped and fenced) is no revocation of a service's slot (docs/recovery.md).
+     */
+    public static boolean isRestartJob(String job) {
+        return Restarts.isRestartJob(job);
+    }
+
+    /** A lost job master is started again if it said how and still runs jobs (one that ended them has nothing to fail over). */
+    private boolean restartable(JobMasterPeer j) {
+        synchronized (lock) {
+            return j.restart != null && !j.jobs.isEmpty();
+        }
+    }
+
+    /**
+     * Spec case 3: fences the lost incarnation (its messages are refused from now on, and it should
+     * exit), ends a run of an earlier restart that holds a slot still (its process hangs: the
+     * withdrawn cap stops it) and asks the engine for a slot for the next one.
+     */
+    private void restart(JobMasterPeer j) {
+        Restarts.Run old;
+        String avoid;
+        synchronized (lock) {
+            j.fencedThrough = Math.max(j.fencedThrough, j.requestIncarnation);
+            j.retryAt = Long.MAX_VALUE;
+            old = restarts.current(j.id);
+            avoid = j.restart == null ? null : j.restart.node();
+        }
+        if (old != null) {
+            avoid = old.node != null ? old.node : avoid;
+            endRun(old);
+        }
+        beginRun(j, avoid);
+    }
+
+    /** Submits the restart job of {@code j}, kept off {@code avoid} when another node could hold its slot. */
+    private void beginRun(JobMasterPeer j, String avoid) {
+        Request.Restart spec;
+        synchronized (lock) {
+            spec = j.restart;
+            if (spec == null) {
+                j.restarting = null; // a full request withdrew the spec meanwhile
+                return;
+            }
+        }
+        boolean elsewhere = avoid != null && await(scheduler.query(v -> {
+            for (NodeView n : v.cluster().nodes()) {
+                if (!n.name().equals(avoid) && spec.size().fitsIn(n.capacity())) {
+                    return true;
+                }
+            }
+            return false;
+        }));
+        Restarts.Run run;
+        synchronized (lock) {
+            run = restarts.begin(j.id, spec, elsewhere ? avoid : null);
+            unitSpecs.put(run.unit, run.spec);
+            j.restarting = "waiting for a node with room for " + spec.size() + (elsewhere ? " other than " + avoid : "");
+        }
+        try {
+            apply(new JobsSubmitted(List.of(run.job())));
+        } catch (InvalidRequestException ex) {
+            synchronized (lock) {
+                restarts.end(run);
+                unitSpecs.remove(run.unit);
+                j.restarting = "could not ask for a slot: " + ex.problems().get(0).message() + "; trying again";
+                j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
+            }
+        }
+    }
+
+    /** Cancels a run's job: its slot is freed and, if its process still runs, the withdrawn cap stops it. */
+    private void endRun(Restarts.Run run) {
+        String node;
+        synchronized (lock) {
+            restarts.end(run);
+            node = run.node;
+            if (node != null) {
+                lower(node, run.unit, Integer.MAX_VALUE, true);
+            }
+        }
+        collect(new ArrayList<>(), () -> apply(new JobCancelled(run.unit.job())));
+        synchronized (lock) {
+            unitSpecs.remove(run.unit);
+        }
+        if (node != null) {
+            sync(Set.of(run.unit), Set.of(node), true);
+        }
+    }
+
+    /** The engine granted (or took back) a restart's slot: the node it launches on. Under the lock. */
+    private void placed(UnitId unit, String node, int delta) {
+        Restarts.Run run = restarts.of(unit.job());
+        if (run == null) {
+            return;
+        }
+        run.node = delta > 0 ? node : null;
+        run.launchedAt = clock.millis();
+        JobMasterPeer j = jobMasters.get(run.jobMaster);
+        if (j != null && j.restarting != null) {
+            j.restarting = delta > 0 ? "launched on " + node + ", waiting for its full request" : "waiting for a node";
+        }
+    }
+
+    /**
+     * A restarted job master's process exited (its slot was released like any worker's): its run
+     * ends. Exit 0 is a job master that finished on purpose: it is not started again. Otherwise, if
+     * it never reported back, it is tried again after another timeout.
+     */
+    private void restartsExited(List<Heartbeat.Exit> exited) {
+        for (Heartbeat.Exit x : exited) {
+            Restarts.Run run;
+            JobMasterPeer j;
+            synchronized (lock) {
+                run = restarts.of(x.unit().job());
+                j = run == null ? null : jobMasters.get(run.jobMaster);
+            }
+            if (run == null || x.exitCode() == STOPPED_BY_AGENT) {
+                continue;
+            }
+            endRun(run);
+            synchronized (lock) {
+                if (j != null && x.exitCode() == 0) {
+                    j.restart = null;
+                    j.restarting = null;
+                } else if (j != null && j.restarting != null) {
+                    j.restarting = "its start on " + run.node + " exited with " + x.exitCode() + "; trying again";
+                    j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts again the restarts whose last attempt failed, once their retry is due, and those launched
+     * a timeout ago whose job master never reported back (the start hangs: its slot is taken back,
+     * which stops it, and the next start avoids that node).
+     */
+    private void retryRestarts(long now) {
+        List<JobMasterPeer> due = new ArrayList<>();
+        List<JobMasterPeer> hung = new ArrayList<>();
+        synchronized (lock) {
+            for (JobMasterPeer j : jobMasters.values()) {
+                Restarts.Run run = restarts.current(j.id);
+                if (j.restarting == null || j.restart == null) {
+                    continue;
+                }
+                if (run == null && j.retryAt <= now) {
+                    j.retryAt = Long.MAX_VALUE;
+                    due.add(j);
+                } else if (run != null && run.node != null && now - run.launchedAt > options.jobMasterTimeout().toMillis()) {
+                    hung.add(j);
+                }
+            }
+        }
+        for (JobMasterPeer j : due) {
+            Request.Restart spec;
+            synchronized (lock) {
+                spec = j.restart;
+            }
+            beginRun(j, spec == null ? null : spec.node());
+        }
+        hung.forEach(this::restart);
+    }
+
+    /**
+     * A full request was applied: the job master says again how to restart it (or no longer does).
+     * A new incarnation while a restart still waits for a slot came back by other means (its operator
+     * restarted it): the waiting run is not needed. A run that holds its slot is left alone: its
+     * process is, most likely, this incarnation; its slot is freed when it exits.
+     */
+    private void back(JobMasterPeer p, Request r, boolean reborn) {
+        Restarts.Run waiting;
+        synchronized (lock) {
+            p.restart = r.restart();
+            p.restarting = null;
+            p.retryAt = Long.MAX_VALUE;
+            Restarts.Run run = restarts.current(p.id);
+            waiting = reborn && run != null && run.node == null ? run : null;
+        }
+        if (waiting != null) {
+            endRun(waiting);
+        }
+    }
+
+    /** The refusal of a fenced incarnation: it was declared lost and replaced; the process should exit. */
+    private Problem fenced(JobMasterPeer j, long incarnation) {
+        return Problem.of("job master " + j.id + " incarnation " + incarnation, "$.incarnation",
+                "incarnation " + incarnation + " is fenced: job master " + j.id + " was declared lost after "
+                        + options.jobMasterTimeout().toSeconds() + " s of silence and the master started it again; "
+                        + "this process must exit");
+    }
+
+    /** The job master a cap of {@code job} is issued for: its owner, or the master for a restart. Under the lock. */
+    private String capOwner(String job) {
+        String o = owners.get(job);
+        return o != null ? o : restarts.owner(job);
+    }
+
+    private String restartNote(JobMasterPeer j) {
+        if (j.restarting != null) {
+            return j.restarting;
+        }
+        Restarts.Run run = restarts.current(j.id);
+        return run == null || run.node == null ? "" : "runs on " + run.node + " (started by the master)";
+    }
+
     // ---- status ---------------------------------------------------------------------------------
 
     /** Every agent the master knows, by node name. */
@@ -1385,8 +1620,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         List<PeerStatus> out = new ArrayList<>();
         synchronized (lock) {
             for (JobMasterPeer j : jobMasters.values()) {
-                out.add(new PeerStatus("job-master", j.id, j.lost ? "lost" : "live", j.requestIncarnation, now - j.lastSeen,
-                        j.placements.size(), j.slots(), -1, j.jobs.size(), "-"));
+                String state = j.restarting != null ? "restarting" : j.lost ? "lost" : "live";
+                out.add(new PeerStatus("job-master", j.id, state, j.requestIncarnation, now - j.lastSeen,
+                        j.placements.size(), j.slots(), -1, j.jobs.size(), "-", restartNote(j)));
             }
         }
         out.sort(java.util.Comparator.comparing(PeerStatus::id));
@@ -1471,7 +1707,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     }
 
     private Reply reply(int status, Ack ack) {
-        return new Reply(status, codec.encode(new Envelope(WireCodec.VERSION, self, options.incarnation(), 0, ack)));
+        return new Reply(status, codec.encode(Envelope.of(self, options.incarnation(), 0, ack)));
     }
 
     @Override

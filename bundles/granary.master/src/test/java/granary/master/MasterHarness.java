@@ -25,7 +25,12 @@ final class MasterHarness implements AutoCloseable {
     private final List<AutoCloseable> open = new ArrayList<>();
 
     MasterHarness(MasterOptions options) throws IOException {
-        master = new ProtocolMaster(live.loop, tokens, options, clock);
+        this(options, granary.recovery.Recovery.of(granary.recovery.RecoveryOptions.none()));
+    }
+
+    /** A master that starts with {@code recovery}'s window open. */
+    MasterHarness(MasterOptions options, granary.recovery.Recovery recovery) throws IOException {
+        master = new ProtocolMaster(live.loop, tokens, options, clock, recovery);
         server = JdkHttpServer.start(new InetSocketAddress("127.0.0.1", 0), master, null);
     }
 

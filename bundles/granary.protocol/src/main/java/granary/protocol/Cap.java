@@ -34,13 +34,23 @@ public record Cap(List<Grant> grants, List<Grant> withdrawals, boolean full) imp
      * resources) and {@code online} (the unit is an online service) travel with the cap so that an
      * agent can report them back to a master that restarted and knows nothing of the job
      * (docs/recovery.md, "Peers that return late").
+     *
+     * <p>{@code launch}, when not null, is the worker to start in the unit's slot 0 without a plan:
+     * the master holds such a unit to start a lost job master again, and there is no job master to
+     * send the plan (docs/protocol.md, "Restarting a job master"). Protocol version 3.
      */
-    public record Grant(String jobMaster, UnitId unit, int slots, String key, Resources size, boolean online) {
+    public record Grant(String jobMaster, UnitId unit, int slots, String key, Resources size, boolean online,
+                        Program launch) {
         public Grant {
             Objects.requireNonNull(jobMaster, "jobMaster");
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(unit, "unit");
             Objects.requireNonNull(size, "size");
+        }
+
+        /** A grant without a launch of its own: its workers come from the job master's plans. */
+        public Grant(String jobMaster, UnitId unit, int slots, String key, Resources size, boolean online) {
+            this(jobMaster, unit, slots, key, size, online, null);
         }
 
         /** An offline grant of slots of no stated size (tests, and caps whose size does not matter). */
@@ -50,7 +60,7 @@ public record Cap(List<Grant> grants, List<Grant> withdrawals, boolean full) imp
 
         /** The same grant with another slot count. */
         public Grant withSlots(int n) {
-            return new Grant(jobMaster, unit, n, key, size, online);
+            return new Grant(jobMaster, unit, n, key, size, online, launch);
         }
     }
 

@@ -21,8 +21,8 @@ public record Envelope(int version, Sender sender, long incarnation, long sequen
         Objects.requireNonNull(message, "message");
     }
 
-    /** An envelope of the current protocol version. */
+    /** An envelope of the lowest protocol version that carries {@code message} ({@link WireCodec#versionFor}). */
     public static Envelope of(Sender sender, long incarnation, long sequence, Message message) {
-        return new Envelope(WireCodec.VERSION, sender, incarnation, sequence, message);
+        return new Envelope(WireCodec.versionFor(message), sender, incarnation, sequence, message);
     }
 }

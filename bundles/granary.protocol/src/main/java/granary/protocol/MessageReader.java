@@ -72,7 +72,7 @@ final class MessageReader {
     }
 
     private Request request(JsonObject o, String p) {
-        known(o, p, "full", "jobs", "desires", "cancels", "releases", "holdings");
+        known(o, p, "full", "jobs", "desires", "cancels", "releases", "holdings", "restart");
         json.field(o, "full", p, true);
         boolean full = json.bool(o, "full", p, false);
         List<JobSpec> jobs = list(o, "jobs", p, (e, at) -> JobCodec.job(json, e, at, Set.of(), Set.of()));
@@ -88,7 +88,52 @@ final class MessageReader {
         if (!full && !holdings.isEmpty()) {
             json.problem(o, p + ".holdings", "only a full request carries holdings; a delta has none");
         }
-        return json.ok() ? new Request(full, jobs, desires, cancels, releases, holdings) : null;
+        Request.Restart restart = o.get("restart") == null ? null : restart(o.get("restart"), p + ".restart");
+        if (!full && o.get("restart") != null) {
+            json.problem(o.get("restart"), p + ".restart", "only a full request carries a restart spec; a delta has none");
+        }
+        return json.ok() ? new Request(full, jobs, desires, cancels, releases, holdings, restart) : null;
+    }
+
+    /** A job master's restart spec (docs/protocol.md, "Restarting a job master"): a program, a slot size, maybe its node. */
+    private Request.Restart restart(JsonValue e, String at) {
+        return object(e, at, x -> {
+            Program program = program(x, at);
+            Resources size = resources(x, "size", at, true);
+            if (size != null) {
+                slotRules(x.get("size"), at + ".size", size);
+            }
+            String node = x.get("node") == null ? null : json.string(x, "node", at, null);
+            if (node != null && !granary.api.model.Names.isValid(node)) {
+                json.problem(x.get("node"), at + ".node", "'" + node + "' is not a node name: " + granary.api.model.Names.RULE);
+            }
+            return new Request.Restart(program, size, node);
+        }, "command", "environment", "workingDirectory", "size", "node");
+    }
+
+    /** A restart's slot follows a unit's slot rules (not zero, nothing negative, within Resources.MAX_AMOUNT): the same check. */
+    private void slotRules(JsonValue e, String path, Resources size) {
+        try {
+            granary.api.model.UnitSpec.builder("job-master").slot(size).desired(1).build();
+        } catch (InvalidRequestException ex) {
+            for (Problem p : ex.problems()) {
+                String field = p.field().startsWith("slot") ? path + p.field().substring("slot".length()) : path;
+                json.problem(e, field, p.message());
+            }
+        }
+    }
+
+    /** A program to start: a command that is not empty and whose program name is not empty, its environment and directory. */
+    private Program program(JsonObject x, String at) {
+        json.field(x, "environment", at, true);
+        List<String> command = list(x, "command", at, this::string);
+        if (x.get("command") instanceof JsonArray a && a.size() == 0) {
+            json.problem(x.get("command"), at + ".command", "is empty; expected the program and its arguments");
+        } else if (!command.isEmpty() && command.get(0).isEmpty()) {
+            json.problem(x.get("command"), at + ".command[0]", "the program's name is empty");
+        }
+        String dir = json.string(x, "workingDirectory", at, null);
+        return new Program(command, json.labels(x, "environment", at), dir);
     }
 
     private Hint hint(JsonObject o, String p) {
@@ -140,9 +185,11 @@ final class MessageReader {
     private Cap.Grant grant(JsonValue e, String at) {
         return object(e, at, x -> {
             json.field(x, "online", at, true);
+            Program launch = x.get("launch") == null ? null
+                    : object(x.get("launch"), at + ".launch", l -> program(l, at + ".launch"), "command", "environment", "workingDirectory");
             return new Cap.Grant(json.string(x, "jobMaster", at, null), unit(x, at), count(x, "slots", at),
-                    json.string(x, "key", at, null), resources(x, "size", at, true), json.bool(x, "online", at, false));
-        }, "jobMaster", "unit", "slots", "key", "size", "online");
+                    json.string(x, "key", at, null), resources(x, "size", at, true), json.bool(x, "online", at, false), launch);
+        }, "jobMaster", "unit", "slots", "key", "size", "online", "launch");
     }
 
     private String string(JsonValue e, String at) {

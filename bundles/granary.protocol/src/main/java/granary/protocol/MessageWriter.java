@@ -68,7 +68,7 @@ final class MessageWriter {
     }
 
     private static JsonObject request(Request r) {
-        return JsonObject.builder().put("full", r.full())
+        JsonObject.Builder o = JsonObject.builder().put("full", r.full())
                 .put("jobs", list(r.jobs(), MessageWriter::job))
                 .put("desires", list(r.desires(), d -> JsonObject.builder()
                         .put("unit", unit(d.unit())).put("desired", d.desired()).build()))
@@ -76,8 +76,24 @@ final class MessageWriter {
                 .put("releases", list(r.releases(), x -> JsonObject.builder()
                         .put("unit", unit(x.unit())).put("node", x.node()).put("slots", x.slots()).build()))
                 .put("holdings", list(r.holdings(), x -> JsonObject.builder()
-                        .put("unit", unit(x.unit())).put("node", x.node()).put("slots", x.slots()).build()))
-                .build();
+                        .put("unit", unit(x.unit())).put("node", x.node()).put("slots", x.slots()).build()));
+        if (r.restart() != null) {
+            o.put("restart", restart(r.restart()));
+        }
+        return o.build();
+    }
+
+    private static JsonObject restart(Request.Restart r) {
+        JsonObject.Builder o = program(r.program()).put("size", JobCodec.resourcesJson(r.size()));
+        if (r.node() != null) {
+            o.put("node", r.node());
+        }
+        return o.build();
+    }
+
+    private static JsonObject.Builder program(Program p) {
+        return JsonObject.builder().put("command", list(p.command(), JsonValue::of))
+                .put("environment", strings(p.environment())).put("workingDirectory", p.workingDirectory());
     }
 
     /**
@@ -93,9 +109,13 @@ final class MessageWriter {
     }
 
     private static JsonObject grant(Cap.Grant g) {
-        return JsonObject.builder().put("jobMaster", g.jobMaster()).put("unit", unit(g.unit()))
+        JsonObject.Builder o = JsonObject.builder().put("jobMaster", g.jobMaster()).put("unit", unit(g.unit()))
                 .put("slots", g.slots()).put("key", g.key()).put("size", JobCodec.resourcesJson(g.size()))
-                .put("online", g.online()).build();
+                .put("online", g.online());
+        if (g.launch() != null) {
+            o.put("launch", program(g.launch()).build());
+        }
+        return o.build();
     }
 
     private static JsonObject launch(Plan.Launch l) {

@@ -1,6 +1,7 @@
 package granary.protocol;
 
 import granary.api.model.JobSpec;
+import granary.api.model.Resources;
 import granary.api.model.UnitId;
 import java.util.List;
 import java.util.Objects;
@@ -19,13 +20,33 @@ import java.util.Objects;
  *                 master's hints told it (from memory, or from its own checkpoint); a master that
  *                 restarted uses them for agents that do not report (docs/recovery.md). Empty in a
  *                 delta.
+ * @param restart  with {@code full}, optionally: how the master may start this job master again when
+ *                 it is declared lost (spec case 3, docs/recovery.md "Restarting a lost job
+ *                 master"); null: nobody but its own operator restarts it. Null in a delta.
  */
 public record Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels,
-                      List<Release> releases, List<Holding> holdings) implements Message {
+                      List<Release> releases, List<Holding> holdings, Restart restart) implements Message {
 
     /** A request without holdings. */
     public Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels, List<Release> releases) {
         this(full, jobs, desires, cancels, releases, List.of());
+    }
+
+    /** A request without a restart spec. */
+    public Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels, List<Release> releases,
+                   List<Holding> holdings) {
+        this(full, jobs, desires, cancels, releases, holdings, null);
+    }
+
+    /**
+     * How to start the job master again: {@code program} in a slot of {@code size} (an online slot
+     * the master holds for it), preferably not on {@code node}, where it runs now (null: not said).
+     */
+    public record Restart(Program program, Resources size, String node) {
+        public Restart {
+            Objects.requireNonNull(program, "program");
+            Objects.requireNonNull(size, "size");
+        }
     }
 
     /** {@code unit} holds {@code slots} slots on {@code node}, as the last hint said. */

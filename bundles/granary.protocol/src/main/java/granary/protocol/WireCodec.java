@@ -37,8 +37,32 @@ import java.util.Set;
  */
 public final class WireCodec {
 
-    /** The protocol version this code speaks. */
-    public static final int VERSION = 2;
+    /**
+     * The newest protocol version this code speaks. Version 3 added a full request's {@code restart}
+     * and a cap grant's {@code launch} (docs/protocol.md, "Versioning"); a message that carries
+     * neither is still sent as version 2, so a peer of this version talks to a version-2 master.
+     */
+    public static final int VERSION = 3;
+
+    /** The oldest protocol version this code reads. */
+    public static final int OLDEST = 2;
+
+    /** The lowest version that carries {@code m}: 3 if it has a restart spec or a launch, else 2. */
+    public static int versionFor(Message m) {
+        boolean v3 = m instanceof Request r && r.restart() != null
+                || m instanceof Cap c && (launches(c.grants()) || launches(c.withdrawals()))
+                || m instanceof Register r && launches(r.caps());
+        return v3 ? 3 : OLDEST;
+    }
+
+    private static boolean launches(List<Cap.Grant> grants) {
+        for (Cap.Grant g : grants) {
+            if (g.launch() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /**
      * The largest envelope in bytes of UTF-8 (1 MiB). Large enough for a full {@link Request} of some
@@ -95,15 +119,19 @@ public final class WireCodec {
         check(json);
         int version = json.int32(o, "version", JsonPath.ROOT, null);
         check(json);
-        if (version != VERSION) {
+        if (version < OLDEST || version > VERSION) {
             throw new ProtocolException(List.of(Problem.of(source, "$.version", "protocol version " + version
-                    + " is not supported; this " + self.wire() + " speaks " + VERSION, VERSION, version)));
+                    + " is not supported; this " + self.wire() + " speaks " + OLDEST + " to " + VERSION, VERSION, version)));
         }
         json.onlyKnown(o, JsonPath.ROOT, ENVELOPE_FIELDS);
         Sender sender = sender(json, o);
         long incarnation = json.integer(o, "incarnation", JsonPath.ROOT, null);
         long sequence = json.integer(o, "sequence", JsonPath.ROOT, null);
         Message message = message(json, o);
+        if (message != null && versionFor(message) > version) {
+            json.problem(o.get("message"), "$.message", "carries a restart spec or a launch, which protocol version "
+                    + versionFor(message) + " added; the envelope says version " + version);
+        }
         long least = message instanceof Ack ? 0 : 1;
         if (json.field(o, "sequence", JsonPath.ROOT, false) != null && sequence < least) {
             json.problem(o.get("sequence"), "$.sequence", "must be at least " + least + ", got " + sequence);

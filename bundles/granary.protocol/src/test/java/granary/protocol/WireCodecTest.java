@@ -42,6 +42,18 @@ class WireCodecTest {
                 + " \"type\": \"" + type + "\", \"message\": " + message + "}";
     }
 
+    private static String envelope3(String type, String message) {
+        return envelope(type, message).replace("\"version\": 2", "\"version\": 3");
+    }
+
+    private static final String RESTART = "{\"command\": [\"jm\", \"-x\"], \"environment\": {\"A\": \"b\"},"
+            + " \"workingDirectory\": \"\", \"size\": {\"cpu\": 100, \"mem\": 256}, \"node\": \"n1\"}";
+
+    private static String request(boolean full, String restart) {
+        return "{\"full\": " + full + ", \"jobs\": [], \"desires\": [], \"cancels\": [], \"releases\": [],"
+                + " \"holdings\": [], \"restart\": " + restart + "}";
+    }
+
     private static final String HINT = "{\"placements\": [{\"unit\": \"j/u\", \"node\": \"n1\", \"slots\": 2,"
             + " \"endpoint\": \"http://127.0.0.1:7071\"}], \"exits\": []}";
 
@@ -70,15 +82,39 @@ class WireCodecTest {
                         "$.message.placements[0].unit", "expected job/unit, got the string \"ju\""),
                 Arguments.of("sequence 0", envelope("hint", HINT).replace("\"sequence\": 3", "\"sequence\": 0"),
                         "$.sequence", "must be at least 1, got 0"),
-                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 3"),
-                        "$.version", "protocol version 3 is not supported; this master speaks 2"),
+                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 4"),
+                        "$.version", "protocol version 4 is not supported; this master speaks 2 to 3"),
                 Arguments.of("bad version with fields of its own", envelope("hint", "{\"new\": true}")
                         .replace("\"version\": 2", "\"version\": 1, \"extra\": 1"),
-                        "$.version", "protocol version 1 is not supported; this master speaks 2"),
+                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 3"),
                 Arguments.of("missing version", envelope("hint", HINT).replace("\"version\": 2,", ""),
                         "$.version", "is missing"),
                 Arguments.of("truncated JSON", envelope("hint", HINT).substring(0, envelope("hint", HINT).length() - 2),
                         "$.message", "not valid JSON: the document ends inside an object"),
+                Arguments.of("restart in a delta", envelope3("request", request(false, RESTART)),
+                        "$.message.restart", "only a full request carries a restart spec; a delta has none"),
+                Arguments.of("restart with an empty command", envelope3("request", request(true, RESTART.replace("[\"jm\", \"-x\"]", "[]"))),
+                        "$.message.restart.command", "is empty; expected the program and its arguments"),
+                Arguments.of("restart with an empty program name", envelope3("request", request(true, RESTART.replace("\"jm\"", "\"\""))),
+                        "$.message.restart.command[0]", "the program's name is empty"),
+                Arguments.of("restart with a zero size", envelope3("request", request(true, RESTART.replace("\"cpu\": 100, \"mem\": 256", "\"cpu\": 0"))),
+                        "$.message.restart.size", "must ask for some resource, got cpu=0,mem=0"),
+                Arguments.of("restart with a negative size", envelope3("request", request(true, RESTART.replace("\"cpu\": 100", "\"cpu\": -1"))),
+                        "$.message.restart.size.cpu", "must not be negative, got -1"),
+                Arguments.of("restart with a size beyond the limit", envelope3("request", request(true, RESTART.replace("\"cpu\": 100", "\"cpu\": 9223372036854775807"))),
+                        "$.message.restart.size.cpu", "must be at most " + granary.api.model.Resources.MAX_AMOUNT + ", got 9223372036854775807"),
+                Arguments.of("restart without a size", envelope3("request", request(true, RESTART.replace(", \"size\": {\"cpu\": 100, \"mem\": 256}", ""))),
+                        "$.message.restart.size", "is missing"),
+                Arguments.of("restart on a bad node name", envelope3("request", request(true, RESTART.replace("\"n1\"", "\"n 1\""))),
+                        "$.message.restart.node", "'n 1' is not a node name: " + granary.api.model.Names.RULE),
+                Arguments.of("restart with an unknown field", envelope3("request", request(true, RESTART.replace("\"node\"", "\"shell\": true, \"node\""))),
+                        "$.message.restart.shell", "unknown field; known fields: command, environment, node, size, workingDirectory"),
+                Arguments.of("restart in a version 2 envelope", envelope("request", request(true, RESTART)),
+                        "$.message", "carries a restart spec or a launch, which protocol version 3 added; the envelope says version 2"),
+                Arguments.of("launch with an empty command", envelope3("cap", "{\"grants\": [{\"jobMaster\": \"granary.master\", \"unit\": \"r/u\","
+                        + " \"slots\": 1, \"key\": \"k\", \"size\": {\"cpu\": 1}, \"online\": true, \"launch\": {\"command\": [],"
+                        + " \"environment\": {}, \"workingDirectory\": \"\"}}], \"withdrawals\": [], \"full\": false}"),
+                        "$.message.grants[0].launch.command", "is empty; expected the program and its arguments"),
                 Arguments.of("not an object", "[1, 2]",
                         "$", "expected an object, got an array"));
     }
@@ -93,6 +129,15 @@ class WireCodecTest {
         assertEquals(message, first.message(), ex.getMessage());
         assertTrue(first.subject().startsWith("agent n7"), first.subject());
         assertTrue(ex instanceof InvalidRequestException);
+    }
+
+    @Test
+    void aMessageWithoutARestartOrLaunchIsStillSentAsVersion2() {
+        assertEquals(2, Envelope.of(Samples.AGENT, 1, 1, new Heartbeat(java.util.List.of(), java.util.List.of(), null)).version());
+        Message restartable = Samples.all().stream().filter(m -> m instanceof Request r && r.restart() != null).findFirst().orElseThrow();
+        Envelope e = Envelope.of(Samples.JOB_MASTER, 1, 1, restartable);
+        assertEquals(3, e.version());
+        assertTrue(codec.text(e).startsWith("{\"version\":3,"), codec.text(e));
     }
 
     @Test
@@ -117,12 +162,12 @@ class WireCodecTest {
 
     @Test
     void badVersionKeepsBothVersionsAsFields() {
-        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 3");
+        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 4");
         Problem p = assertThrows(ProtocolException.class,
                 () -> new WireCodec(Role.AGENT).decode(input.getBytes(StandardCharsets.UTF_8), "master m")).problems().get(0);
-        assertEquals("protocol version 3 is not supported; this agent speaks 2", p.message());
-        assertEquals(2L, p.limit());
-        assertEquals(3L, p.value());
+        assertEquals("protocol version 4 is not supported; this agent speaks 2 to 3", p.message());
+        assertEquals(3L, p.limit());
+        assertEquals(4L, p.value());
     }
 
     @Test

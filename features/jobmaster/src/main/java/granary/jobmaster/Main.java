@@ -20,6 +20,8 @@ public final class Main {
     static final int UNREACHABLE = 4;
     static final int TIMED_OUT = 5;
     static final int JOB_REFUSED = 6;
+    /** The master declared this incarnation lost and started the job master again elsewhere (docs/recovery.md). */
+    static final int FENCED = 7;
 
     private Main() {
     }
@@ -41,6 +43,9 @@ public final class Main {
             token = readToken(s);
         } catch (IllegalArgumentException ex) {
             return fail(err, BAD_OPTIONS, ex.getMessage() + " (see --help)");
+        }
+        if (s.restartable() != null) {
+            options = options.withRestart(SelfRestart.spec(s.restartable(), args));
         }
         SampleJobMaster jm = new SampleJobMaster(s, out);
         try {
@@ -70,6 +75,7 @@ public final class Main {
                 case UNAUTHORIZED -> fail(err, TOKEN_REFUSED, "the master refused the token of job-master/" + s.id()
                         + " from " + s.tokenFile() + ": " + ex.getMessage());
                 case UNREACHABLE -> fail(err, UNREACHABLE, "the master at " + s.master() + " is unreachable: " + ex.getMessage());
+                case FENCED -> fail(err, FENCED, "job master " + s.id() + " was started again elsewhere: " + ex.getMessage());
                 default -> fail(err, UNREACHABLE, "the master at " + s.master() + " does not answer as a Granary master: " + ex.getMessage());
             };
         } catch (InvalidRequestException ex) {

@@ -208,6 +208,14 @@ final class SampleJobMaster implements Listener {
         }
     }
 
+    /** The master started this job master again elsewhere (it is restartable): this one must stop. */
+    @Override
+    public synchronized void fenced(LinkException why) {
+        say("fenced " + why.getMessage());
+        outcome.complete(new Outcome(Main.FENCED, "job master " + settings.id() + " was declared lost and started again elsewhere;"
+                + " this incarnation exits: " + why.getMessage()));
+    }
+
     @Override
     public synchronized void linkRestored() {
         unreachableSince = 0;

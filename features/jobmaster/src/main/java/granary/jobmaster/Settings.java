@@ -15,7 +15,7 @@ import java.util.Set;
  */
 record Settings(URI master, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
                 String group, String user, int retries, Duration timeout, Duration patience, String workdir,
-                int online, String onlineCommand, Duration verify, boolean help) {
+                int online, String onlineCommand, Duration verify, Resources restartable, boolean help) {
 
     /** What an online worker runs when {@code --online-command} is not given: a long sleep. */
     static final String DEFAULT_ONLINE_COMMAND = "exec sleep 86400";
@@ -41,18 +41,23 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
                                   it is cancelled when the batch tasks are done
               --online-command=CMD  what each service worker runs (/bin/sh -c), default 'exec sleep 86400';
                                   GRANARY_TASK is the service slot, GRANARY_UNIT=service
+              --restartable=RES   let the master start this job master again, with the same command line,
+                                  in a slot of RES (e.g. cpu=50,mem=512) on another node, when it is
+                                  declared lost (docs/recovery.md, "Restarting a lost job master")
               --help              this text
             exit codes: 0 every task succeeded, 1 some failed, 2 bad options, 3 token refused,
-                        4 master unreachable, 5 timeout, 6 the master refused the job""";
+                        4 master unreachable, 5 timeout, 6 the master refused the job,
+                        7 fenced: the master declared it lost and started it again elsewhere""";
 
     private static final Set<String> KNOWN = Set.of("master", "token-file", "job", "tasks", "command", "slot", "id",
-            "group", "queue", "user", "retries", "timeout", "patience", "workdir", "online", "online-command", "verify");
+            "group", "queue", "user", "retries", "timeout", "patience", "workdir", "online", "online-command", "verify",
+            "restartable");
 
     static Settings parse(String... args) {
         Map<String, String> v = new LinkedHashMap<>();
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
-                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, null, true);
+                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, null, null, true);
             }
             int eq = a.indexOf('=');
             if (!a.startsWith("--") || eq < 0) {
@@ -73,7 +78,7 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
                 v.getOrDefault("id", "jm-" + job), v.get("group"), v.get("user"), number(v, "retries", "0", 0),
                 Duration.ofSeconds(number(v, "timeout", "0", 0)), Duration.ofSeconds(number(v, "patience", "60", 1)),
                 v.getOrDefault("workdir", "/tmp"), number(v, "online", "0", 0), onlineCommand(v),
-                Duration.ofSeconds(number(v, "verify", "10", 0)), false);
+                Duration.ofSeconds(number(v, "verify", "10", 0)), restartable(v.get("restartable")), false);
     }
 
     private static String onlineCommand(Map<String, String> v) {
@@ -123,6 +128,20 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
             throw new IllegalArgumentException("option --master: expected http://HOST:PORT or https://HOST:PORT, got '" + s + "'");
         }
         return u;
+    }
+
+    private static Resources restartable(String s) {
+        if (s == null) {
+            return null;
+        }
+        try {
+            Resources r = Resources.parse(s);
+            // the job master's own slot follows a unit's slot rules: not zero, nothing negative, within the limits
+            granary.api.model.UnitSpec.builder("job-master").slot(r).desired(1).build();
+            return r;
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("option --restartable: " + ex.getMessage());
+        }
     }
 
     private static Resources slot(String s) {

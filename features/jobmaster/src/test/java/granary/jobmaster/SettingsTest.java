@@ -58,6 +58,27 @@ class SettingsTest {
         }
     }
 
+    /** {@code --restartable=RES}: the master may start this job master again with its own command line (docs/recovery.md). */
+    @Test
+    void restartableSendsTheCommandLineItWasStartedWith() {
+        Settings s = parse("--restartable=cpu=50,mem=512");
+        assertEquals(granary.api.model.Resources.of(50, 512), s.restartable());
+        assertEquals(null, parse().restartable(), "not restartable unless asked");
+        String[] args = {"--master=http://127.0.0.1:7070", "--token-file=t", "--job=j", "--tasks=3", "--command=true",
+                "--restartable=cpu=50,mem=512"};
+        granary.protocol.Request.Restart spec = SelfRestart.spec(s.restartable(), args);
+        List<String> command = spec.program().command();
+        assertTrue(command.get(0).endsWith("/bin/java"), command.toString());
+        assertEquals(List.of(Main.class.getName()), command.subList(3, 4));
+        assertEquals(List.of(args), command.subList(4, command.size()));
+        assertEquals(java.nio.file.Path.of("").toAbsolutePath().toString(), spec.program().workingDirectory());
+        assertEquals(s.restartable(), spec.size());
+        for (String bad : List.of("--restartable=", "--restartable=cpu=0", "--restartable=cpu=-5", "--restartable=lots")) {
+            IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> parse(bad), bad);
+            assertTrue(ex.getMessage().contains("--restartable"), ex.getMessage());
+        }
+    }
+
     @Test
     void theUsageNamesTheNewOptions() {
         assertTrue(Settings.USAGE.contains("--online=N") && Settings.USAGE.contains("--online-command=CMD"));

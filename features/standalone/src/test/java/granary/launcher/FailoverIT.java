@@ -14,8 +14,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 12, real processes (docs/recovery.md, "Real processes"): the conformance kit's three
- * real-process scenarios ({@code --processes}, rows P1–P3) against this module's runnable jar — a
+ * Issue 12, real processes (docs/recovery.md, "Real processes"): the conformance kit's four
+ * real-process scenarios ({@code --processes}, rows P1–P4) against this module's runnable jar — a
  * master, two agents and the sample job master with two online workers and a batch; the master, an
  * agent or the job master is killed with -9 and started again, and online workers are checked by
  * their OS PIDs. Felix run only: the recovery code is the same bundles in both runtimes, and each
@@ -47,6 +47,12 @@ class FailoverIT {
     @Test
     void killingTheJobMasterKeepsItsOnlineWorkersAndARestartFinishesTheBatch() {
         held(scenarios.jobMasterKill());
+    }
+
+    /** Spec case 3: a restartable job master frozen past its timeout is started again by the master; the old one is fenced. */
+    @Test
+    void aRestartableJobMasterStoppedPastItsTimeoutIsStartedAgainByTheMasterAndTheOldOneIsFenced() {
+        held(scenarios.jobMasterTimeout());
     }
 
     private static void held(Cases.Outcome o) {

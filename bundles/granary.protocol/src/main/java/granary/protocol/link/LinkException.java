@@ -26,7 +26,18 @@ public class LinkException extends RuntimeException {
          * 409 to a poll: the server holds no state of this peer any more (it declared the peer lost
          * after a timeout): send the full state again, as after a restart.
          */
-        FORGOTTEN
+        FORGOTTEN,
+        /**
+         * 409 naming {@code $.incarnation} as fenced: the master declared this incarnation lost and
+         * started the peer again elsewhere (docs/recovery.md, "Restarting a lost job master"). Nothing
+         * it sends is taken any more: the process must exit.
+         */
+        FENCED
+    }
+
+    /** True if {@code problems} say the sender's incarnation is fenced (the master started it again). */
+    public static boolean fencing(List<Problem> problems) {
+        return problems.stream().anyMatch(p -> "$.incarnation".equals(p.field()) && p.message().contains(" is fenced: "));
     }
 
     private final Kind kind;

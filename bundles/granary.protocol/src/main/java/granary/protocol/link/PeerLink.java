@@ -196,7 +196,9 @@ public final class PeerLink {
             return Optional.empty();
         }
         if (e.message() instanceof Ack a && a.isRefusal()) {
-            throw new LinkException(resp.statusCode() == 409 ? LinkException.Kind.FORGOTTEN : LinkException.Kind.PROTOCOL,
+            LinkException.Kind kind = resp.statusCode() != 409 ? LinkException.Kind.PROTOCOL
+                    : LinkException.fencing(a.problems()) ? LinkException.Kind.FENCED : LinkException.Kind.FORGOTTEN;
+            throw new LinkException(kind,
                     uri + " refused the poll: " + a.problems(), a.problems(), null);
         }
         synchronized (this) {
@@ -257,6 +259,10 @@ public final class PeerLink {
             if (!(reply.message() instanceof Ack ack)) {
                 throw new LinkException(LinkException.Kind.PROTOCOL, uri + " answered a " + reply.message().type()
                         + " where an ack was due", List.of(), null);
+            }
+            if (resp.statusCode() == 409 && LinkException.fencing(ack.problems())) {
+                throw new LinkException(LinkException.Kind.FENCED, uri + " fenced " + self + " incarnation " + incarnation
+                        + ": " + ack.problems().get(0).message(), ack.problems(), null);
             }
             if (resp.statusCode() == 409 && ack.problems().stream().anyMatch(p -> "sequence".equals(p.field())
                     && Long.valueOf(1).equals(p.limit()))) {

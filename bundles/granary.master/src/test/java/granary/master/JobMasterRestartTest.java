@@ -1,0 +1,225 @@
+package granary.master;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import granary.api.model.JobSpec;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.api.model.UnitKind;
+import granary.api.model.UnitSpec;
+import granary.protocol.Cap;
+import granary.protocol.Envelope;
+import granary.protocol.Heartbeat;
+import granary.protocol.Program;
+import granary.protocol.Register;
+import granary.protocol.Request;
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import granary.protocol.WireCodec;
+import granary.protocol.link.Paths;
+import granary.protocol.link.PeerLink;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Spec case 3 on the master: a job master that gave a restart spec and is declared lost is started
+ * again through the engine, on another node, by a cap that carries the launch; its old incarnation
+ * is fenced (docs/recovery.md, "Restarting a lost job master"). Real engine, real HTTP, manual clock
+ * and manual ticks: the timeout happens when the test calls {@code expire()}.
+ */
+class JobMasterRestartTest {
+
+    private static final Sender JM = new Sender(Role.JOB_MASTER, "jm1");
+    private static final Program PROGRAM = new Program(List.of("java", "-jar", "jm.jar", "--restartable"), Map.of("X", "1"), "");
+    private final MasterHarness h;
+    private final WireCodec codec = new WireCodec(Role.JOB_MASTER);
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final String token;
+
+    JobMasterRestartTest() throws Exception {
+        h = new MasterHarness(MasterOptions.defaults().withIncarnation(77)
+                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)).withManualTicks());
+        token = h.tokens.issue(JM);
+    }
+
+    @AfterEach
+    void close() {
+        h.close();
+    }
+
+    private static JobSpec jobs() {
+        return JobSpec.of("j1", "default",
+                UnitSpec.builder("svc").slot(100, 100).desired(1).kind(UnitKind.ONLINE).build(),
+                UnitSpec.builder("tasks").slot(100, 100).desired(1).build());
+    }
+
+    /** A batch-only job: cancelled at the timeout of a job master that cannot be restarted. */
+    private static JobSpec batch() {
+        return JobSpec.of("j2", "default", UnitSpec.builder("tasks").slot(100, 100).desired(1).build());
+    }
+
+    private static Request full(Request.Restart restart) {
+        return new Request(true, List.of(jobs()), List.of(), List.of(), List.of(), List.of(), restart);
+    }
+
+    private static Request fullWithBatch(Request.Restart restart) {
+        return new Request(true, List.of(jobs(), batch()), List.of(), List.of(), List.of(), List.of(), restart);
+    }
+
+    private PeerLink agent(String node, long cpu) {
+        PeerLink a = h.link(Role.AGENT, node, 1);
+        assertFalse(a.send(new Register(node, "r1", Map.of(), Resources.of(cpu, 1024), "http://127.0.0.1:9/" + node)).isRefusal());
+        return a;
+    }
+
+    private HttpResponse<byte[]> post(long incarnation, long sequence, Request r) throws Exception {
+        byte[] body = codec.encode(Envelope.of(JM, incarnation, sequence, r));
+        HttpRequest req = HttpRequest.newBuilder(URI.create(h.server.url() + Paths.MESSAGES)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + token).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        return http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** The first grant carrying a launch in the caps {@code a} is sent within 10 s, or null. */
+    private static Cap.Grant launchIn(PeerLink a, int polls) {
+        for (int i = 0; i < polls; i++) {
+            Optional<Envelope> e = a.poll(200);
+            if (e.isPresent() && e.get().message() instanceof Cap c) {
+                for (Cap.Grant g : c.grants()) {
+                    if (g.launch() != null) {
+                        return g;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Ages the job master past its timeout while the agents stay live, then runs the master's timeout check. */
+    private void jobMasterSilentPastItsTimeout(PeerLink... agents) {
+        h.clock.advance(61_000);
+        for (PeerLink a : agents) {
+            assertFalse(a.send(new Heartbeat(List.of(), List.of(), null)).isRefusal());
+        }
+        h.master.expire();
+    }
+
+    private PeerStatus status() {
+        return h.master.jobMasters().get(0);
+    }
+
+    @Test
+    void aLostRestartableJobMasterIsStartedOnAnotherNodeAndItsOldIncarnationIsFenced() throws Exception {
+        PeerLink n1 = agent("n1", 300);
+        PeerLink n2 = agent("n2", 300);
+        assertEquals(200, post(5, 1, fullWithBatch(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
+
+        jobMasterSilentPastItsTimeout(n1, n2);
+
+        Cap.Grant launch = launchIn(n2, 25);
+        assertNotNull(launch, "n2, not the node jm1 said it ran on, gets the cap that launches it");
+        assertEquals(PROGRAM, launch.launch());
+        assertEquals(Restarts.OWNER, launch.jobMaster());
+        assertTrue(launch.online());
+        assertEquals(Resources.of(50, 64), launch.size());
+        assertEquals(1, launch.slots());
+        assertEquals("restarting", status().state());
+        assertTrue(status().line().contains("restart=\"launched on n2, waiting for its full request\""), status().line());
+        // Its jobs wait for it, the offline one too: the restarted job master's full request takes them over (case 2).
+        assertNotNull(h.live.query(v -> v.job("j2")));
+
+        HttpResponse<byte[]> old = post(5, 2, new Request(false, List.of(), List.of(), List.of(), List.of()));
+        assertEquals(409, old.statusCode());
+        String text = new String(old.body(), StandardCharsets.UTF_8);
+        assertTrue(text.contains("incarnation 5 is fenced: job master jm1 was declared lost after 60 s of silence and the master"
+                + " started it again; this process must exit"), text);
+        assertEquals(409, post(5, 1, full(null)).statusCode(), "not even a full request revives a fenced incarnation");
+
+        assertEquals(200, post(9, 1, fullWithBatch(new Request.Restart(PROGRAM, Resources.of(50, 64), "n2"))).statusCode());
+        assertEquals("live", status().state());
+        assertTrue(status().line().contains("restart=\"runs on n2 (started by the master)\""), status().line());
+
+        // The restarted process exits: its slot is released like any worker's, and its restart job is gone.
+        UnitId unit = launch.unit();
+        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(unit, 0)), List.of(new Heartbeat.Exit(unit, 0, 3)), null)).isRefusal());
+        assertNull(h.live.query(v -> v.job(unit.job())));
+        assertEquals("", status().restart());
+    }
+
+    @Test
+    void withoutRoomTheRestartWaitsAndSaysWhy() throws Exception {
+        PeerLink n1 = agent("n1", 200);
+        assertEquals(200, post(5, 1, full(new Request.Restart(PROGRAM, Resources.of(100, 64), "n1"))).statusCode());
+
+        jobMasterSilentPastItsTimeout(n1);
+
+        // n1 is the only node: it is not avoided, but it is full (svc and tasks hold its 200 cpu).
+        assertNull(launchIn(n1, 3));
+        assertEquals("restarting", status().state());
+        assertEquals("waiting for a node with room for " + Resources.of(100, 64), status().restart());
+        assertEquals(1, (int) h.live.<Integer>query(v -> v.unit(new UnitId(Restarts.PREFIX + "1@jm1", Restarts.UNIT)).desired()));
+
+        // A task ends: its slot goes to the waiting restart, within n1's capacity.
+        UnitId tasks = new UnitId("j1", "tasks");
+        assertFalse(n1.send(new Heartbeat(List.of(), List.of(new Heartbeat.Exit(tasks, 0, 0)), null)).isRefusal());
+        assertNotNull(launchIn(n1, 25));
+    }
+
+    /** Found by FailoverIT: a first full request that arrives during the recovery window carries the spec too. */
+    @Test
+    void aRestartSpecSentDuringTheRecoveryWindowHolds() throws Exception {
+        h.close();
+        MasterHarness w = new MasterHarness(MasterOptions.defaults().withIncarnation(78)
+                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)).withManualTicks(),
+                granary.recovery.Recovery.of(new granary.recovery.RecoveryOptions(Duration.ofSeconds(5), Duration.ofSeconds(1))));
+        try {
+            PeerLink n1 = w.link(Role.AGENT, "n1", 1);
+            assertFalse(n1.send(new Register("n1", "r1", Map.of(), Resources.of(400, 1024), "http://127.0.0.1:9/n1")).isRefusal());
+            PeerLink jm = w.link(Role.JOB_MASTER, "jm1", 5);
+            assertFalse(jm.send(full(new Request.Restart(PROGRAM, Resources.of(50, 64), null))).isRefusal());
+            w.clock.advance(6_000);
+            w.master.tick(); // the window closes: the master rebuilds and serves
+            w.clock.advance(61_000);
+            assertFalse(n1.send(new Heartbeat(List.of(), List.of(), null)).isRefusal());
+            w.master.expire();
+            assertEquals("restarting", w.master.jobMasters().get(0).state());
+            assertNotNull(launchIn(n1, 25), "the spec of the window's full request started it again");
+        } finally {
+            w.close();
+        }
+    }
+
+    @Test
+    void aJobMasterWithoutARestartSpecIsNotRestartedAndItsOfflineJobsAreCancelled() throws Exception {
+        PeerLink n1 = agent("n1", 300);
+        assertEquals(200, post(5, 1, fullWithBatch(null)).statusCode());
+        jobMasterSilentPastItsTimeout(n1);
+        assertEquals("lost", status().state());
+        assertNull(h.live.query(v -> v.job("j2")), "its batch job is cancelled");
+        assertNotNull(h.live.query(v -> v.job("j1")), "its service is kept");
+        assertNull(launchIn(n1, 3));
+    }
+
+    @Test
+    void aJobMasterMayNotUseTheMastersRestartJobIdsOrItsReservedId() throws Exception {
+        agent("n1", 300);
+        Request r = new Request(true, List.of(JobSpec.of(Restarts.PREFIX + "1@jm1", "default",
+                UnitSpec.builder("job-master").slot(1, 1).desired(1).build())), List.of(), List.of(), List.of());
+        HttpResponse<byte[]> refused = post(5, 1, r);
+        assertEquals(400, refused.statusCode());
+        assertTrue(new String(refused.body(), StandardCharsets.UTF_8).contains(
+                "job ids starting with granary.restart- are the master's restarts of lost job masters"));
+    }
+}
