@@ -37,6 +37,21 @@ class SchedulesTest {
         }
     }
 
+    /**
+     * Seeds beyond the suite's slice that once failed, found by the kit's 5,000-schedule runs:
+     * 4736, a mock job's placeholder job master dropped when its returning job master's first
+     * message was refused (its full request then hit "already running" for good, and the master
+     * withdrew the online cap the agent re-registered with); 2571 and 4916, a lost job master fenced
+     * at once and a master failover before its restart launched (nobody ran its jobs after).
+     */
+    @Test
+    void seedsThatOnceFailedStayFixed() {
+        for (long seed : new long[] {2571, 4736, 4916}) {
+            Cases.Outcome o = Schedules.run(seed);
+            assertTrue(o.passed(), () -> "seed " + seed + ":\n    " + String.join("\n    ", o.violations()));
+        }
+    }
+
     @Test
     void aScheduleIsItsSeed() {
         assertEquals(Schedules.generate(77), Schedules.generate(77));

@@ -278,6 +278,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     + " is reserved for the master's own restarts of lost job masters"));
         }
         JobMasterPeer peer;
+        boolean created = false;
         synchronized (lock) {
             peer = jobMasters.get(id);
             if (peer != null && e.incarnation() <= peer.fencedThrough) {
@@ -290,6 +291,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
                 peer = new JobMasterPeer(id);
                 jobMasters.put(id, peer);
+                created = true;
             }
             peer.lastSeen = clock.millis();
         }
@@ -299,7 +301,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             result = p.session.accept(e, env -> request(p, env, (Request) env.message()));
         }
         synchronized (lock) {
-            if (p.requestIncarnation < 0 && jobMasters.get(id) == p) {
+            // A peer made for this message whose full request was refused is forgotten again; a
+            // placeholder the rebuild made for mock jobs (no request yet either) keeps them (case 11).
+            if (created && p.requestIncarnation < 0 && jobMasters.get(id) == p) {
                 jobMasters.remove(id);
             }
         }
@@ -442,6 +446,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
         }
         tellJobMasters(p.node, h.exited());
+        restartsStarted(h.started());
         restartsExited(h.exited());
         return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
     }
@@ -592,7 +597,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (r.full()) {
             boolean reborn = p.requestIncarnation != e.incarnation();
             p.requestIncarnation = e.incarnation();
-            back(p, r, reborn);
+            back(p, r);
             List<CompletableFuture<Reply>> wake = new ArrayList<>();
             await(scheduler.query(v -> {
                 synchronized (lock) {
@@ -1402,15 +1407,17 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     }
 
     /**
-     * Spec case 3: fences the lost incarnation (its messages are refused from now on, and it should
-     * exit), ends a run of an earlier restart that holds a slot still (its process hangs: the
-     * withdrawn cap stops it) and asks the engine for a slot for the next one.
+     * Spec case 3: ends a run of an earlier restart that holds a slot still (its process hangs: the
+     * withdrawn cap stops it) and asks the engine for a slot for the next one. The lost incarnation
+     * is fenced only once the next one runs — its agent reports the worker started, or it sends its
+     * full request ({@link #fence}) — and if it comes back before that it goes on and the start is
+     * called off ({@link #back}). Fencing it at once would leave nobody running its jobs if this
+     * master died before the launch reached an agent: a new master knows nothing of the restart.
      */
     private void restart(JobMasterPeer j) {
         Restarts.Run old;
         String avoid;
         synchronized (lock) {
-            j.fencedThrough = Math.max(j.fencedThrough, j.requestIncarnation);
             j.retryAt = Long.MAX_VALUE;
             old = restarts.current(j.id);
             avoid = j.restart == null ? null : j.restart.node();
@@ -1443,6 +1450,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         Restarts.Run run;
         synchronized (lock) {
             run = restarts.begin(j.id, spec, elsewhere ? avoid : null);
+            run.lostIncarnation = j.requestIncarnation;
             unitSpecs.put(run.unit, run.spec);
             j.restarting = "waiting for a node with room for " + spec.size() + (elsewhere ? " other than " + avoid : "");
         }
@@ -1486,8 +1494,29 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         run.node = delta > 0 ? node : null;
         run.launchedAt = clock.millis();
         JobMasterPeer j = jobMasters.get(run.jobMaster);
+
         if (j != null && j.restarting != null) {
             j.restarting = delta > 0 ? "launched on " + node + ", waiting for its full request" : "waiting for a node";
+        }
+    }
+
+    /** An agent started a restarted job master's process: the incarnation it replaces is fenced. */
+    private void restartsStarted(List<Heartbeat.Worker> started) {
+        synchronized (lock) {
+            for (Heartbeat.Worker w : started) {
+                Restarts.Run run = restarts.of(w.unit().job());
+                if (run != null) {
+                    fence(run);
+                }
+            }
+        }
+    }
+
+    /** The next incarnation of {@code run}'s job master runs: the lost one's messages are refused from now on. Under the lock. */
+    private void fence(Restarts.Run run) {
+        JobMasterPeer j = jobMasters.get(run.jobMaster);
+        if (j != null && run.lostIncarnation >= 0) {
+            j.fencedThrough = Math.max(j.fencedThrough, run.lostIncarnation);
         }
     }
 
@@ -1554,18 +1583,24 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /**
      * A full request was applied: the job master says again how to restart it (or no longer does).
-     * A new incarnation while a restart still waits for a slot came back by other means (its operator
-     * restarted it): the waiting run is not needed. A run that holds its slot is left alone: its
+     * While a restart runs: the lost incarnation itself, back before its successor ran (it is not
+     * fenced yet), goes on and the start is called off, placed or not (a withdrawn cap stops a launch);
+     * a newer incarnation is the start itself, if the start was placed (the lost one is fenced now),
+     * or one its operator started, if the start still waits for a slot (the start is not needed). A run that holds its slot is left alone: its
      * process is, most likely, this incarnation; its slot is freed when it exits.
      */
-    private void back(JobMasterPeer p, Request r, boolean reborn) {
+    private void back(JobMasterPeer p, Request r) {
         Restarts.Run waiting;
         synchronized (lock) {
             p.restart = r.restart();
             p.restarting = null;
             p.retryAt = Long.MAX_VALUE;
             Restarts.Run run = restarts.current(p.id);
-            waiting = reborn && run != null && run.node == null ? run : null;
+            boolean lostOneBack = run != null && p.requestIncarnation == run.lostIncarnation;
+            if (run != null && !lostOneBack && run.node != null) {
+                fence(run);
+            }
+            waiting = run != null && (lostOneBack || run.node == null) ? run : null;
         }
         if (waiting != null) {
             endRun(waiting);

@@ -42,6 +42,8 @@ final class Restarts {
         String node;
         /** When its slot was granted: a start that has not reported back a timeout later is tried again. */
         long launchedAt;
+        /** The incarnation that was lost: fenced once this start runs (docs/recovery.md, "Restarting a lost job master"). */
+        long lostIncarnation = -1;
 
         Run(String jobMaster, UnitId unit, Program program, UnitSpec spec) {
             this.jobMaster = jobMaster;
