@@ -67,6 +67,8 @@ class MainTest {
             Files.createDirectories(dir.resolve(jar).getParent());
             Files.writeString(dir.resolve(jar), "not a jar");
         }
+        Files.createDirectories(dir.resolve("work/P1"));
+        Files.writeString(dir.resolve("work/P1/svc-0.pid"), "1\n");   // left by an earlier run: not this run's service
         Path report = dir.resolve("report.json");
         assertEquals(1, run("--schedules", "0", "--processes", "--jars", dir.toString(), "--work-dir", dir.resolve("work").toString(),
                 "--report", report.toString()), err::toString);
@@ -77,6 +79,7 @@ class MainTest {
         String json = Files.readString(report);
         assertTrue(json.matches("(?s).*\"id\": *\"P3\".*") && json.matches("(?s).*\"result\": *\"fail\".*"), json);
         assertTrue(Files.isRegularFile(dir.resolve("work/P1/master.err")), "the master's output is kept in the work directory");
+        assertTrue(!Files.exists(dir.resolve("work/P1/svc-0.pid")), "a scenario starts from an empty directory");
     }
 
     @Test

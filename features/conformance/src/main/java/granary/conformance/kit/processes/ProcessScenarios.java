@@ -156,10 +156,10 @@ public final class ProcessScenarios {
                     signal("STOP", jm.process().pid());
                     Path log;
                     try {
-                        s.cluster.console("granary:jobmasters", "state=restarting");
-                        s.cluster.console("granary:jobmasters", "(started by the master)");
-                        t.put("backMillis", ms(System.nanoTime() - t0));
+                        // Not the console's state=restarting: on a quiet machine the restart can run the batch
+                        // to its end between two polls. The agent's log of the process it started is the proof.
                         await("an agent started the job master again", () -> s.restartLog() != null, () -> s.dir, LONG);
+                        t.put("startedMillis", ms(System.nanoTime() - t0));
                         log = s.restartLog();
                         await("the restarted job master finished the batch", () -> read(log).contains("cancelled job=fo"),
                                 () -> read(log), LONG);
@@ -187,7 +187,7 @@ public final class ProcessScenarios {
         Map<String, Long> timings = new LinkedHashMap<>();
         Scenario s;
         try {
-            s = new Scenario(Files.createDirectories(work.resolve(id)));
+            s = new Scenario(emptyDirectory(work.resolve(id)));
         } catch (IOException ex) {
             return new Cases.Outcome(id, title, injected, List.of("cannot create its directory: " + ex), List.of(), timings);
         }
@@ -301,6 +301,23 @@ public final class ProcessScenarios {
     }
 
     // ---- helpers ------------------------------------------------------------------------------
+
+    /**
+     * {@code dir}, created, or emptied if a run before left it: its PID files would pass for this
+     * run's services. Only the scenario's own directory under the work directory is emptied.
+     */
+    private static Path emptyDirectory(Path dir) throws IOException {
+        if (Files.isDirectory(dir)) {
+            try (var paths = Files.walk(dir)) {
+                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    if (!p.equals(dir)) {
+                        Files.delete(p);
+                    }
+                }
+            }
+        }
+        return Files.createDirectories(dir);
+    }
 
     private static Map<Integer, String> serviceNodes(String out) {
         Map<Integer, String> m = new TreeMap<>();
