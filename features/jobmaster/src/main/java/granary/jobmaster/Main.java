@@ -5,6 +5,7 @@ import granary.client.JobMasterClient;
 import granary.protocol.link.LinkException;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +55,7 @@ public final class Main {
             return fail(err, BAD_OPTIONS, ex.getMessage() + " (see --help)");
         }
         // The job goes with the first full request: a restarted job master resumes it, never cancels it.
-        try (JobMasterClient client = JobMasterClient.connect(java.util.List.of(s.master()), s.id(), token,
+        try (JobMasterClient client = JobMasterClient.connect(s.masters(), s.id(), token,
                 System.currentTimeMillis(), options, jm, java.util.List.of(jm.job(s.tasks())))) {
             jm.start(client);
             java.util.concurrent.ScheduledExecutorService verifier = verifier(jm, s);
@@ -74,9 +75,9 @@ public final class Main {
             return switch (ex.kind()) {
                 case UNAUTHORIZED -> fail(err, TOKEN_REFUSED, "the master refused the token of job-master/" + s.id()
                         + " from " + s.tokenFile() + ": " + ex.getMessage());
-                case UNREACHABLE -> fail(err, UNREACHABLE, "the master at " + s.master() + " is unreachable: " + ex.getMessage());
+                case UNREACHABLE -> fail(err, UNREACHABLE, "the master at " + masters(s) + " is unreachable: " + ex.getMessage());
                 case FENCED -> fail(err, FENCED, "job master " + s.id() + " was started again elsewhere: " + ex.getMessage());
-                default -> fail(err, UNREACHABLE, "the master at " + s.master() + " does not answer as a Granary master: " + ex.getMessage());
+                default -> fail(err, UNREACHABLE, "the master at " + masters(s) + " does not answer as a Granary master: " + ex.getMessage());
             };
         } catch (InvalidRequestException ex) {
             return fail(err, JOB_REFUSED, "the master refused job " + s.job() + ": " + ex.getMessage());
@@ -137,6 +138,11 @@ public final class Main {
         } catch (RuntimeException ex) {
             // best effort: the master may be gone
         }
+    }
+
+    /** The masters as the operator gave them, for messages. */
+    static String masters(Settings s) {
+        return s.masters().stream().map(URI::toString).collect(java.util.stream.Collectors.joining(","));
     }
 
     private static int fail(PrintStream err, int code, String message) {

@@ -203,7 +203,7 @@ final class SampleJobMaster implements Listener {
             unreachableSince = now;
             System.err.println("granary-jobmaster: " + failure.getMessage() + " (trying again)");
         } else if (now - unreachableSince > settings.patience().toNanos()) {
-            outcome.complete(new Outcome(Main.UNREACHABLE, "the master at " + settings.master() + " was unreachable for "
+            outcome.complete(new Outcome(Main.UNREACHABLE, "the master at " + Main.masters(settings) + " was unreachable for "
                     + settings.patience().toSeconds() + " s: " + failure.getMessage()));
         }
     }

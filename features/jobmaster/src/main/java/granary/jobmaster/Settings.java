@@ -4,7 +4,9 @@ import granary.api.model.Resources;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -13,7 +15,7 @@ import java.util.Set;
  * (or {@code --help}); an unknown, repeated, missing or malformed one is an
  * {@link IllegalArgumentException} naming it.
  */
-record Settings(URI master, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
+record Settings(List<URI> masters, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
                 String group, String user, int retries, Duration timeout, Duration patience, String workdir,
                 int online, String onlineCommand, Duration verify, Resources restartable, boolean help) {
 
@@ -22,7 +24,8 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
 
     static final String USAGE = """
             usage: java -jar granary-jobmaster.jar --master=URL --token-file=FILE --job=ID --tasks=N --command=CMD [options]
-              --master=URL        the master, e.g. http://127.0.0.1:7070
+              --master=URL[,URL...]  the master, e.g. http://127.0.0.1:7070; with high availability every
+                                  master of the cluster: a standby points to the leader (docs/ha.md)
               --token-file=FILE   file holding this job master's token (job-master/<id>.…)
               --job=ID            the job's id
               --tasks=N           how many tasks (one unit 'tasks' of N slots)
@@ -73,7 +76,7 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
             }
         }
         String job = required(v, "job");
-        return new Settings(url(required(v, "master")), Path.of(required(v, "token-file")), job,
+        return new Settings(urls(required(v, "master")), Path.of(required(v, "token-file")), job,
                 number(v, "tasks", null, 1), slot(v.getOrDefault("slot", "cpu=100,mem=256")), required(v, "command"),
                 v.getOrDefault("id", "jm-" + job), v.get("group"), v.get("user"), number(v, "retries", "0", 0),
                 Duration.ofSeconds(number(v, "timeout", "0", 0)), Duration.ofSeconds(number(v, "patience", "60", 1)),
@@ -115,6 +118,19 @@ record Settings(URI master, Path tokenFile, String job, int tasks, Resources slo
             throw new IllegalArgumentException("option --" + name + ": must be at least " + least + ", got " + n);
         }
         return n;
+    }
+
+    /** The masters' URLs, comma-separated: the leader is found among them (docs/ha.md, "Discovery"). */
+    private static List<URI> urls(String s) {
+        List<URI> out = new ArrayList<>();
+        for (String part : s.split(",", -1)) {
+            URI u = url(part.trim());
+            if (out.contains(u)) {
+                throw new IllegalArgumentException("option --master: " + u + " is listed twice");
+            }
+            out.add(u);
+        }
+        return List.copyOf(out);
     }
 
     private static URI url(String s) {

@@ -47,6 +47,22 @@ class SettingsTest {
         assertEquals(3, job.units().get(1).desired());
     }
 
+    /** {@code --master} takes every master of an HA cluster, comma-separated, each checked (docs/ha.md). */
+    @Test
+    void theMastersOfAClusterAreAllListedAndEachIsChecked() {
+        String[] rest = {"--token-file=t", "--job=j", "--tasks=3", "--command=true"};
+        List<String> a = new ArrayList<>(List.of("--master=http://10.0.0.1:7070, https://10.0.0.2:7443"));
+        a.addAll(List.of(rest));
+        assertEquals(List.of(java.net.URI.create("http://10.0.0.1:7070"), java.net.URI.create("https://10.0.0.2:7443")),
+                Settings.parse(a.toArray(new String[0])).masters());
+        for (String bad : List.of("http://a:1,ftp://b:2", "http://a:1,", "http://a:1,http://a:1")) {
+            List<String> b = new ArrayList<>(List.of("--master=" + bad));
+            b.addAll(List.of(rest));
+            IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> Settings.parse(b.toArray(new String[0])), bad);
+            assertTrue(ex.getMessage().startsWith("option --master: "), ex.getMessage());
+        }
+    }
+
     @Test
     void badOnlineOptionsAreRefusedNamingThem() {
         for (String[] bad : List.of(new String[] {"--online=-1"}, new String[] {"--online=two"}, new String[] {"--online="},
