@@ -183,6 +183,66 @@ class JobMasterRestartTest {
         assertEquals(200, post(5, 3, new Request(false, List.of(), List.of(), List.of(), List.of())).statusCode());
     }
 
+    /** The restart's process exits (code 1) before its job master reported back: tried again after one more timeout. */
+    @Test
+    void aStartThatFailsIsTriedAgainAfterAnotherTimeout() throws Exception {
+        PeerLink n1 = agent("n1", 300);
+        PeerLink n2 = agent("n2", 300);
+        assertEquals(200, post(5, 1, full(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
+        jobMasterSilentPastItsTimeout(n1, n2);
+        Cap.Grant first = launchIn(n2, 25);
+        assertNotNull(first);
+        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(first.unit(), 0)),
+                List.of(new Heartbeat.Exit(first.unit(), 0, 1)), null)).isRefusal());
+        assertNull(h.live.query(v -> v.job(first.unit().job())), "the failed start's job is gone");
+        assertEquals("its start on n2 exited with 1; trying again", status().restart());
+
+        jobMasterSilentPastItsTimeout(n1, n2);
+        Cap.Grant second = launchIn(n2, 25);
+        assertNotNull(second, "started again once another timeout passed");
+        assertEquals(Restarts.PREFIX + "2@jm1", second.unit().job());
+    }
+
+    /** Exit 0 is a job master that ended on purpose: its slot is released and it is not started again. */
+    @Test
+    void aStartThatEndsWithZeroIsNotStartedAgain() throws Exception {
+        PeerLink n1 = agent("n1", 300);
+        PeerLink n2 = agent("n2", 300);
+        assertEquals(200, post(5, 1, full(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
+        jobMasterSilentPastItsTimeout(n1, n2);
+        Cap.Grant launch = launchIn(n2, 25);
+        assertNotNull(launch);
+        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(launch.unit(), 0)),
+                List.of(new Heartbeat.Exit(launch.unit(), 0, 0)), null)).isRefusal());
+        assertEquals("", status().restart());
+
+        jobMasterSilentPastItsTimeout(n1, n2);
+        assertNull(launchIn(n1, 5));
+        assertNull(launchIn(n2, 5));
+        assertNull(h.live.query(v -> v.job(Restarts.PREFIX + "2@jm1")), "no second start");
+    }
+
+    /**
+     * A start that runs but never reports back (no full request within another timeout) hangs: its
+     * slot is taken back, which stops it, and the next start avoids its node.
+     */
+    @Test
+    void aStartThatHangsIsStoppedAndStartedAgainElsewhere() throws Exception {
+        PeerLink n1 = agent("n1", 300);
+        PeerLink n2 = agent("n2", 300);
+        assertEquals(200, post(5, 1, full(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
+        jobMasterSilentPastItsTimeout(n1, n2);
+        Cap.Grant first = launchIn(n2, 25);
+        assertNotNull(first);
+        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(first.unit(), 0)), List.of(), null)).isRefusal());
+
+        jobMasterSilentPastItsTimeout(n1, n2);
+        assertNull(h.live.query(v -> v.job(first.unit().job())), "the hung start's job is cancelled: its cap is withdrawn");
+        Cap.Grant second = launchIn(n1, 25);
+        assertNotNull(second, "the next start avoids n2, where the last one hung");
+        assertEquals(Restarts.PREFIX + "2@jm1", second.unit().job());
+    }
+
     @Test
     void withoutRoomTheRestartWaitsAndSaysWhy() throws Exception {
         PeerLink n1 = agent("n1", 200);
