@@ -24,6 +24,10 @@ public interface PeerSource {
             o.addProperty("endpoint", p.endpoint());
         } else {
             o.addProperty("jobs", p.jobs());
+            if (!p.restart().isEmpty()) {
+                // where a restart by the master stands (docs/recovery.md, "Restarting a lost job master")
+                o.addProperty("restart", p.restart());
+            }
         }
         return o;
     }
