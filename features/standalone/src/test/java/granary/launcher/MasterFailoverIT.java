@@ -67,6 +67,11 @@ class MasterFailoverIT {
                 "--node=n1", "--room=r1", "--capacity=cpu=400,mem=4096", "--token-file=" + agentToken,
                 "--work-dir=" + dir.resolve("n1"), "--heartbeat=200ms"));
         await("the agent registers with the leader", () -> registrations(agent, urls[0]) == 1, agent);
+        // load through the failovers: the sample job master runs a batch on the agent, given both masters
+        Cluster.Proc jm = cluster.start("job master ha", Cluster.JOB_MASTER_JAR, List.of("--master=" + urls[1] + "," + urls[0],
+                "--token-file=" + cluster.token("job-master/jm-ha"), "--job=ha", "--tasks=60", "--slot=cpu=100,mem=256",
+                "--command=sleep 1", "--patience=120", "--timeout=240", "--workdir=" + dir));
+        await("the job master's batch runs", () -> jm.stdout().contains("finished task="), jm);
 
         List<Long> takeovers = new ArrayList<>();
         List<Long> recoveries = new ArrayList<>();
@@ -104,8 +109,9 @@ class MasterFailoverIT {
         List<Long> fullSorted = new ArrayList<>(recoveries);
         fullSorted.sort(null);
         System.out.println("granary-ha full recovery times " + recoveries + " ms; median " + fullSorted.get(fullSorted.size() / 2)
-                + " ms (default window: closes once every peer reported and 2 s passed)");
+                + " ms (default window: closes once every peer reported and 2 s passed; a batch running throughout)");
         assertTrue(agent.process().isAlive(), "the agent kept running through every failover: " + agent);
+        assertEquals(0, jm.exit(Duration.ofSeconds(180)), "the batch finished through three failovers of the leader: " + jm);
     }
 
     /**
