@@ -116,20 +116,34 @@ class JobMasterRestartTest {
         h.master.expire();
     }
 
+    private static final Request.Restart ON_N1 = new Request.Restart(PROGRAM, Resources.of(50, 64), "n1");
+
+    /**
+     * jm1 (incarnation 5, its spec naming n1) sends {@code first}, then is silent past its timeout
+     * while agents n1 and n2 stay live; returns the cap that launches its restart, on n2.
+     */
+    private Cap.Grant lostAndLaunchedOnN2(PeerLink n1, PeerLink n2, Request first) throws Exception {
+        assertEquals(200, post(5, 1, first).statusCode());
+        jobMasterSilentPastItsTimeout(n1, n2);
+        Cap.Grant launch = launchIn(n2, 25);
+        assertNotNull(launch, "n2, not the node jm1 said it ran on, gets the cap that launches it");
+        return launch;
+    }
+
+    /** Agent {@code a} reports the restart's worker started and, if {@code exitCode} is given, ended with it. */
+    private static void reported(PeerLink a, Cap.Grant launch, Integer exitCode) {
+        List<Heartbeat.Exit> exits = exitCode == null ? List.of() : List.of(new Heartbeat.Exit(launch.unit(), 0, exitCode));
+        assertFalse(a.send(new Heartbeat(List.of(new Heartbeat.Worker(launch.unit(), 0)), exits, null)).isRefusal());
+    }
+
     private PeerStatus status() {
         return h.master.jobMasters().get(0);
     }
 
     @Test
     void aLostRestartableJobMasterIsStartedOnAnotherNodeAndItsOldIncarnationIsFenced() throws Exception {
-        PeerLink n1 = agent("n1", 300);
         PeerLink n2 = agent("n2", 300);
-        assertEquals(200, post(5, 1, fullWithBatch(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
-
-        jobMasterSilentPastItsTimeout(n1, n2);
-
-        Cap.Grant launch = launchIn(n2, 25);
-        assertNotNull(launch, "n2, not the node jm1 said it ran on, gets the cap that launches it");
+        Cap.Grant launch = lostAndLaunchedOnN2(agent("n1", 300), n2, fullWithBatch(ON_N1));
         assertEquals(PROGRAM, launch.launch());
         assertEquals(Restarts.OWNER, launch.jobMaster());
         assertTrue(launch.online());
@@ -141,7 +155,7 @@ class JobMasterRestartTest {
         assertNotNull(h.live.query(v -> v.job("j2")));
 
         // Fenced once its successor runs: the agent reports the launched worker started.
-        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(launch.unit(), 0)), List.of(), null)).isRefusal());
+        reported(n2, launch, null);
         HttpResponse<byte[]> old = post(5, 2, new Request(false, List.of(), List.of(), List.of(), List.of()));
         assertEquals(409, old.statusCode());
         String text = new String(old.body(), StandardCharsets.UTF_8);
@@ -154,9 +168,8 @@ class JobMasterRestartTest {
         assertTrue(status().line().contains("restart=\"runs on n2 (started by the master)\""), status().line());
 
         // The restarted process exits: its slot is released like any worker's, and its restart job is gone.
-        UnitId unit = launch.unit();
-        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(unit, 0)), List.of(new Heartbeat.Exit(unit, 0, 3)), null)).isRefusal());
-        assertNull(h.live.query(v -> v.job(unit.job())));
+        reported(n2, launch, 3);
+        assertNull(h.live.query(v -> v.job(launch.unit().job())));
         assertEquals("", status().restart());
     }
 
@@ -168,15 +181,10 @@ class JobMasterRestartTest {
      */
     @Test
     void aLostJobMasterBackBeforeItsSuccessorRunsGoesOnAndItsStartIsCalledOff() throws Exception {
-        PeerLink n1 = agent("n1", 300);
-        PeerLink n2 = agent("n2", 300);
-        assertEquals(200, post(5, 1, fullWithBatch(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
-        jobMasterSilentPastItsTimeout(n1, n2);
-        Cap.Grant launch = launchIn(n2, 25);
-        assertNotNull(launch);
+        Cap.Grant launch = lostAndLaunchedOnN2(agent("n1", 300), agent("n2", 300), fullWithBatch(ON_N1));
         assertNotNull(h.live.query(v -> v.job(launch.unit().job())));
 
-        assertEquals(200, post(5, 2, fullWithBatch(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode(),
+        assertEquals(200, post(5, 2, fullWithBatch(ON_N1)).statusCode(),
                 "the lost incarnation, back before its successor ran, is not fenced");
         assertEquals("live", status().state());
         assertNull(h.live.query(v -> v.job(launch.unit().job())), "its start is called off");
@@ -188,12 +196,8 @@ class JobMasterRestartTest {
     void aStartThatFailsIsTriedAgainAfterAnotherTimeout() throws Exception {
         PeerLink n1 = agent("n1", 300);
         PeerLink n2 = agent("n2", 300);
-        assertEquals(200, post(5, 1, full(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
-        jobMasterSilentPastItsTimeout(n1, n2);
-        Cap.Grant first = launchIn(n2, 25);
-        assertNotNull(first);
-        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(first.unit(), 0)),
-                List.of(new Heartbeat.Exit(first.unit(), 0, 1)), null)).isRefusal());
+        Cap.Grant first = lostAndLaunchedOnN2(n1, n2, full(ON_N1));
+        reported(n2, first, 1);
         assertNull(h.live.query(v -> v.job(first.unit().job())), "the failed start's job is gone");
         assertEquals("its start on n2 exited with 1; trying again", status().restart());
 
@@ -208,12 +212,7 @@ class JobMasterRestartTest {
     void aStartThatEndsWithZeroIsNotStartedAgain() throws Exception {
         PeerLink n1 = agent("n1", 300);
         PeerLink n2 = agent("n2", 300);
-        assertEquals(200, post(5, 1, full(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
-        jobMasterSilentPastItsTimeout(n1, n2);
-        Cap.Grant launch = launchIn(n2, 25);
-        assertNotNull(launch);
-        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(launch.unit(), 0)),
-                List.of(new Heartbeat.Exit(launch.unit(), 0, 0)), null)).isRefusal());
+        reported(n2, lostAndLaunchedOnN2(n1, n2, full(ON_N1)), 0);
         assertEquals("", status().restart());
 
         jobMasterSilentPastItsTimeout(n1, n2);
@@ -230,11 +229,8 @@ class JobMasterRestartTest {
     void aStartThatHangsIsStoppedAndStartedAgainElsewhere() throws Exception {
         PeerLink n1 = agent("n1", 300);
         PeerLink n2 = agent("n2", 300);
-        assertEquals(200, post(5, 1, full(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
-        jobMasterSilentPastItsTimeout(n1, n2);
-        Cap.Grant first = launchIn(n2, 25);
-        assertNotNull(first);
-        assertFalse(n2.send(new Heartbeat(List.of(new Heartbeat.Worker(first.unit(), 0)), List.of(), null)).isRefusal());
+        Cap.Grant first = lostAndLaunchedOnN2(n1, n2, full(ON_N1));
+        reported(n2, first, null);
 
         jobMasterSilentPastItsTimeout(n1, n2);
         assertNull(h.live.query(v -> v.job(first.unit().job())), "the hung start's job is cancelled: its cap is withdrawn");

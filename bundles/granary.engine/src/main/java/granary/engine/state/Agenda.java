@@ -1,6 +1,7 @@
 package granary.engine.state;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -60,7 +61,7 @@ public final class Agenda {
         boolean g = gangs;
         gangs = false;
         if (g) {
-            drain(freshGangs);
+            freshGangs.removeIf(u -> true);   // by its iterator, not clear(): see drain
         }
         return g;
     }
@@ -71,17 +72,18 @@ public final class Agenda {
     }
 
     /**
-     * Empties {@code set} and returns what it held, in order. Removes the members one by one rather
-     * than calling {@code clear()}, which walks the whole hash table: a table grown once (every node
-     * freed by a slice boundary) would otherwise cost its full size at every cycle after.
+     * Empties {@code set} and returns what it held, in order, in one pass of its iterator. Not
+     * {@code clear()}, which walks the whole hash table: a table grown once (every node freed by a
+     * slice boundary) would otherwise cost its full size at every cycle after.
      */
     private static <T> List<T> drain(Set<T> set) {
         if (set.isEmpty()) {
-            return new ArrayList<>(0);
+            return List.of();   // most cycles: nothing to allocate
         }
-        List<T> l = new ArrayList<>(set);
-        for (T t : l) {
-            set.remove(t);
+        List<T> l = new ArrayList<>(set.size());
+        for (Iterator<T> it = set.iterator(); it.hasNext(); ) {
+            l.add(it.next());
+            it.remove();
         }
         return l;
     }

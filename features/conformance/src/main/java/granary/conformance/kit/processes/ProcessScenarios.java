@@ -102,7 +102,7 @@ public final class ProcessScenarios {
                     Map<Integer, Long> pids = s.serviceRunning();
                     Map<Integer, String> where = serviceNodes(jm.stdout());
                     kill9(s.agents.get("n1").process().toHandle());
-                    Thread.sleep(1000);
+                    Thread.sleep(1000);   // a real second after the kill: the OS has had time to take the workers down, if it would
                     Map<Integer, Boolean> survived = new TreeMap<>();
                     pids.forEach((slot, pid) -> survived.put(slot, alive(pid)));
                     long t0 = System.nanoTime();
