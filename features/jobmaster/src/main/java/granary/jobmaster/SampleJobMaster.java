@@ -48,6 +48,8 @@ final class SampleJobMaster implements Listener {
     static final String SERVICE = "service";
     /** The exit code an agent reports for a worker whose end it saw but whose code it cannot know (docs/protocol.md). */
     static final int EXIT_UNKNOWN = -2;
+    /** The exit code of a worker its agent stopped because its cap went down (docs/protocol.md): it releases nothing. */
+    static final int STOPPED_BY_AGENT = -15;
 
     /** How the run ended: the process exit code and, for failures, a one-line message. */
     record Outcome(int code, String message) {
@@ -167,6 +169,13 @@ final class SampleJobMaster implements Listener {
         }
         TaskBoard.Result r = board.ended(slot, node, exitCode);
         if (r == TaskBoard.Result.UNKNOWN) {
+            // An exit for no task running there: a task that verification ran again before its first
+            // exit came, late. Its slot was released and the unit's desire lowered all the same (any
+            // exit but an agent's stop does that): ask for it again, or a waiting task never gets one.
+            if (exitCode != STOPPED_BY_AGENT && board.waiting() > 0) {
+                wantMore(unit, 1);
+                fill();
+            }
             return;
         }
         taskSince.remove(slot);

@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -141,12 +142,40 @@ final class FakeCluster implements AutoCloseable {
 
     private int dropExits;
 
+    /**
+     * The next {@code n} exits reach the master {@code millis} late (the agent freed their slots at
+     * once): as with a job master busy elsewhere, or a slow link. A job master that verifies within
+     * that time runs such a task again; the late exit then comes for a task already finished.
+     */
+    synchronized void delayExits(int n, long millis) {
+        delayExits = n;
+        delayMillis = millis;
+    }
+
+    private int delayExits;
+    private long delayMillis;
+    private final ScheduledExecutorService late = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "fake master, late exits");
+        t.setDaemon(true);
+        return t;
+    });
+
     private synchronized void exited(UnitId unit, String node, int slot, int code) {
         running--;
         if (dropExits > 0) {
             dropExits--;
             return;
         }
+        if (delayExits > 0) {
+            delayExits--;
+            late.schedule(() -> released(unit, node, slot, code), delayMillis, TimeUnit.MILLISECONDS);
+            return;
+        }
+        released(unit, node, slot, code);
+    }
+
+    /** The master side of an exit: the slot is released and the unit wants one fewer. */
+    private synchronized void released(UnitId unit, String node, int slot, int code) {
         Map<UnitId, Map<String, Integer>> changed = new HashMap<>();
         int now = Math.max(0, held(unit, node) - 1);
         held.computeIfAbsent(unit, u -> new HashMap<>()).put(node, now);
@@ -292,6 +321,7 @@ final class FakeCluster implements AutoCloseable {
     public void close() {
         processes.forEach(Process::destroyForcibly);
         runner.shutdownNow();
+        late.shutdownNow();
         master.close();
         agents.values().forEach(JdkHttpServer::close);
     }

@@ -85,6 +85,24 @@ class MainTest {
                 .matcher(out()).results().count(), out());
     }
 
+    /**
+     * Exits that come late, after verification ran those tasks again: the late exit is for a task
+     * already finished, but it released a slot and lowered the unit's desire at the master all the
+     * same. The job master asks for that slot again, or the tasks still waiting would never get one
+     * (found by FailoverIT's agent kill: the job master, busy with an unreachable agent, read the
+     * exits of four tasks late and finished at 20 of 24).
+     */
+    @Test
+    void exitsThatComeAfterTheTaskRanAgainDoNotCostTheWaitingTasksTheirSlots() throws Exception {
+        FakeCluster c = cluster(2, 1);
+        c.delayExits(2, 2_500);
+        int code = run("--master=" + c.url(), "--token-file=" + tokenFile("jm-late"), "--job=late", "--tasks=12",
+                "--slot=cpu=100,mem=256", "--timeout=20", "--verify=1", "--command=sleep 0.3");
+        assertEquals(0, code, out() + err());
+        assertTrue(out().contains("done=12/12"), out());
+        assertTrue(out().contains("relaunched task="), "verification ran a task again before its late exit came: " + out());
+    }
+
     @Test
     void withoutVerificationALostExitIsWaitedForUntilTheTimeout() throws Exception {
         FakeCluster c = cluster(1, 1);
