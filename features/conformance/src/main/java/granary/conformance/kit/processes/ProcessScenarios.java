@@ -267,10 +267,18 @@ public final class ProcessScenarios {
         /** Waits until both online workers wrote their PIDs; returns slot → PID. */
         Map<Integer, Long> serviceRunning() throws InterruptedException {
             await("both online workers run", () -> readPids().size() == 2, this::readPids, LONG);
+            // and their agents recorded them (run files): a kill in the instant between a worker's start
+            // and its run file leaves an orphan no restarted agent knows (docs/recovery.md, "Real processes")
+            await("the agents recorded both online workers", () -> agentsSay("launched unit=fo/service slot=0 ")
+                    && agentsSay("launched unit=fo/service slot=1 "), this::readPids, LONG);
             Map<Integer, Long> pids = readPids();
             servicePids.addAll(pids.values());
             pids.forEach((slot, pid) -> check(alive(pid), "online worker " + slot + " pid " + pid + " is not running"));
             return pids;
+        }
+
+        private boolean agentsSay(String line) {
+            return agents.values().stream().anyMatch(a -> a.stdout().contains(line));
         }
 
         Map<Integer, Long> readPids() {
