@@ -1,101 +1,102 @@
 package granary.agent;
 
 import granary.api.model.Clock;
-import granary.protocol.Ack;
-import granary.protocol.Cap;
-import granary.protocol.Envelope;
-import granary.protocol.Heartbeat;
-import granary.protocol.Register;
-import granary.protocol.Role;
-import granary.protocol.Sender;
+import granary.protocol.disk.FileDisk;
+import granary.protocol.link.Endpoint;
+import granary.protocol.link.HttpTransport;
 import granary.protocol.link.JdkHttpServer;
-import granary.protocol.link.LinkException;
-import granary.protocol.link.PeerLink;
+import granary.protocol.link.Reply;
+import granary.protocol.link.ThreadLoop;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
- * One agent incarnation: loads the checkpoint, serves the plan endpoint, registers with the master,
- * then runs two threads until {@link #close}: the heartbeat thread (every period, at once when a
- * worker exited; it registers again when the master restarted) and the poll thread (takes caps from
- * the master's inbox and checkpoints each one before the next poll acknowledges it).
+ * An agent as a process: its {@link AgentRole} on a thread of its own ({@link ThreadLoop}), the
+ * master reached over HTTP, its checkpoint and run records on the file system, its workers as
+ * operating system processes ({@link OsLauncher}), and the plan endpoint on the JDK's HTTP server,
+ * whose threads hand each call to the loop.
  */
 public final class Agent implements AutoCloseable {
 
     /** Checkpoint file name in the work dir. */
-    public static final String CHECKPOINT = "caps.checkpoint";
+    public static final String CHECKPOINT = AgentRole.CHECKPOINT;
+
+    /** The longest an HTTP thread waits for the loop to take a plan before answering 503. */
+    private static final Duration DESK_WAIT = Duration.ofSeconds(10);
 
     private final AgentConfig config;
     private final Clock clock;
     private final Consumer<String> events;
-    private final ScheduledExecutorService timer;
-    private final Object beat = new Object();
-    private final Object registering = new Object();
-    private Node node;
-    private Checkpoint checkpoint;
+    private final CompletableFuture<Integer> ended = new CompletableFuture<>();
+    private ThreadLoop loop;
+    private AgentRole role;
     private JdkHttpServer server;
-    private PeerLink link;
-    private long incarnation;
     private URI endpoint;
-    private boolean beatDue;
-    private long registrations;
-    private volatile boolean running;
-    private Thread heartbeats;
-    private Thread polls;
 
     /**
-     * @param events receives one line per event ({@code registered ...}, {@code cap ...}, {@code launched ...}, …)
+     * @param events receives one line per event ({@code registered ...}, {@code cap ...}, {@code launched ...}, …), from the agent's thread
      */
     public Agent(AgentConfig config, Clock clock, Consumer<String> events) {
         this.config = config;
         this.clock = clock;
         this.events = events;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "granary-agent timer"));
     }
 
     /**
-     * Loads the checkpoint, starts the plan endpoint and registers.
+     * Loads the checkpoint, adopts what a previous life left, starts the plan endpoint and
+     * registers. Returns once registered — or, with workers running, once it is clear the master
+     * does not answer yet (the agent keeps its workers and keeps trying).
      *
-     * @throws LinkException the master refused the token (UNAUTHORIZED), cannot be reached after the
-     *                       retries (UNREACHABLE), or answered something unexpected (PROTOCOL)
-     * @throws RegistrationRefused the master read the registration and refused it
-     * @throws IOException   the work dir or the listening address cannot be used
+     * @throws AgentRole.GaveUp a first start with no worker cannot go on (its code: 3 token refused,
+     *                          4 master unreachable, 5 registration refused)
+     * @throws IOException      the work dir or the listening address cannot be used
      */
     public void start() throws IOException {
-        checkpoint = new Checkpoint(config.workDir().resolve(CHECKPOINT));
-        Checkpoint.Recovery rec = checkpoint.recover(clock.millis());
-        if (rec.corrupt() != null) {
-            events.accept("checkpoint-corrupt file=" + rec.corrupt().file() + " problem=" + rec.corrupt().problem()
-                    + " moved-to=" + rec.movedTo() + " (starting without caps; the master resends them)");
-        }
-        Checkpoint.State loaded = rec.state() != null && rec.state().node().equals(config.node()) ? rec.state() : null;
-        incarnation = Math.max(clock.millis(), loaded == null ? 0 : loaded.incarnation() + 1);
-        Sender self = new Sender(Role.AGENT, config.node());
-        Workers workers = new Workers(config.workDir(), config.node(), timer, config.stopGrace());
-        node = new Node(config, clock, workers, events, this::heartbeatNow);
-        if (loaded != null) {
-            node.load(loaded.caps());
-            events.accept("checkpoint-loaded file=" + checkpoint.file() + " caps=" + loaded.caps().size());
-        }
-        node.adoptOrphans(); // workers a previous life left running, and those that ended meanwhile
-        checkpoint.write(new Checkpoint.State(config.node(), incarnation, node.caps()));
-        server = JdkHttpServer.start(config.listen(), new PlanDesk(self, incarnation, node), null);
+        loop = new ThreadLoop("granary-agent " + config.node(), clock, ex -> events.accept("internal-error " + ex));
+        role = new AgentRole(config, loop, new HttpTransport(Duration.ofSeconds(10), null), new FileDisk(config.workDir()),
+                new OsLauncher(config.workDir(), config.node(), loop), events, (code, why) -> ended.complete(code));
+        Endpoint desk = onLoop(() -> {
+            try {
+                return role.load();
+            } catch (IOException ex) {
+                throw new java.io.UncheckedIOException(ex);
+            }
+        });
+        server = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), null);
         endpoint = config.advertise() != null ? config.advertise() : server.url();
-        link = new PeerLink(config.masters(), self, incarnation, config.token(),
-                PeerLink.Options.defaults().withRetries(config.registerRetries()));
-        register();
-        running = true;
-        heartbeats = daemon(this::heartbeatLoop, "granary-agent heartbeats");
-        polls = daemon(this::pollLoop, "granary-agent polls");
-        heartbeats.start();
-        polls.start();
+        CompletableFuture<Void> first = onLoop(() -> role.start(endpoint));
+        try {
+            first.get();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while registering node " + config.node(), ex);
+        } catch (ExecutionException ex) {
+            if (ex.getCause() instanceof AgentRole.GaveUp g) {
+                throw g;
+            }
+            throw new IOException("registering node " + config.node() + " failed: " + ex.getCause(), ex.getCause());
+        }
+    }
+
+    private <T> T onLoop(java.util.function.Supplier<T> task) throws IOException {
+        try {
+            return loop.call(task, Duration.ofSeconds(60));
+        } catch (TimeoutException ex) {
+            throw new IOException("the agent's loop did not answer within 60 s", ex);
+        } catch (java.io.UncheckedIOException ex) {
+            throw ex.getCause();
+        }
+    }
+
+    /** Completes with an exit code when the agent gave up after it started (its workers left alone). */
+    public CompletableFuture<Integer> ended() {
+        return ended;
     }
 
     /** The plan endpoint's base URL as registered. */
@@ -104,206 +105,89 @@ public final class Agent implements AutoCloseable {
     }
 
     public long incarnation() {
-        return incarnation;
+        return role.incarnation();
     }
 
     /** The caps held now. */
-    public List<Cap.Grant> caps() {
-        return node.caps();
+    public List<granary.protocol.Cap.Grant> caps() {
+        return onLoopForTest(role::caps);
     }
 
-    Node node() {
-        return node;
+    /** The role, for tests in this package (call it on the loop: {@link #onLoopForTest}). */
+    AgentRole role() {
+        return role;
     }
 
-    private void register() {
-        // Every cap held goes with the registration: a master that restarted rebuilds from them (docs/recovery.md).
-        Register r = new Register(config.node(), config.room(), config.labels(), config.capacity(), endpoint.toString(),
-                node.caps());
-        Ack ack = link.send(r);
-        if (ack.isRefusal()) {
-            throw new RegistrationRefused(link.base() + " refused the registration of node " + config.node()
-                    + ": " + ack.problems());
-        }
-        synchronized (registering) {
-            registrations++;
-        }
-        node.registered();
-        events.accept("registered node=" + config.node() + " master=" + link.base() + " endpoint=" + endpoint
-                + " master-incarnation=" + link.serverIncarnation());
-    }
-
-    /** Registers again after the master restarted, unless another thread did since {@code seen}. */
-    private void reregister(long seen) {
-        synchronized (registering) {
-            while (running && registrations == seen) {
-                try {
-                    register();
-                } catch (LinkException | RegistrationRefused ex) {
-                    events.accept("register-failed master=" + link.base() + " error=" + ex.getMessage());
-                    pause(1_000);
-                }
-            }
-        }
-    }
-
-    private long registrations() {
-        synchronized (registering) {
-            return registrations;
-        }
-    }
-
-    private void heartbeatNow() {
-        synchronized (beat) {
-            beatDue = true;
-            beat.notifyAll();
-        }
-    }
-
-    private void heartbeatLoop() {
-        long period = config.heartbeat().toMillis();
-        while (running) {
-            synchronized (beat) {
-                if (!beatDue) {
-                    try {
-                        beat.wait(period);
-                    } catch (InterruptedException ex) {
-                        return;
-                    }
-                }
-                beatDue = false;
-            }
-            if (!running) {
-                return;
-            }
-            node.expire();
-            Heartbeat h = node.drain(true);
-            long seen = registrations();
-            try {
-                Ack ack = link.send(h);
-                if (ack.isRefusal()) {
-                    events.accept("heartbeat-refused problems=" + ack.problems());
-                    node.unsent(h);
-                }
-            } catch (LinkException ex) {
-                if (ex.kind() == LinkException.Kind.RESTARTED) {
-                    node.unsent(h); // the link dropped it with the old master; other failures keep it pending
-                }
-                onLinkFailure("heartbeat", ex, seen);
-            }
-        }
-    }
-
-    private void pollLoop() {
-        long wait = config.pollWait().toMillis();
-        while (running) {
-            long seen = registrations();
-            Optional<Envelope> got;
-            try {
-                got = link.poll(wait);
-            } catch (LinkException ex) {
-                onLinkFailure("poll", ex, seen);
-                continue;
-            }
-            if (got.isEmpty()) {
-                continue;
-            }
-            if (!(got.get().message() instanceof Cap cap)) {
-                events.accept("ignored type=" + got.get().message().type() + " from=" + got.get().sender());
-                continue;
-            }
-            List<Cap.Grant> table = node.apply(cap);
-            save(table);
-        }
-    }
-
-    /** Writes the checkpoint; until it is on disk the next poll (which acknowledges the cap) must wait. */
-    private void save(List<Cap.Grant> table) {
-        while (running) {
-            try {
-                checkpoint.write(new Checkpoint.State(config.node(), incarnation, table));
-                return;
-            } catch (IOException ex) {
-                events.accept("checkpoint-failed file=" + checkpoint.file() + " error=" + ex + " (retrying in 1s)");
-                pause(1_000);
-            }
-        }
-    }
-
-    private void onLinkFailure(String what, LinkException ex, long seen) {
-        if (!running) {
-            return;
-        }
-        if (ex.kind() == LinkException.Kind.RESTARTED) {
-            events.accept("master-restarted master=" + link.base() + " incarnation=" + link.serverIncarnation());
-            reregister(seen);
-            return;
-        }
-        events.accept(what + "-failed kind=" + ex.kind() + " error=" + ex.getMessage());
-        pause(ex.kind() == LinkException.Kind.UNREACHABLE ? 500 : 1_000);
-    }
-
-    /** Backoff after a failed heartbeat or poll: the master is unreachable or refusing, retrying hot would not help. */
-    private void pause(long millis) {
+    /** Runs {@code task} on the agent's loop and returns its value (tests). */
+    <T> T onLoopForTest(java.util.function.Supplier<T> task) {
         try {
-            Thread.sleep(millis);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+            return onLoop(task);
+        } catch (IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
         }
     }
 
-    /** Stops the threads and the endpoint; stops the workers unless {@link AgentConfig#keepWorkersOnExit()}. */
+    /** The node's state, read on the loop (tests). */
+    Node node() {
+        return role.node();
+    }
+
+    /** Stops talking to the master and the endpoint; stops the workers unless {@link AgentConfig#keepWorkersOnExit()}. */
     @Override
     public void close() {
-        running = false;
-        for (Thread t : new Thread[] {heartbeats, polls}) {
-            if (t != null) {
-                t.interrupt();
-            }
+        if (loop == null) {
+            return;
         }
         if (server != null) {
             server.close();
         }
-        if (node != null && !config.keepWorkersOnExit()) {
-            stopWorkers();
+        List<Launcher.Running> stopping = List.of();
+        try {
+            stopping = loop.call(() -> {
+                role.close();
+                return config.keepWorkersOnExit() ? List.<Launcher.Running>of() : role.stopWorkers();
+            }, Duration.ofSeconds(10));
+        } catch (TimeoutException | RuntimeException ex) {
+            events.accept("close-failed error=" + ex);
         }
-        timer.shutdownNow();
-        for (Thread t : new Thread[] {heartbeats, polls}) {
-            join(t);
-        }
+        awaitEnd(stopping);
+        loop.close();
     }
 
-    private void stopWorkers() {
-        List<Worker> all = node.stopAll();
+    /** Waits up to the stop grace for stopped workers to end, then kills what is left. */
+    private void awaitEnd(List<Launcher.Running> stopping) {
         long deadline = System.nanoTime() + config.stopGrace().toNanos();
-        for (Worker w : all) {
+        while (System.nanoTime() < deadline && stopping.stream().anyMatch(Launcher.Running::alive)) {
             try {
-                long left = Math.max(0, deadline - System.nanoTime());
-                if (!w.waitFor(left)) {
-                    w.destroyForcibly();
-                    w.waitFor(TimeUnit.SECONDS.toNanos(2));
-                }
+                Thread.sleep(20);   // other processes ending: nothing to be notified by here
             } catch (InterruptedException ex) {
-                w.destroyForcibly();
                 Thread.currentThread().interrupt();
+                break;
             }
         }
+        stopping.stream().filter(Launcher.Running::alive).forEach(Launcher.Running::kill);
     }
 
-    private static void join(Thread t) {
-        if (t == null) {
-            return;
-        }
-        try {
-            t.join(Duration.ofSeconds(2).toMillis());
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
-    }
+    /** The plan endpoint as the HTTP server's threads see it: every call handed to the loop. */
+    private final class LoopEndpoint implements Endpoint {
+        private final Endpoint desk;
 
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
+        LoopEndpoint(Endpoint desk) {
+            this.desk = desk;
+        }
+
+        @Override
+        public Reply post(String authorization, byte[] body, String remote) {
+            try {
+                return loop.call(() -> desk.post(authorization, body, remote), DESK_WAIT);
+            } catch (TimeoutException ex) {
+                return new Reply(503, new byte[0]);
+            }
+        }
+
+        @Override
+        public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
+            return desk.poll(authorization, after, waitMillis, remote);
+        }
     }
 }

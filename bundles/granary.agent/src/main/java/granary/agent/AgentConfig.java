@@ -33,12 +33,15 @@ import java.util.TreeMap;
  * @param keepWorkersOnExit leave workers running when the agent exits (default: stop them)
  * @param otherMasters     more masters of the same cluster (high availability, docs/ha.md): the
  *                         agent talks to whichever leads, starting with {@code master}
+ * @param exitRetention    how long a worker's exit is remembered after the master has it: a launch
+ *                         of that slot again is answered with the exit (docs/recovery.md)
+ * @param pollPause        the pause after an inbox poll that brought nothing (0 with long polls)
  */
 public record AgentConfig(URI master, String node, String room, Map<String, String> labels, Resources capacity,
                           String token, Path workDir, InetSocketAddress listen, URI advertise, Duration heartbeat,
                           int registerRetries, int maxWorkers, int maxPending, Duration pendingExpiry,
                           Duration stopGrace, Duration pollWait, boolean keepWorkersOnExit,
-                          List<URI> otherMasters) {
+                          List<URI> otherMasters, Duration exitRetention, Duration pollPause) {
 
     public static final int DEFAULT_MAX_WORKERS = 1024;
     public static final int DEFAULT_MAX_PENDING = 10_000;
@@ -53,7 +56,12 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         Objects.requireNonNull(listen, "listen");
         labels = Map.copyOf(new TreeMap<>(labels));
         otherMasters = List.copyOf(otherMasters);
+        Objects.requireNonNull(exitRetention, "exitRetention");
+        Objects.requireNonNull(pollPause, "pollPause");
     }
+
+    /** How long an exit is remembered by default. */
+    public static final Duration DEFAULT_EXIT_RETENTION = Duration.ofMinutes(30);
 
     /** Every master URL given, {@code master} first. */
     public List<URI> masters() {
@@ -67,31 +75,44 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
     public static AgentConfig of(URI master, String node, Resources capacity, String token, Path workDir) {
         return new AgentConfig(master, node, "default", Map.of(), capacity, token, workDir,
                 new InetSocketAddress("127.0.0.1", 0), null, Duration.ofSeconds(1), 5, DEFAULT_MAX_WORKERS,
-                DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false, List.of());
+                DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false, List.of(),
+                DEFAULT_EXIT_RETENTION, Duration.ZERO);
     }
 
     public AgentConfig withHeartbeat(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, d,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
     }
 
     public AgentConfig withPollWait(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
     }
 
     public AgentConfig withStopGrace(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
     }
 
     public AgentConfig withRegisterRetries(int n) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters);
+                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
+    }
+
+    public AgentConfig withPollPause(Duration d) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
+                exitRetention, d);
+    }
+
+    public AgentConfig withExitRetention(Duration d) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
+                d, pollPause);
     }
 
     public AgentConfig withPending(int max, Duration expiry) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters);
+                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
     }
 }

@@ -43,7 +43,7 @@ final class CapTable {
         return withdrawn;
     }
 
-    private void put(Cap.Grant g) {
+    void put(Cap.Grant g) {
         if (g.slots() <= 0) {
             grants.remove(g.unit());
         } else {

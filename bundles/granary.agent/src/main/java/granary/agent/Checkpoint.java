@@ -14,18 +14,11 @@ import granary.codec.json.JsonValue;
 import granary.codec.json.JsonWriter;
 import granary.protocol.Cap;
 import granary.protocol.Program;
+import granary.protocol.disk.Disk;
+import granary.protocol.disk.Sealed;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 
@@ -33,18 +26,14 @@ import java.util.Set;
  * The agent's cap table on disk, so that a restarted agent holds its caps before the master
  * resends them, and so that a cap is on disk before the next inbox poll acknowledges it.
  *
- * <p>Format (version {@value #FORMAT}): one header line, then the body, a JSON object:
+ * <p>A {@link Sealed} file (header {@value #MAGIC}, format {@value #FORMAT}) whose body is a JSON
+ * object:
  * <pre>
- * granary-agent-checkpoint format=1 bytes=&lt;body length&gt; sha256=&lt;hex of the body&gt;
  * {"node":"n1","incarnation":1700000000000,"caps":[{"jobMaster":"jm1","unit":"j/u","slots":3,"key":"…"}]}
  * </pre>
- * The length finds a torn (truncated or extended) file, the hash a changed byte, the JSON reader
- * the rest. A file that fails any check is not loaded at all: {@link #recover} moves it aside to
- * {@code <name>.corrupt-<millis>} and the agent starts without caps (the master sends the full
- * set when the agent registers).
- *
- * <p>Writing: a temporary file in the same directory, forced to disk, renamed atomically over
- * the old one, then the directory forced where the platform allows it.
+ * A file that is torn, changed or does not read is not loaded at all: {@link #recover} moves it
+ * aside to {@code <name>.corrupt-<millis>} and the agent starts from the workers it finds running
+ * (docs/recovery.md, "A torn checkpoint"). Written through {@link Disk#replace}: forced, renamed.
  */
 final class Checkpoint {
 
@@ -61,44 +50,23 @@ final class Checkpoint {
         }
     }
 
-    /** What {@link #recover} found: the state (empty if none or corrupt), and for a corrupt file why and where it went. */
-    record Recovery(State state, CheckpointException corrupt, Path movedTo) {
+    /** What {@link #recover} found: the state (null if none or damaged), and for a damaged file why and where it went. */
+    record Recovery(State state, CheckpointException corrupt, String movedTo) {
     }
 
-    private final Path file;
+    private final Sealed sealed;
 
-    Checkpoint(Path file) {
-        this.file = file;
+    Checkpoint(Disk disk, String name) {
+        this.sealed = new Sealed(disk, name, MAGIC, FORMAT);
     }
 
-    Path file() {
-        return file;
+    /** Where the file is. */
+    String file() {
+        return sealed.where();
     }
 
     void write(State s) throws IOException {
-        byte[] body = body(s).getBytes(StandardCharsets.UTF_8);
-        byte[] header = (MAGIC + " format=" + FORMAT + " bytes=" + body.length + " sha256=" + sha256(body) + "\n")
-                .getBytes(StandardCharsets.UTF_8);
-        Path dir = file.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve(file.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ch.write(ByteBuffer.wrap(header));
-            ch.write(ByteBuffer.wrap(body));
-            ch.force(true);
-        }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        forceDirectory(dir);
-    }
-
-    /** Forces the rename to disk; some platforms cannot open a directory, where the rename is as durable as it gets. */
-    private static void forceDirectory(Path dir) {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        } catch (IOException | UnsupportedOperationException ex) {
-            // not supported here (e.g. Windows): nothing more to do
-        }
+        sealed.store(body(s).getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -109,53 +77,34 @@ final class Checkpoint {
      * @throws IOException         if it exists but cannot be read
      */
     State read() throws IOException, CheckpointException {
-        if (!Files.exists(file)) {
-            return null;
+        byte[] body;
+        try {
+            body = sealed.read();
+        } catch (Sealed.Damaged ex) {
+            throw new CheckpointException(file(), ex.getMessage());
         }
-        byte[] all = Files.readAllBytes(file);
-        int nl = indexOf(all, (byte) '\n');
-        if (nl < 0) {
-            throw corrupt("no header line (expected '" + MAGIC + " format=" + FORMAT + " bytes=N sha256=HEX'), "
-                    + all.length + " bytes in all");
-        }
-        String[] h = new String(all, 0, nl, StandardCharsets.UTF_8).split(" ");
-        if (h.length != 4 || !h[0].equals(MAGIC) || !h[1].startsWith("format=") || !h[2].startsWith("bytes=")
-                || !h[3].startsWith("sha256=")) {
-            throw corrupt("the header is not '" + MAGIC + " format=N bytes=N sha256=HEX'");
-        }
-        if (!h[1].equals("format=" + FORMAT)) {
-            throw corrupt("checkpoint " + h[1] + " is not supported; this agent reads format=" + FORMAT);
-        }
-        long declared = number(h[2].substring(6));
-        int actual = all.length - nl - 1;
-        if (declared != actual) {
-            throw corrupt("torn: the header declares " + declared + " bytes of body, the file holds " + actual);
-        }
-        byte[] body = new byte[actual];
-        System.arraycopy(all, nl + 1, body, 0, actual);
-        String sum = sha256(body);
-        if (!CapTable.sameKey(sum, h[3].substring(7))) {
-            throw corrupt("checksum mismatch: the header says sha256=" + h[3].substring(7) + ", the body hashes to " + sum);
-        }
-        return parse(body);
+        return body == null ? null : parse(body);
     }
 
-    /** Reads the checkpoint; a corrupt one is moved aside and reported, never half-loaded. */
+    /** Reads the checkpoint; a damaged one is moved aside and reported, never half-loaded. */
     Recovery recover(long nowMillis) throws IOException {
-        try {
-            State s = read();
-            return new Recovery(s, null, null);
-        } catch (CheckpointException ex) {
-            Path aside = file.resolveSibling(file.getFileName() + ".corrupt-" + nowMillis);
-            Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
-            return new Recovery(null, ex, aside);
-        }
+        State[] state = new State[1];
+        Sealed.Loaded l = sealed.load(nowMillis, body -> {
+            try {
+                state[0] = parse(body);
+            } catch (CheckpointException ex) {
+                throw Sealed.damaged(ex.problem());
+            }
+        });
+        return l.damage() == null ? new Recovery(state[0], null, null)
+                : new Recovery(null, new CheckpointException(file(), l.damage()), l.movedTo());
     }
 
     private State parse(byte[] body) throws CheckpointException {
         try {
-            JsonValue doc = JsonReader.read(body, file.toString(), JsonLimits.DEFAULT);
-            Json json = new Json(file.toString());
+            JsonValue doc = JsonReader.read(body, file(), JsonLimits.DEFAULT);
+            Json json = new Json(file());
+
             JsonObject o = json.object(doc, "$");
             if (o == null) {
                 json.throwIfProblems();
@@ -256,31 +205,6 @@ final class Checkpoint {
     }
 
     private CheckpointException corrupt(String problem) {
-        return new CheckpointException(file, problem);
-    }
-
-    private long number(String text) throws CheckpointException {
-        try {
-            return Long.parseLong(text);
-        } catch (NumberFormatException ex) {
-            throw corrupt("the header's byte count '" + text + "' is not a whole number");
-        }
-    }
-
-    private static int indexOf(byte[] b, byte x) {
-        for (int i = 0; i < b.length; i++) {
-            if (b[i] == x) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    static String sha256(byte[] b) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
-        } catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException("SHA-256 is missing from this JDK", ex);
-        }
+        return new CheckpointException(file(), problem);
     }
 }

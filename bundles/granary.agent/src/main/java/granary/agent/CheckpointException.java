@@ -1,22 +1,21 @@
 package granary.agent;
 
-import java.nio.file.Path;
-
 /** A checkpoint file cannot be used: it is torn, corrupt or of another format. The message names the file and what is wrong. */
 public final class CheckpointException extends Exception {
 
     private static final long serialVersionUID = 1L;
 
-    private final transient Path file;
+    private final String file;
     private final String problem;
 
-    public CheckpointException(Path file, String problem) {
+    public CheckpointException(String file, String problem) {
         super(file + ": " + problem);
         this.file = file;
         this.problem = problem;
     }
 
-    public Path file() {
+    /** Where the file is. */
+    public String file() {
         return file;
     }
 

@@ -34,13 +34,18 @@ public final class CommandLine {
             "  --listen=HOST:PORT        the plan endpoint (default 127.0.0.1:0, a free port)",
             "  --advertise=URL           the plan endpoint's URL as job masters reach it (default: from --listen)",
             "  --heartbeat=1s            heartbeat period (ms, s, m, h)",
-            "  --register-retries=5      retries of the first registration before giving up (exit 4)",
+            "  --register-retries=5      retries of a first registration before giving up (exit 4); an agent",
+            "                            that runs workers, or was registered once, never gives up: it keeps",
+            "                            its workers running and tries again (docs/recovery.md)",
             "  --max-workers=1024        workers running at once on this node",
             "  --max-pending=10000       launches kept while they wait for their cap",
             "  --pending-expiry=5m       how long a kept launch waits for its cap",
             "  --stop-grace=10s          between stopping a worker and killing it",
             "  --poll-wait=25s           how long one inbox poll waits at the master (at most 30s)",
-            "  --keep-workers-on-exit    leave workers running when the agent exits (default: stop them)",
+            "  --exit-retention=30m      how long a worker's exit is remembered: a launch of its slot again",
+            "                            is answered with the exit, not run again",
+            "  --keep-workers-on-exit    leave workers running when the agent is stopped (default: stop them);",
+            "                            an agent that gives up (exit 3, 4, 5) never stops its workers",
             "  --help                    this text",
             "exit codes: 0 stopped, 1 I/O failure, 2 bad options, 3 token refused, 4 master unreachable,",
             "            5 registration refused or not understood");
@@ -48,7 +53,7 @@ public final class CommandLine {
     private static final Set<String> FLAGS = Set.of("keep-workers-on-exit", "help");
     private static final Set<String> VALUED = Set.of("master", "node", "room", "labels", "capacity", "token-file",
             "work-dir", "listen", "advertise", "heartbeat", "register-retries", "max-workers", "max-pending",
-            "pending-expiry", "stop-grace", "poll-wait");
+            "pending-expiry", "stop-grace", "poll-wait", "exit-retention");
 
     private CommandLine() {
     }
@@ -82,7 +87,7 @@ public final class CommandLine {
                 count(o, "max-workers", d.maxWorkers(), 1), count(o, "max-pending", d.maxPending(), 0),
                 duration(o, "pending-expiry", d.pendingExpiry()), duration(o, "stop-grace", d.stopGrace()),
                 pollWait(duration(o, "poll-wait", d.pollWait())), o.containsKey("keep-workers-on-exit"),
-                masters.subList(1, masters.size()));
+                masters.subList(1, masters.size()), duration(o, "exit-retention", d.exitRetention()), d.pollPause());
     }
 
     private static Map<String, String> options(String[] args) throws UsageException {

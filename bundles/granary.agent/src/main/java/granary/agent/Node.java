@@ -1,37 +1,57 @@
 package granary.agent;
 
-import granary.api.model.Clock;
 import granary.api.model.Problem;
+import granary.api.model.Resources;
 import granary.api.model.UnitId;
 import granary.protocol.Ack;
 import granary.protocol.Cap;
 import granary.protocol.Envelope;
 import granary.protocol.Heartbeat;
+import granary.protocol.LaunchAnswers;
 import granary.protocol.Plan;
+import granary.protocol.link.Loop;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
  * The agent's state and its rules: the caps it holds, the launches waiting for a cap, the workers
- * it runs and what the next heartbeat reports. Every method is synchronized: plans arrive on HTTP
- * threads, caps on the poll thread, exits on process threads.
+ * it runs, the exits it keeps until the master has them, and what the next heartbeat reports.
+ * Confined to the agent's loop: plans, caps and exits all arrive as tasks on it.
  *
  * <p>The rule: a worker of a unit starts only under a cap of the job master that planned it, with
  * the key of the token the plan came with, while fewer workers of that unit run here than the cap
  * allows and fewer than {@link AgentConfig#maxWorkers()} run in all. A launch that cannot start yet
  * is kept and retried when a cap arrives; withdrawals stop the newest workers beyond the cap.
+ *
+ * <p>Exits (docs/recovery.md, "Exits that never arrive"): a worker's exit is reported until the
+ * master acknowledged a heartbeat carrying it; then its run record goes, and the cap loses the slot
+ * the master released, as the master's next cap will say (so that a master that dies before sending
+ * it rebuilds from the right count). The exit stays known for {@link AgentConfig#exitRetention()}:
+ * a launch of that slot again is answered with it, not run again.
  */
 final class Node {
 
+    private record Slot(UnitId unit, int slot) {
+    }
+
+    private record Held(int code, long at) {
+    }
+
+    /** Most ended slots remembered for answering launches of them again. */
+    static final int MAX_HELD_EXITS = 10_000;
+
     private final AgentConfig config;
-    private final Clock clock;
+    private final Loop loop;
     private final Consumer<String> events;
     private final Runnable heartbeatNow;
     private final Workers workers;
@@ -39,10 +59,11 @@ final class Node {
     private final PendingLaunches pending;
     private final List<Heartbeat.Worker> started = new ArrayList<>();
     private final List<Heartbeat.Exit> exited = new ArrayList<>();
+    private final Map<Slot, Held> held = new LinkedHashMap<>();
 
-    Node(AgentConfig config, Clock clock, Workers workers, Consumer<String> events, Runnable heartbeatNow) {
+    Node(AgentConfig config, Loop loop, Workers workers, Consumer<String> events, Runnable heartbeatNow) {
         this.config = config;
-        this.clock = clock;
+        this.loop = loop;
         this.workers = workers;
         this.events = events;
         this.heartbeatNow = heartbeatNow;
@@ -52,54 +73,92 @@ final class Node {
     /**
      * At start, before registering: adopts the workers a previous life of this agent left running
      * (it was killed; the OS kept them), so that they count against their caps, answer "already
-     * running" and are stopped when their cap goes; and reports as ended, with
-     * {@link Workers#EXIT_UNKNOWN}, those that ended while no agent watched them, so that their slots
-     * are released and their job masters hear of them (docs/recovery.md, "Exits that never arrive").
+     * running" and are stopped when their cap goes; and reports those that ended meanwhile with the
+     * code their wrapper recorded (docs/recovery.md, "Exits that never arrive").
      */
-    synchronized void adoptOrphans() {
-        Workers.Orphans o = workers.adoptOrphans();
-        for (Worker w : o.adopted()) {
-            events.accept("adopted unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.pid());
-            w.onExit().thenAccept(p -> exited(w));
+    void adopt(List<Launcher.Left> left) {
+        for (Launcher.Left l : left) {
+            Launcher.Record r = l.record();
+            if (l.running() != null && !workers.isRunning(r.unit(), r.slot())) {
+                Workers.Worker w = workers.adopt(l);
+                events.accept("adopted unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.pid());
+                w.process().onExit(code -> exited(w, code));
+            } else if (l.running() == null) {
+                exited.add(new Heartbeat.Exit(r.unit(), r.slot(), l.exitCode()));
+                hold(r.unit(), r.slot(), l.exitCode());
+                events.accept("exited unit=" + r.unit() + " slot=" + r.slot() + " code=" + l.exitCode()
+                        + " (while the agent was down)");
+            }
         }
-        for (Heartbeat.Exit x : o.ended()) {
-            exited.add(x);
-            events.accept("exited unit=" + x.unit() + " slot=" + x.slot() + " code=" + x.exitCode() + " (while the agent was down)");
-        }
-    }
-
-    /** Takes the caps of a checkpoint. */
-    synchronized void load(List<Cap.Grant> grants) {
-        caps.replace(grants);
-    }
-
-    synchronized List<Cap.Grant> caps() {
-        return caps.all();
-    }
-
-    synchronized int running(UnitId unit) {
-        return workers.running(unit);
-    }
-
-    synchronized int pendingCount() {
-        return pending.size();
     }
 
     /**
-     * The master accepted a registration: the next heartbeat
-     * reports every running worker as started (a master that restarted knows none of them).
+     * Caps for the workers adopted under no cap (the checkpoint was torn or lost): one per unit,
+     * as many slots as its workers, for the job master and key their run records name. The
+     * registration carries them, so that a master that rebuilds keeps these workers' slots on this
+     * node instead of granting them again elsewhere (docs/recovery.md, "A torn checkpoint").
      */
-    synchronized void registered() {
+    List<Cap.Grant> rebuildCaps() {
+        Map<UnitId, List<Workers.Worker>> uncapped = new TreeMap<>();
+        for (Workers.Worker w : workers.all()) {
+            if (caps.get(w.unit()) == null) {
+                uncapped.computeIfAbsent(w.unit(), u -> new ArrayList<>()).add(w);
+            }
+        }
+        List<Cap.Grant> out = new ArrayList<>();
+        uncapped.forEach((unit, ws) -> {
+            Launcher.Record r = ws.get(0).record();
+            Cap.Grant g = new Cap.Grant(r.jobMaster(), unit, ws.size(), r.key(), r.size(), r.online());
+            caps.put(g);
+            out.add(g);
+            events.accept("cap-rebuilt unit=" + unit + " slots=" + ws.size() + " jobMaster=" + r.jobMaster()
+                    + " (from the workers found running)");
+        });
+        return out;
+    }
+
+    /** Takes the caps of a checkpoint. */
+    void load(List<Cap.Grant> grants) {
+        caps.replace(grants);
+    }
+
+    List<Cap.Grant> caps() {
+        return caps.all();
+    }
+
+    int running(UnitId unit) {
+        return workers.running(unit);
+    }
+
+    int pendingCount() {
+        return pending.size();
+    }
+
+    /** Workers running now. */
+    List<Workers.Worker> workers() {
+        return workers.all();
+    }
+
+    /** True while a worker runs (an agent with workers never gives up on its master). */
+    boolean hasWorkers() {
+        return workers.total() > 0;
+    }
+
+    /**
+     * The master accepted a registration: the next heartbeat reports every running worker as
+     * started (a master that restarted knows none of them). Exits not acknowledged yet stay: a
+     * master that rebuilt from this agent's caps still holds their slots, and releases them when it
+     * hears of the exits (docs/recovery.md).
+     */
+    void registered() {
         started.clear();
-        // Exits not reported yet stay: a master that rebuilt from this agent's caps still holds
-        // their slots, and releases them when it hears of the exits (docs/recovery.md).
-        for (Worker w : workers.all()) {
+        for (Workers.Worker w : workers.all()) {
             started.add(new Heartbeat.Worker(w.unit(), w.slot()));
         }
     }
 
     /** Applies a cap from the master's inbox; returns the whole table to checkpoint before the next poll. */
-    synchronized List<Cap.Grant> apply(Cap cap) {
+    List<Cap.Grant> apply(Cap cap) {
         boolean full = cap.full();
         Set<UnitId> launched = new TreeSet<>();
         caps.all().stream().filter(g -> g.launch() != null).forEach(g -> launched.add(g.unit()));
@@ -115,7 +174,7 @@ final class Node {
                     + (full ? " full" : ""));
         }
         for (UnitId u : withdrawn) {
-            for (Worker w : workers.stopBeyond(u, caps.slots(u))) {
+            for (Workers.Worker w : workers.stopBeyond(u, caps.slots(u))) {
                 events.accept("stopping unit=" + u + " slot=" + w.slot() + " pid=" + w.pid());
             }
         }
@@ -127,9 +186,7 @@ final class Node {
     /**
      * A cap that carries its own launch (the master starts a lost job master again, docs/recovery.md
      * "Restarting a lost job master") starts its worker in slot 0 once, when the agent first holds
-     * it: no job master sends a plan for it. From then on it is a worker like any other: its run
-     * file lets a restarted agent adopt it, the checkpoint keeps the cap (with the launch, which is
-     * not started again), and a withdrawn cap stops it.
+     * it: no job master sends a plan for it. From then on it is a worker like any other.
      */
     private void launchOwn(Cap.Grant g) {
         if (caps.slots(g.unit()) < 1 || workers.running(g.unit()) > 0) {
@@ -138,15 +195,15 @@ final class Node {
         Plan.Launch l = new Plan.Launch(g.unit(), 0, g.launch().command(), g.launch().environment(), g.launch().workingDirectory());
         if (workers.total() >= config.maxWorkers()) {
             events.accept("launch-failed unit=" + g.unit() + " slot=0 error=agent-full(max-workers=" + config.maxWorkers() + ")");
-            exited.add(new Heartbeat.Exit(g.unit(), 0, Workers.NOT_STARTED));
+            exited.add(new Heartbeat.Exit(g.unit(), 0, Heartbeat.NOT_STARTED));
             heartbeatNow.run();
             return;
         }
-        start(new PendingLaunches.Kept(l, g.jobMaster(), g.key(), 0, clock.millis()));
+        start(new PendingLaunches.Kept(l, g.jobMaster(), g.key(), 0, loop.now()));
     }
 
     /** Null if a plan with {@code key} may come from {@code jobMaster}, else why not (a 403). */
-    synchronized String refusesKey(String jobMaster, String key) {
+    String refusesKey(String jobMaster, String key) {
         if (caps.holdsAny(jobMaster) && !caps.keyMatches(jobMaster, key)) {
             return "the token is not the one job master " + jobMaster + "'s caps on node " + config.node()
                     + " were granted for (its key does not match)";
@@ -155,14 +212,14 @@ final class Node {
     }
 
     /** Applies a plan all or nothing: launches what its caps allow now, keeps the rest. */
-    synchronized Ack plan(String jobMaster, String key, Envelope e) {
+    Ack plan(String jobMaster, String key, Envelope e) {
         Plan plan = (Plan) e.message();
         List<Problem> problems = check(jobMaster, key, plan);
         if (!problems.isEmpty()) {
             return Ack.refused(e.sequence(), problems);
         }
         for (Plan.Launch l : plan.launches()) {
-            PendingLaunches.Kept k = new PendingLaunches.Kept(l, jobMaster, key, e.incarnation(), clock.millis());
+            PendingLaunches.Kept k = new PendingLaunches.Kept(l, jobMaster, key, e.incarnation(), loop.now());
             String wait = waitReason(k);
             if (wait == null) {
                 start(k);
@@ -181,6 +238,7 @@ final class Node {
         Map<UnitId, Integer> room = new HashMap<>();
         int agentRoom = config.maxWorkers() - workers.total();
         int toKeep = 0;
+        long now = loop.now();
         for (int i = 0; i < plan.launches().size(); i++) {
             Plan.Launch l = plan.launches().get(i);
             String at = "$.message.launches[" + i + "]";
@@ -194,8 +252,11 @@ final class Node {
             if (l.command().isEmpty()) {
                 out.add(Problem.of(subject, at + ".command", "is empty; expected the program and its arguments"));
             }
+            Held h = held.get(new Slot(l.unit(), l.slot()));
             if (workers.isRunning(l.unit(), l.slot())) {
-                out.add(Problem.of(subject, at + ".slot", "slot " + l.slot() + " of unit " + l.unit() + " is already running"));
+                out.add(LaunchAnswers.running(subject, at + ".slot", l.unit(), l.slot()));
+            } else if (h != null) {
+                out.add(LaunchAnswers.ended(subject, at + ".slot", l.unit(), l.slot(), h.code(), now - h.at()));
             } else if (pending.contains(l.unit(), l.slot()) || !seen.add(l.unit() + "#" + l.slot())) {
                 out.add(Problem.of(subject, at + ".slot", "slot " + l.slot() + " of unit " + l.unit()
                         + " is already planned and waiting for its cap"));
@@ -253,30 +314,45 @@ final class Node {
 
     private void start(PendingLaunches.Kept k) {
         Plan.Launch l = k.launch();
-        Worker w;
+        Cap.Grant g = caps.get(l.unit());
+        Launcher.Record r = new Launcher.Record(l.unit(), l.slot(), k.jobMaster(), k.key(),
+                g == null ? Resources.ZERO : g.size(), g != null && g.online());
+        Workers.Worker w;
         try {
-            w = workers.start(l);
+            w = workers.start(l, r);
         } catch (IOException | RuntimeException ex) {
             events.accept("launch-failed unit=" + l.unit() + " slot=" + l.slot() + " error=" + ex.getMessage());
-            exited.add(new Heartbeat.Exit(l.unit(), l.slot(), Workers.NOT_STARTED));
+            exited.add(new Heartbeat.Exit(l.unit(), l.slot(), Heartbeat.NOT_STARTED));
+            hold(l.unit(), l.slot(), Heartbeat.NOT_STARTED);
             heartbeatNow.run();
             return;
         }
         started.add(new Heartbeat.Worker(l.unit(), l.slot()));
         events.accept("launched unit=" + l.unit() + " slot=" + l.slot() + " pid=" + w.pid());
-        w.onExit().thenAccept(p -> exited(w));
+        w.process().onExit(code -> exited(w, code));
     }
 
-    private synchronized void exited(Worker w) {
+    private void exited(Workers.Worker w, int rawCode) {
         boolean stopped = workers.exited(w);
-        int code = stopped ? Workers.STOPPED : w.exitCode();
+        int code = stopped ? Heartbeat.STOPPED : rawCode;
         exited.add(new Heartbeat.Exit(w.unit(), w.slot(), code));
+        hold(w.unit(), w.slot(), code);
         events.accept("exited unit=" + w.unit() + " slot=" + w.slot() + " code=" + code);
         heartbeatNow.run();
     }
 
+    private void hold(UnitId unit, int slot, int code) {
+        held.remove(new Slot(unit, slot));
+        held.put(new Slot(unit, slot), new Held(code, loop.now()));
+        while (held.size() > MAX_HELD_EXITS) {
+            Iterator<Slot> it = held.keySet().iterator();
+            it.next();
+            it.remove();
+        }
+    }
+
     /** A job master's incarnation ended: the launches it planned and that still wait are dropped. */
-    synchronized void ended(String jobMaster, String key, long incarnation) {
+    void ended(String jobMaster, String key, long incarnation) {
         for (PendingLaunches.Kept k : pending.removeIf(k -> k.jobMaster().equals(jobMaster) && k.key().equals(key)
                 && k.incarnation() == incarnation)) {
             events.accept("dropped unit=" + k.launch().unit() + " slot=" + k.launch().slot()
@@ -284,16 +360,19 @@ final class Node {
         }
     }
 
-    /** Drops kept launches older than the expiry. */
-    synchronized void expire() {
-        for (PendingLaunches.Kept k : pending.expire(clock.millis())) {
+    /** Drops kept launches older than the expiry, and exits kept longer than their retention. */
+    void expire() {
+        long now = loop.now();
+        for (PendingLaunches.Kept k : pending.expire(now)) {
             events.accept("expired unit=" + k.launch().unit() + " slot=" + k.launch().slot()
                     + " reason=no cap within " + config.pendingExpiry().toSeconds() + "s");
         }
+        long retention = config.exitRetention().toMillis();
+        held.values().removeIf(h -> now - h.at() > retention);
     }
 
-    /** The deltas for the next heartbeat, and forgets them; null if nothing changed. */
-    synchronized Heartbeat drain(boolean evenIfEmpty) {
+    /** The deltas for the next heartbeat, and forgets them; null if nothing changed and not {@code evenIfEmpty}. */
+    Heartbeat drain(boolean evenIfEmpty) {
         if (started.isEmpty() && exited.isEmpty() && !evenIfEmpty) {
             return null;
         }
@@ -308,18 +387,37 @@ final class Node {
      * exits are reported again with the next one, so that no ended worker is lost — its slot stays
      * held, and its job master waits for it, until the master hears of the exit.
      */
-    synchronized void unsent(Heartbeat h) {
+    void unsent(Heartbeat h) {
         exited.addAll(0, h.exited());
     }
 
+    /**
+     * The master applied {@code h}: the run records of its exits go (nobody needs to report them
+     * again), then each slot the master released leaves the cap (every exit but a stop releases one),
+     * as the master's next cap will say. Returns true if the caps changed (to checkpoint).
+     */
+    boolean acknowledged(Heartbeat h) {
+        boolean changed = false;
+        for (Heartbeat.Exit x : h.exited()) {
+            workers.launcher().forget(x.unit(), x.slot());
+        }
+        for (Heartbeat.Exit x : h.exited()) {
+            if (x.exitCode() != Heartbeat.STOPPED && caps.slots(x.unit()) > 0) {
+                caps.put(caps.get(x.unit()).withSlots(caps.slots(x.unit()) - 1));
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
     /** True if a heartbeat has something to report. */
-    synchronized boolean changed() {
+    boolean changed() {
         return !started.isEmpty() || !exited.isEmpty();
     }
 
-    /** Stops every worker (the agent exits); returns them so that the caller can wait for their ends. */
-    synchronized List<Worker> stopAll() {
-        List<Worker> all = workers.stopAll();
+    /** Stops every worker (the agent exits); returns them. */
+    List<Workers.Worker> stopAll() {
+        List<Workers.Worker> all = workers.stopAll();
         all.forEach(w -> events.accept("stopping unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.pid()));
         return all;
     }

@@ -19,7 +19,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The agent's endpoint for job masters: takes {@code plan} envelopes, checks who sent them without
- * asking the master, and applies each once through a {@link Session} per job master.
+ * asking the master, and applies each once through a {@link Session} per job master. Confined to
+ * the agent's loop (a process hands each call over from its HTTP threads).
  *
  * <p>Authentication: the bearer token must name the envelope's sender ({@code job-master/<id>.<mac>})
  * and, once the master granted that job master caps here, its {@link Tokens#key key} must equal the
@@ -85,7 +86,7 @@ final class PlanDesk implements Endpoint {
         return apply(e, key);
     }
 
-    private synchronized Reply apply(Envelope e, String key) {
+    private Reply apply(Envelope e, String key) {
         SessionKey sk = new SessionKey(e.sender().id(), key);
         Session s = sessions.get(sk);
         if (s == null) {

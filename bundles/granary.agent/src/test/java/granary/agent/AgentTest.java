@@ -65,7 +65,7 @@ class AgentTest {
     void capBeforePlanLaunchesAndReportsExitCodesAndOutput() throws Exception {
         Agent agent = start(dir, master);
         master.send(cap(UNIT, 2));
-        await("cap arrived", () -> agent.node().caps().size() == 1);
+        await("cap arrived", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
         JobMasterClient.Answer a = jobMaster(agent).post(jm1, "jm1", 1, 1, new Plan(List.of(
                 launch(0, "/bin/sh", "-c", "echo $GREETING $GRANARY_NODE $GRANARY_UNIT $GRANARY_SLOT"),
                 launch(1, "/bin/sh", "-c", "exit 3"))));
@@ -76,7 +76,7 @@ class AgentTest {
         assertEquals("hello n1 j/u 0\n", Files.readString(dir.resolve("logs/j.u.0.out")));
         assertTrue(events.stream().anyMatch(e -> e.startsWith("launched unit=j/u slot=0 pid=")), events.toString());
         assertTrue(events.contains("exited unit=j/u slot=1 code=3"), events.toString());
-        assertEquals(0, agent.node().running(UNIT), "finished workers no longer count against the cap");
+        assertEquals(0, agent.onLoopForTest(() -> agent.node().running(UNIT)), "finished workers no longer count against the cap");
     }
 
     @Test
@@ -85,12 +85,12 @@ class AgentTest {
         JobMasterClient.Answer a = jobMaster(agent).post(jm1, "jm1", 1, 1, new Plan(List.of(
                 launch(0, "true"), launch(1, "false"))));
         assertEquals(200, a.status(), a.ack().toString());
-        assertEquals(2, agent.node().pendingCount());
+        assertEquals(2, agent.onLoopForTest(() -> agent.node().pendingCount()));
         assertTrue(master.started().isEmpty(), "nothing runs without a cap");
         master.send(cap(UNIT, 2));
         await("exits reported", () -> master.exits().containsAll(List.of(
                 new Heartbeat.Exit(UNIT, 0, 0), new Heartbeat.Exit(UNIT, 1, 1))));
-        assertEquals(0, agent.node().pendingCount());
+        assertEquals(0, agent.onLoopForTest(() -> agent.node().pendingCount()));
     }
 
     @Test
@@ -100,7 +100,7 @@ class AgentTest {
         assertEquals(200, jobMaster(agent).post(forged, "jm1", 1, 1, new Plan(List.of(launch(0, "true")))).status());
         master.send(cap(UNIT, 1));
         await("dropped", () -> events.stream().anyMatch(e -> e.startsWith("dropped unit=j/u slot=0")));
-        assertEquals(0, agent.node().pendingCount());
+        assertEquals(0, agent.onLoopForTest(() -> agent.node().pendingCount()));
         assertTrue(master.started().isEmpty());
     }
 
@@ -109,7 +109,7 @@ class AgentTest {
         start(dir, master);
         long seq = master.send(cap(UNIT, 3));
         await("acknowledged", () -> master.acknowledged() >= seq);
-        Checkpoint.State s = new Checkpoint(dir.resolve(Agent.CHECKPOINT)).read();
+        Checkpoint.State s = new Checkpoint(new granary.protocol.disk.FileDisk(dir), Agent.CHECKPOINT).read();
         assertEquals(List.of(new Cap.Grant("jm1", UNIT, 3, key1)), s.caps());
     }
 
@@ -117,13 +117,13 @@ class AgentTest {
     void withdrawalStopsTheNewestWorkerAndReportsMinus15() throws Exception {
         Agent agent = start(dir, master);
         master.send(cap(UNIT, 2));
-        await("cap", () -> agent.node().caps().size() == 1);
+        await("cap", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
         post(agent, 1, launch(0, "sleep", "60"));
         post(agent, 2, launch(1, "sleep", "60"));
         await("two running", () -> master.started().size() == 2);
         master.send(new Cap(List.of(), List.of(new Cap.Grant("jm1", UNIT, 1, key1))));
-        await("slot 1 stopped", () -> master.exits().contains(new Heartbeat.Exit(UNIT, 1, Workers.STOPPED)));
-        assertEquals(1, agent.node().running(UNIT));
+        await("slot 1 stopped", () -> master.exits().contains(new Heartbeat.Exit(UNIT, 1, Heartbeat.STOPPED)));
+        assertEquals(1, agent.onLoopForTest(() -> agent.node().running(UNIT)));
         assertEquals(List.of(new Heartbeat.Exit(UNIT, 1, -15)), master.exits(), "the older worker keeps running");
     }
 
@@ -146,24 +146,24 @@ class AgentTest {
         Path out = dir.resolve("logs/granary.restart-1_jm1.job-master.0.out");
         await("its output", () -> text(out).equals("restarted " + restart + " jm\n"));
         assertEquals(List.of(grant), agent.caps(), "the cap is held with its launch, and so checkpointed");
-        assertEquals(List.of(grant), new Checkpoint(dir.resolve(Agent.CHECKPOINT)).read().caps());
+        assertEquals(List.of(grant), new Checkpoint(new granary.protocol.disk.FileDisk(dir), Agent.CHECKPOINT).read().caps());
 
         master.send(new Cap(List.of(grant), List.of(), true));
         master.send(cap(UNIT, 1));
-        await("both caps applied", () -> agent.node().caps().size() == 2);
-        assertEquals(1, agent.node().running(restart), "a cap it holds already launches nothing again");
+        await("both caps applied", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 2);
+        assertEquals(1, agent.onLoopForTest(() -> agent.node().running(restart)), "a cap it holds already launches nothing again");
         assertEquals(1, events.stream().filter(e -> e.startsWith("launched unit=" + restart)).count(), events.toString());
 
         master.send(new Cap(List.of(), List.of(grant.withSlots(0))));
-        await("stopped", () -> master.exits().contains(new Heartbeat.Exit(restart, 0, Workers.STOPPED)));
-        assertEquals(0, agent.node().running(restart));
+        await("stopped", () -> master.exits().contains(new Heartbeat.Exit(restart, 0, Heartbeat.STOPPED)));
+        assertEquals(0, agent.onLoopForTest(() -> agent.node().running(restart)));
     }
 
     @Test
     void planAuthentication() throws Exception {
         Agent agent = start(dir, master);
         master.send(cap(UNIT, 1));
-        await("cap", () -> agent.node().caps().size() == 1);
+        await("cap", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
         JobMasterClient c = jobMaster(agent);
         Plan plan = new Plan(List.of(launch(0, "true")));
         assertEquals(401, c.post(null, "jm1", 1, 1, plan).status(), "no token");
@@ -179,7 +179,7 @@ class AgentTest {
         assertTrue(foreign.ack().problems().get(0).message().contains("capped here for job master jm1, not for jm2"),
                 foreign.ack().toString());
         assertEquals(400, c.post(jm1, "{".getBytes(StandardCharsets.UTF_8)).status(), "not JSON");
-        assertTrue(master.started().isEmpty() && agent.node().pendingCount() == 0, "nothing refused was applied");
+        assertTrue(master.started().isEmpty() && agent.onLoopForTest(() -> agent.node().pendingCount()) == 0, "nothing refused was applied");
         HttpResponse<String> inbox = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                 agent.endpoint().resolve("/protocol/v1/inbox?after=0&wait=0")).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -190,14 +190,14 @@ class AgentTest {
     void sessionsApplyEachPlanOnceAndRefuseDeadIncarnations() throws Exception {
         Agent agent = start(dir, master);
         master.send(cap(UNIT, 2));
-        await("cap", () -> agent.node().caps().size() == 1);
+        await("cap", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
         JobMasterClient c = jobMaster(agent);
         Plan plan = new Plan(List.of(launch(0, "sleep", "60")));
         JobMasterClient.Answer first = c.post(jm1, "jm1", 5, 1, plan);
         JobMasterClient.Answer again = c.post(jm1, "jm1", 5, 1, plan);
         assertEquals(200, first.status());
         assertEquals(first, again, "a retry gets the same ack");
-        assertEquals(1, agent.node().running(UNIT), "applied once: one process");
+        assertEquals(1, agent.onLoopForTest(() -> agent.node().running(UNIT)), "applied once: one process");
         assertEquals(1, events.stream().filter(e -> e.startsWith("launched")).count(), events.toString());
         JobMasterClient.Answer sameSlot = c.post(jm1, "jm1", 5, 2, plan);
         assertEquals(400, sameSlot.status());
@@ -205,20 +205,20 @@ class AgentTest {
                 sameSlot.ack().toString());
         assertEquals(409, c.post(jm1, "jm1", 4, 1, new Plan(List.of(launch(1, "true")))).status(), "dead incarnation");
         assertEquals(409, c.post(jm1, "jm1", 5, 9, new Plan(List.of(launch(1, "true")))).status(), "a gap");
-        assertEquals(1, agent.node().running(UNIT));
+        assertEquals(1, agent.onLoopForTest(() -> agent.node().running(UNIT)));
     }
 
     @Test
     void aLaunchBeyondTheCapWaitsUntilTheCapRises() throws Exception {
         Agent agent = start(dir, master);
         master.send(cap(UNIT, 1));
-        await("cap", () -> agent.node().caps().size() == 1);
+        await("cap", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
         post(agent, 1, launch(0, "sleep", "60"), launch(1, "sleep", "60"));
-        assertEquals(1, agent.node().running(UNIT));
-        assertEquals(1, agent.node().pendingCount());
+        assertEquals(1, agent.onLoopForTest(() -> agent.node().running(UNIT)));
+        assertEquals(1, agent.onLoopForTest(() -> agent.node().pendingCount()));
         master.send(cap(UNIT, 2));
-        await("second launched", () -> agent.node().running(UNIT) == 2);
-        assertEquals(0, agent.node().pendingCount());
+        await("second launched", () -> agent.onLoopForTest(() -> agent.node().running(UNIT)) == 2);
+        assertEquals(0, agent.onLoopForTest(() -> agent.node().pendingCount()));
     }
 
     @Test
@@ -253,7 +253,7 @@ class AgentTest {
         master.send(new Cap(List.of(new Cap.Grant("jm1", UNIT, 1, key1)), List.of(), true));
         await("full set applied", () -> agent.caps().size() == 1);
         assertEquals(List.of(new Cap.Grant("jm1", UNIT, 1, key1)), agent.caps());
-        assertEquals(1, agent.node().running(UNIT), "a full set stops nothing");
+        assertEquals(1, agent.onLoopForTest(() -> agent.node().running(UNIT)), "a full set stops nothing");
     }
 
     @Test
@@ -267,7 +267,7 @@ class AgentTest {
         try (Stream<Path> files = Files.list(dir)) {
             assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("caps.checkpoint.corrupt-")));
         }
-        assertEquals(List.of(), new Checkpoint(dir.resolve(Agent.CHECKPOINT)).read().caps(), "a fresh checkpoint");
+        assertEquals(List.of(), new Checkpoint(new granary.protocol.disk.FileDisk(dir), Agent.CHECKPOINT).read().caps(), "a fresh checkpoint");
     }
 
     // --- helpers

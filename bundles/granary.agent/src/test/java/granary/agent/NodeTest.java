@@ -22,9 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import org.junit.jupiter.api.AfterEach;
+import granary.protocol.link.ManualLoop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,20 +33,29 @@ class NodeTest {
     Path dir;
 
     private final ManualClock clock = new ManualClock(1_000);
+    private final ManualLoop loop = new ManualLoop(clock);
     private final List<String> events = new ArrayList<>();
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
-    /** Released each time a node asks for a heartbeat now: a worker's exit, for one. */
-    private final java.util.concurrent.Semaphore heartbeatsAsked = new java.util.concurrent.Semaphore(0);
-
-    @AfterEach
-    void stop() {
-        timer.shutdownNow();
-    }
+    /** Counts each time a node asks for a heartbeat now: a worker's exit, for one. */
+    private int heartbeatsAsked;
 
     private Node node(int maxPending, Duration expiry) {
         AgentConfig c = AgentConfig.of(URI.create("http://127.0.0.1:1"), "n1", Resources.of(100, 64), "t", dir)
                 .withPending(maxPending, expiry);
-        return new Node(c, clock, new Workers(dir, "n1", timer, Duration.ofSeconds(1)), events::add, heartbeatsAsked::release);
+        return new Node(c, loop, new Workers(launcher(), loop, Duration.ofSeconds(1)), events::add, () -> heartbeatsAsked++);
+    }
+
+    private OsLauncher launcher() {
+        return new OsLauncher(dir, "n1", loop);
+    }
+
+    /** Runs the loop's tasks (exits handed over by process threads) until {@code done}, at most 20 s. */
+    private void runUntil(java.util.function.BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            loop.runDue();
+            Thread.sleep(10);   // the processes end on their own: poll, with the deadline above
+        }
+        loop.runDue();
     }
 
     private static Envelope plan(long sequence, int... slots) {
@@ -78,17 +85,23 @@ class NodeTest {
         assertTrue(Files.isRegularFile(orphanFile), "the worker's run file");
         long pid = Long.parseLong(Files.readAllLines(orphanFile).stream().filter(l -> l.startsWith("pid="))
                 .findFirst().orElseThrow().substring(4));
-        // a worker of slot 1 that ended while no agent watched it: its file names a process that is gone
+        // a worker of slot 1 that ended while no agent watched it: its file names a process that is gone,
+        // and its wrapper wrote its code; one of slot 2 whose code nobody wrote
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
-        Files.writeString(runDir.resolve("j.u.1.worker"), "unit=j/u\nslot=1\npid=" + gone.pid() + "\nstart=1\n");
+        String record = "jobMaster=jm1\nkey=k\nsize=cpu=100,mem=64\nonline=false\npid=" + gone.pid() + "\nstart=1\n";
+        Files.writeString(runDir.resolve("j.u.1.worker"), "unit=j/u\nslot=1\n" + record);
+        Files.writeString(runDir.resolve("j.u.1.exit"), "3\n");
+        Files.writeString(runDir.resolve("j.u.2.worker"), "unit=j/u\nslot=2\n" + record);
         Files.writeString(runDir.resolve("torn.worker"), "unit=j/");
         try {
             Node second = node(10, Duration.ofMinutes(5));
             second.load(List.of(new Cap.Grant("jm1", u, 2, "k")));
-            second.adoptOrphans();
+            second.adopt(launcher().left(events::add));
             assertTrue(events.contains("adopted unit=j/u slot=0 pid=" + pid), events.toString());
-            assertTrue(events.contains("exited unit=j/u slot=1 code=-2 (while the agent was down)"), events.toString());
+            assertTrue(events.contains("exited unit=j/u slot=1 code=3 (while the agent was down)"), events.toString());
+            assertTrue(events.contains("exited unit=j/u slot=2 code=-2 (while the agent was down)"), events.toString());
+            assertTrue(events.stream().anyMatch(e -> e.contains("torn.worker") && e.contains("dropped")), events.toString());
             assertEquals(1, second.running(u), "the adopted worker counts against the cap");
             Ack again = second.plan("jm1", "k", Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 2, 1,
                     new Plan(List.of(new Plan.Launch(u, 0, List.of("sleep", "30"), Map.of(), "")))));
@@ -96,26 +109,26 @@ class NodeTest {
             second.registered();
             Heartbeat h = second.drain(true);
             assertEquals(List.of(new Heartbeat.Worker(u, 0)), h.started(), "a new master hears of the adopted worker");
-            assertEquals(List.of(new Heartbeat.Exit(u, 1, -2)), h.exited());
-            assertFalse(Files.exists(runDir.resolve("j.u.1.worker")) || Files.exists(runDir.resolve("torn.worker")));
+            assertEquals(List.of(new Heartbeat.Exit(u, 1, 3), new Heartbeat.Exit(u, 2, -2)), h.exited());
+            assertFalse(Files.exists(runDir.resolve("torn.worker")));
+            assertTrue(Files.exists(runDir.resolve("j.u.1.worker")), "a record stays until the master has its exit");
+            second.acknowledged(h);
+            assertFalse(Files.exists(runDir.resolve("j.u.1.worker")) || Files.exists(runDir.resolve("j.u.1.exit")));
 
-            heartbeatsAsked.drainPermits();
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
-            // Both nodes ask for a heartbeat when the worker ends: the first one is still its parent and
-            // sees it end too. So wait (bounded) until the second one has the exit, not for any ask.
+            // Both nodes see the worker end (the first one is still the wrapper's parent); what counts is
+            // that the second one reports it, with the code its wrapper recorded (SIGTERM: 143).
             List<Heartbeat.Exit> ends = new java.util.ArrayList<>();
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-            while (ends.isEmpty() && System.nanoTime() < deadline) {
-                heartbeatsAsked.tryAcquire(1, java.util.concurrent.TimeUnit.SECONDS);
+            runUntil(() -> {
                 Heartbeat end = second.drain(false);
                 if (end != null) {
                     ends.addAll(end.exited());
                 }
-            }
-            assertEquals(List.of(new Heartbeat.Exit(u, 0, -2)), ends,
-                    "the adopted worker's end is reported; its code is unknown to a non-parent");
+                return !ends.isEmpty();
+            });
+            assertEquals(List.of(new Heartbeat.Exit(u, 0, 143)), ends,
+                    "the adopted worker's end is reported with the code its wrapper wrote");
             assertEquals(0, second.running(u));
-            assertFalse(Files.exists(orphanFile));
         } finally {
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
         }
@@ -156,7 +169,8 @@ class NodeTest {
         n.apply(new granary.protocol.Cap(List.of(new granary.protocol.Cap.Grant("jm1", UnitId.parse("j/u"), 1, "k")), List.of(), true));
         assertEquals(Ack.applied(1), n.plan("jm1", "k", plan(1, 0)));
         // the worker ("true") ends at once; its exit asks for a heartbeat
-        assertTrue(heartbeatsAsked.tryAcquire(20, java.util.concurrent.TimeUnit.SECONDS), "the worker's exit was never seen: " + events);
+        runUntil(() -> heartbeatsAsked > 0);
+        assertTrue(heartbeatsAsked > 0, "the worker's exit was never seen: " + events);
         granary.protocol.Heartbeat h = n.drain(false);
         assertTrue(h != null && !h.exited().isEmpty(), "the worker's exit was never reported: " + events);
         assertTrue(n.drain(true).exited().isEmpty(), "drained");

@@ -17,6 +17,20 @@ import java.util.Objects;
  */
 public record Heartbeat(List<Worker> started, List<Exit> exited, Resources capacity) implements Message {
 
+    /**
+     * The exit code of a worker its agent stopped because its cap went down (a withdrawal, a
+     * release, the job's cancellation, the agent's own exit): the lower cap was the release, the
+     * master releases nothing more for it (docs/protocol.md).
+     */
+    public static final int STOPPED = -15;
+    /** The exit code of a launch whose process could not be started. */
+    public static final int NOT_STARTED = -1;
+    /**
+     * The exit code of a worker whose end its agent saw but whose code nobody recorded (it ended
+     * while no agent watched it, and nothing wrote its code down).
+     */
+    public static final int EXIT_UNKNOWN = -2;
+
     /** One worker: the unit it belongs to and the slot (0, 1, 2, …) of that unit on this node it runs in. */
     public record Worker(UnitId unit, int slot) {
         public Worker {

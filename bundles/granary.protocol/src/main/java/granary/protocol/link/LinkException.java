@@ -32,7 +32,9 @@ public class LinkException extends RuntimeException {
          * started the peer again elsewhere (docs/recovery.md, "Restarting a lost job master"). Nothing
          * it sends is taken any more: the process must exit.
          */
-        FENCED
+        FENCED,
+        /** The link was closed by its owner: nothing more is sent on it. */
+        CLOSED
     }
 
     /** True if {@code problems} say the sender's incarnation is fenced (the master started it again). */

@@ -7,5 +7,5 @@
  * ({@link granary.protocol.link.Tokens}). Plain Java on the JDK. See docs/protocol.md, "Transport".
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package granary.protocol.link;

@@ -1,0 +1,59 @@
+package granary.agent;
+
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.protocol.Plan;
+import java.io.IOException;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+
+/**
+ * How an agent starts, stops and watches its workers, and what it leaves behind for its next life
+ * (docs/recovery.md, "Exits that never arrive"): operating system processes in production
+ * ({@link OsLauncher}), simulated ones in the conformance kit. Called on the agent's loop only;
+ * exits come back as tasks on it.
+ */
+public interface Launcher {
+
+    /**
+     * What a restarted agent needs to know of a worker its previous life started: enough to adopt
+     * it and, with a lost checkpoint, to rebuild the cap it runs under.
+     */
+    record Record(UnitId unit, int slot, String jobMaster, String key, Resources size, boolean online) {
+    }
+
+    /** A worker process that runs. */
+    interface Running {
+        long pid();
+
+        /** Calls {@code exited} once, on the agent's loop, when the worker ended, with its exit code. */
+        void onExit(IntConsumer exited);
+
+        /** Asks the worker and everything it started to end (SIGTERM to its process tree). */
+        void stop();
+
+        /** Ends the worker and everything it started at once (SIGKILL to its process tree). */
+        void kill();
+
+        /** True while the process runs. */
+        boolean alive();
+    }
+
+    /**
+     * A worker a previous life of the agent left: still running ({@code running} not null), or
+     * ended with {@code exitCode} ({@link granary.protocol.Heartbeat#EXIT_UNKNOWN} if nobody
+     * recorded it).
+     */
+    record Left(Record record, Running running, int exitCode) {
+    }
+
+    /** Starts {@code launch}; keeps {@code record} until {@link #forget}. @throws IOException if it cannot be started */
+    Running start(Plan.Launch launch, Record record) throws IOException;
+
+    /** The workers a previous life of the agent left; what cannot be read is told to {@code problems} and dropped. */
+    List<Left> left(Consumer<String> problems);
+
+    /** The end of the worker in {@code slot} of {@code unit} reached the master: its record goes. */
+    void forget(UnitId unit, int slot);
+}

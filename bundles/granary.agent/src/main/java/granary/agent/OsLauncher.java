@@ -1,0 +1,275 @@
+package granary.agent;
+
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.protocol.Heartbeat;
+import granary.protocol.Plan;
+import granary.protocol.disk.Disk;
+import granary.protocol.disk.FileDisk;
+import granary.protocol.link.Loop;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+
+/**
+ * Workers as operating system processes (docs/recovery.md, "Exits that never arrive").
+ *
+ * <p>A worker runs the plan's command (no shell of the job master's choosing) under a small
+ * {@code /bin/sh} wrapper that waits for it and writes its exit code to
+ * {@code <work-dir>/run/<job>.<unit>.<slot>.exit} before it ends itself — as YARN's container
+ * launcher does — so that a worker that ends while its agent is dead (killed, restarting) still
+ * has its code known: the next agent reports it instead of "unknown", and its job master need not
+ * run it again. The wrapper passes SIGTERM on to the worker. Without {@code /bin/sh} the command
+ * runs bare, and such an end is reported {@link Heartbeat#EXIT_UNKNOWN}.
+ *
+ * <p>Each worker has a run record, {@code <job>.<unit>.<slot>.worker}: unit, slot, the job master,
+ * its key, the slot's size, online or not, the wrapper's pid and start time. A restarted agent reads
+ * them: a worker whose process still runs (same pid <em>and</em> start time, so not a pid used
+ * again) is adopted; one that ended is reported with the code its wrapper wrote. The record stays
+ * until the master acknowledged the worker's end ({@link #forget}).
+ *
+ * <p>Stopping stops the process tree: the worker's descendants and the wrapper.
+ *
+ * <p>A worker gets the plan's environment plus {@code GRANARY_NODE}, {@code GRANARY_UNIT} and
+ * {@code GRANARY_SLOT}; it starts in the plan's working directory if that is an absolute path of an
+ * existing directory, else in {@code <work-dir>/workers/<job>/<unit>/<slot>} (created); its
+ * stdout and stderr are appended to {@code <work-dir>/logs/<job>.<unit>.<slot>.out} and {@code .err}.
+ */
+final class OsLauncher implements Launcher {
+
+    private static final String SHELL = "/bin/sh";
+    /** Waits for the worker, passes SIGTERM on, writes its exit code where {@code GRANARY_EXIT_FILE} says. */
+    static final String WRAPPER = "trap 'kill -TERM \"$c\" 2>/dev/null' TERM INT HUP\n"
+            + "\"$@\" &\n"
+            + "c=$!\n"
+            + "while :; do wait \"$c\"; s=$?; kill -0 \"$c\" 2>/dev/null || break; done\n"
+            + "printf '%s\\n' \"$s\" > \"$GRANARY_EXIT_FILE.tmp\" && mv -f \"$GRANARY_EXIT_FILE.tmp\" \"$GRANARY_EXIT_FILE\"\n"
+            + "exit \"$s\"\n";
+
+    private final Path workDir;
+    private final Path runDir;
+    private final Disk records;
+    private final String node;
+    private final Loop loop;
+    private final boolean wrap;
+
+    OsLauncher(Path workDir, String node, Loop loop) {
+        this.workDir = workDir;
+        this.runDir = workDir.resolve("run");
+        this.records = new FileDisk(runDir);
+        this.node = node;
+        this.loop = loop;
+        this.wrap = Files.isExecutable(Path.of(SHELL));
+    }
+
+    @Override
+    public Running start(Plan.Launch l, Record r) throws IOException {
+        String base = base(l.unit(), l.slot());
+        Path exitFile = runDir.resolve(base + ".exit");
+        Files.createDirectories(runDir);
+        Files.deleteIfExists(exitFile);
+        List<String> command = new ArrayList<>();
+        if (wrap) {
+            command.addAll(List.of(SHELL, "-c", WRAPPER, "granary-worker"));
+            command.add(executable(l.command().isEmpty() ? "" : l.command().get(0), l.environment()));
+            command.addAll(l.command().subList(1, l.command().size()));
+        } else {
+            command.addAll(l.command());
+        }
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().putAll(l.environment());
+        pb.environment().put("GRANARY_NODE", node);
+        pb.environment().put("GRANARY_UNIT", l.unit().toString());
+        pb.environment().put("GRANARY_SLOT", Integer.toString(l.slot()));
+        pb.environment().put("GRANARY_EXIT_FILE", exitFile.toString());
+        pb.directory(directory(l));
+        Path logs = Files.createDirectories(workDir.resolve("logs"));
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve(base + ".out").toFile()));
+        pb.redirectError(ProcessBuilder.Redirect.appendTo(logs.resolve(base + ".err").toFile()));
+        Process p = pb.start();
+        p.getOutputStream().close(); // a worker reads no input from the agent: it sees end of file at once
+        remember(r, p.toHandle());
+        return new Os(p.toHandle(), p, exitFile);
+    }
+
+    /**
+     * The program as ProcessBuilder would find it, checked now: the wrapper would report a missing
+     * one as exit 127, where a launch that cannot start is {@link Heartbeat#NOT_STARTED}.
+     */
+    private static String executable(String program, Map<String, String> env) throws IOException {
+        if (program.isEmpty()) {
+            throw new IOException("the command is empty");
+        }
+        if (program.contains("/")) {
+            if (!Files.isExecutable(Path.of(program))) {
+                throw new IOException("Cannot run program \"" + program + "\": not an executable file");
+            }
+            return program;
+        }
+        String path = env.getOrDefault("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+                return program;
+            }
+        }
+        throw new IOException("Cannot run program \"" + program + "\": not found on PATH " + path);
+    }
+
+    /** Writes the worker's run record (a temporary file renamed over it: never half written; not forced: a machine crash ends the worker too). */
+    private void remember(Record r, ProcessHandle h) {
+        String body = "unit=" + r.unit() + "\nslot=" + r.slot() + "\njobMaster=" + r.jobMaster() + "\nkey=" + r.key()
+                + "\nsize=" + r.size() + "\nonline=" + r.online() + "\npid=" + h.pid()
+                + "\nstart=" + startMillis(h) + "\n";
+        try {
+            records.replace(base(r.unit(), r.slot()) + ".worker", body.getBytes(StandardCharsets.UTF_8), false);
+        } catch (IOException ex) {
+            // the worker runs all the same; only a restart of this agent would not find it
+        }
+    }
+
+    private static long startMillis(ProcessHandle h) {
+        return h.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
+    }
+
+    @Override
+    public List<Left> left(Consumer<String> problems) {
+        List<Left> out = new ArrayList<>();
+        List<String> names;
+        try {
+            names = records.list(".worker");
+        } catch (IOException ex) {
+            problems.accept("cannot list " + runDir + ": " + ex.getMessage());
+            return out;
+        }
+        for (String name : names) {
+            Map<String, String> v = new HashMap<>();
+            try {
+                byte[] b = records.read(name);
+                for (String line : new String(b == null ? new byte[0] : b, StandardCharsets.UTF_8).split("\n")) {
+                    int eq = line.indexOf('=');
+                    if (eq > 0) {
+                        v.put(line.substring(0, eq), line.substring(eq + 1));
+                    }
+                }
+                Record r = new Record(UnitId.parse(v.get("unit")), Integer.parseInt(v.get("slot")), v.get("jobMaster"),
+                        v.get("key"), Resources.parse(v.getOrDefault("size", "cpu=0,mem=0")),
+                        Boolean.parseBoolean(v.get("online")));
+                if (r.jobMaster() == null || r.key() == null) {
+                    throw new IllegalArgumentException("no jobMaster or key (written by an older agent)");
+                }
+                long pid = Long.parseLong(v.get("pid"));
+                long start = Long.parseLong(v.get("start"));
+                Path exitFile = runDir.resolve(base(r.unit(), r.slot()) + ".exit");
+                Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                        .filter(x -> start < 0 || startMillis(x) == start);
+                out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, exitFile), 0) : new Left(r, null, recorded(exitFile)));
+            } catch (IOException | RuntimeException ex) {
+                problems.accept("run record " + records.where(name) + " does not read (" + ex.getMessage() + "): dropped");
+                try {
+                    records.delete(name);
+                } catch (IOException gone) {
+                    // left for the next start to report again
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The code a wrapper wrote, or {@link Heartbeat#EXIT_UNKNOWN}. */
+    private static int recorded(Path exitFile) {
+        try {
+            return Integer.parseInt(Files.readString(exitFile).trim());
+        } catch (IOException | NumberFormatException ex) {
+            return Heartbeat.EXIT_UNKNOWN;
+        }
+    }
+
+    @Override
+    public void forget(UnitId unit, int slot) {
+        String base = base(unit, slot);
+        try {
+            records.delete(base + ".worker");
+            records.delete(base + ".exit");
+        } catch (IOException ex) {
+            // a stale record: the next start finds its process gone and reports it ended again
+        }
+    }
+
+    private File directory(Plan.Launch l) throws IOException {
+        Path asked = l.workingDirectory().isEmpty() ? null : Path.of(l.workingDirectory());
+        if (asked != null && asked.isAbsolute() && Files.isDirectory(asked)) {
+            return asked.toFile();
+        }
+        return Files.createDirectories(workDir.resolve("workers").resolve(safe(l.unit().job()))
+                .resolve(safe(l.unit().unit())).resolve(Integer.toString(l.slot()))).toFile();
+    }
+
+    private static String base(UnitId unit, int slot) {
+        return safe(unit.job()) + "." + safe(unit.unit()) + "." + slot;
+    }
+
+    /** A name made safe as one path element: separators and leading dots replaced. */
+    static String safe(String name) {
+        String s = name.replaceAll("[^A-Za-z0-9._=+-]", "_");
+        return s.startsWith(".") ? "_" + s.substring(1) : s;
+    }
+
+    /** A worker process: one this agent started ({@code process} set: its code can be read), or one it adopted. */
+    private final class Os implements Running {
+        private final ProcessHandle handle;
+        private final Process process;
+        private final Path exitFile;
+
+        Os(ProcessHandle handle, Process process, Path exitFile) {
+            this.handle = handle;
+            this.process = process;
+            this.exitFile = exitFile;
+        }
+
+        @Override
+        public long pid() {
+            return handle.pid();
+        }
+
+        @Override
+        public void onExit(IntConsumer exited) {
+            (process != null ? process.onExit() : handle.onExit()).whenComplete((p, failure) -> loop.execute(() -> exited.accept(code())));
+        }
+
+        /** The code the wrapper wrote; else the process's own (a child's); else unknown. */
+        private int code() {
+            int written = recorded(exitFile);
+            if (written != Heartbeat.EXIT_UNKNOWN || process == null) {
+                return written;
+            }
+            return process.exitValue();
+        }
+
+        @Override
+        public void stop() {
+            handle.descendants().forEach(ProcessHandle::destroy);
+            handle.destroy();
+        }
+
+        @Override
+        public boolean alive() {
+            return handle.isAlive();
+        }
+
+        @Override
+        public void kill() {
+            handle.descendants().forEach(ProcessHandle::destroyForcibly);
+            handle.destroyForcibly();
+        }
+    }
+}

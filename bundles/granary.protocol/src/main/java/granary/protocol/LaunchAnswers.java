@@ -1,0 +1,48 @@
+package granary.protocol;
+
+import granary.api.model.Problem;
+import granary.api.model.UnitId;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * What an agent says of a launch it does not start because of the slot's history, and how a job
+ * master reads it back (docs/protocol.md, "Plans"). A job master that is not sure whether a worker
+ * still runs sends its launch again: the agent answers that the slot {@link #running is already
+ * running}, that it {@link #endedWith already ended} (with the code it ended with), or starts it (the
+ * agent never heard of it). A slot number is one worker's: a run again takes a new slot.
+ */
+public final class LaunchAnswers {
+
+    private static final String RUNNING = " is already running";
+    private static final String ENDED = " already ended with exit code ";
+
+    private LaunchAnswers() {
+    }
+
+    /** The problem for a launch of a slot whose worker runs. */
+    public static Problem running(String subject, String field, UnitId unit, int slot) {
+        return Problem.of(subject, field, "slot " + slot + " of unit " + unit + RUNNING);
+    }
+
+    /** The problem for a launch of a slot whose worker ended {@code agoMillis} ago with {@code code}. */
+    public static Problem ended(String subject, String field, UnitId unit, int slot, int code, long agoMillis) {
+        return new Problem(subject, field, "slot " + slot + " of unit " + unit + ENDED + code + " " + (agoMillis / 1000)
+                + " s ago; it is not started again (a new run takes a new slot)", null, (long) code);
+    }
+
+    /** True if one of {@code problems} says the slot's worker is already running. */
+    public static boolean running(List<Problem> problems) {
+        return problems.stream().anyMatch(p -> p.message() != null && p.message().contains(RUNNING));
+    }
+
+    /** The exit code one of {@code problems} says the slot's worker ended with, if one says so. */
+    public static OptionalInt endedWith(List<Problem> problems) {
+        for (Problem p : problems) {
+            if (p.message() != null && p.message().contains(ENDED) && p.value() != null) {
+                return OptionalInt.of(p.value().intValue());
+            }
+        }
+        return OptionalInt.empty();
+    }
+}
