@@ -36,12 +36,14 @@ import java.util.TreeMap;
  * @param exitRetention    how long a worker's exit is remembered after the master has it: a launch
  *                         of that slot again is answered with the exit (docs/recovery.md)
  * @param pollPause        the pause after an inbox poll that brought nothing (0 with long polls)
+ * @param requestTimeout   how long one call to the master may take before it is made again (an
+ *                         inbox poll waits its {@code pollWait} on top)
  */
 public record AgentConfig(URI master, String node, String room, Map<String, String> labels, Resources capacity,
                           String token, Path workDir, InetSocketAddress listen, URI advertise, Duration heartbeat,
                           int registerRetries, int maxWorkers, int maxPending, Duration pendingExpiry,
                           Duration stopGrace, Duration pollWait, boolean keepWorkersOnExit,
-                          List<URI> otherMasters, Duration exitRetention, Duration pollPause) {
+                          List<URI> otherMasters, Duration exitRetention, Duration pollPause, Duration requestTimeout) {
 
     public static final int DEFAULT_MAX_WORKERS = 1024;
     public static final int DEFAULT_MAX_PENDING = 10_000;
@@ -58,6 +60,7 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         otherMasters = List.copyOf(otherMasters);
         Objects.requireNonNull(exitRetention, "exitRetention");
         Objects.requireNonNull(pollPause, "pollPause");
+        Objects.requireNonNull(requestTimeout, "requestTimeout");
     }
 
     /** How long an exit is remembered by default. */
@@ -76,43 +79,49 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         return new AgentConfig(master, node, "default", Map.of(), capacity, token, workDir,
                 new InetSocketAddress("127.0.0.1", 0), null, Duration.ofSeconds(1), 5, DEFAULT_MAX_WORKERS,
                 DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false, List.of(),
-                DEFAULT_EXIT_RETENTION, Duration.ZERO);
+                DEFAULT_EXIT_RETENTION, Duration.ZERO, Duration.ofSeconds(10));
     }
 
     public AgentConfig withHeartbeat(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, d,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
     }
 
     public AgentConfig withPollWait(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
     }
 
     public AgentConfig withStopGrace(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
     }
 
     public AgentConfig withRegisterRetries(int n) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
+                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
     }
 
     public AgentConfig withPollPause(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                exitRetention, d);
+                exitRetention, d, requestTimeout);
     }
 
     public AgentConfig withExitRetention(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                d, pollPause);
+                d, pollPause, requestTimeout);
+    }
+
+    public AgentConfig withRequestTimeout(Duration d) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
+                exitRetention, pollPause, d);
     }
 
     public AgentConfig withPending(int max, Duration expiry) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause);
+                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
     }
 }

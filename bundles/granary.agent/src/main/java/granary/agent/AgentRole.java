@@ -155,7 +155,7 @@ public final class AgentRole {
     }
 
     private Link.Options link() {
-        return Link.Options.defaults();
+        return Link.Options.defaults().withRequestTimeout(config.requestTimeout());
     }
 
     // ---- registration ---------------------------------------------------------------------------
@@ -294,9 +294,7 @@ public final class AgentRole {
             register();
             return;
         }
-        if (node.acknowledged(h)) {
-            save(node.caps(), () -> { });
-        }
+        node.acknowledged(h);
         if (beatAgain || node.changed()) {
             beat();
         } else {

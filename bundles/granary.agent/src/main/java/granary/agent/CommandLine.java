@@ -87,7 +87,8 @@ public final class CommandLine {
                 count(o, "max-workers", d.maxWorkers(), 1), count(o, "max-pending", d.maxPending(), 0),
                 duration(o, "pending-expiry", d.pendingExpiry()), duration(o, "stop-grace", d.stopGrace()),
                 pollWait(duration(o, "poll-wait", d.pollWait())), o.containsKey("keep-workers-on-exit"),
-                masters.subList(1, masters.size()), duration(o, "exit-retention", d.exitRetention()), d.pollPause());
+                masters.subList(1, masters.size()), duration(o, "exit-retention", d.exitRetention()), d.pollPause(),
+                d.requestTimeout());
     }
 
     private static Map<String, String> options(String[] args) throws UsageException {

@@ -34,10 +34,9 @@ import java.util.function.Consumer;
  * is kept and retried when a cap arrives; withdrawals stop the newest workers beyond the cap.
  *
  * <p>Exits (docs/recovery.md, "Exits that never arrive"): a worker's exit is reported until the
- * master acknowledged a heartbeat carrying it; then its run record goes, and the cap loses the slot
- * the master released, as the master's next cap will say (so that a master that dies before sending
- * it rebuilds from the right count). The exit stays known for {@link AgentConfig#exitRetention()}:
- * a launch of that slot again is answered with it, not run again.
+ * master acknowledged a heartbeat carrying it; then its run record goes. The exit stays known for
+ * {@link AgentConfig#exitRetention()}: a launch of that slot again is answered with it, not run
+ * again.
  */
 final class Node {
 
@@ -60,6 +59,10 @@ final class Node {
     private final List<Heartbeat.Worker> started = new ArrayList<>();
     private final List<Heartbeat.Exit> exited = new ArrayList<>();
     private final Map<Slot, Held> held = new LinkedHashMap<>();
+    /** A full cap came since the last registration: from then on, workers beyond their caps are reported. */
+    private boolean fullSeen;
+    /** The workers without a cap reported last (logged when the set changes). */
+    private List<Heartbeat.Worker> uncappedReported = List.of();
 
     Node(AgentConfig config, Loop loop, Workers workers, Consumer<String> events, Runnable heartbeatNow) {
         this.config = config;
@@ -101,7 +104,8 @@ final class Node {
     List<Cap.Grant> rebuildCaps() {
         Map<UnitId, List<Workers.Worker>> uncapped = new TreeMap<>();
         for (Workers.Worker w : workers.all()) {
-            if (caps.get(w.unit()) == null) {
+            // a worker found by scanning the node's processes names no job master: no cap can be made for it
+            if (caps.get(w.unit()) == null && !w.record().jobMaster().isEmpty()) {
                 uncapped.computeIfAbsent(w.unit(), u -> new ArrayList<>()).add(w);
             }
         }
@@ -151,6 +155,14 @@ final class Node {
      * hears of the exits (docs/recovery.md).
      */
     void registered() {
+        fullSeen = false;
+        // Launches kept from before were planned under grants this registration's master may not
+        // hold (a node declared lost has its offline slots taken back and run elsewhere): dropped. A
+        // job master that still wants one asks again (docs/recovery.md, "Exits that never arrive").
+        for (PendingLaunches.Kept k : pending.removeIf(k -> true)) {
+            events.accept("dropped unit=" + k.launch().unit() + " slot=" + k.launch().slot()
+                    + " reason=it waited for a cap from before this registration");
+        }
         started.clear();
         for (Workers.Worker w : workers.all()) {
             started.add(new Heartbeat.Worker(w.unit(), w.slot()));
@@ -167,6 +179,7 @@ final class Node {
             caps.all().forEach(g -> touched.add(g.unit()));
         }
         Set<UnitId> withdrawn = caps.apply(cap, full);
+        fullSeen |= full;
         cap.grants().forEach(g -> touched.add(g.unit()));
         cap.withdrawals().forEach(g -> touched.add(g.unit()));
         for (UnitId u : touched) {
@@ -175,7 +188,8 @@ final class Node {
         }
         for (UnitId u : withdrawn) {
             for (Workers.Worker w : workers.stopBeyond(u, caps.slots(u))) {
-                events.accept("stopping unit=" + u + " slot=" + w.slot() + " pid=" + w.pid());
+                events.accept("stopping unit=" + u + " slot=" + w.slot() + " pid=" + w.pid()
+                        + (cap.reason() == null ? "" : " reason=" + cap.reason()));
             }
         }
         touched.forEach(this::startKept);
@@ -258,8 +272,7 @@ final class Node {
             } else if (h != null) {
                 out.add(LaunchAnswers.ended(subject, at + ".slot", l.unit(), l.slot(), h.code(), now - h.at()));
             } else if (pending.contains(l.unit(), l.slot()) || !seen.add(l.unit() + "#" + l.slot())) {
-                out.add(Problem.of(subject, at + ".slot", "slot " + l.slot() + " of unit " + l.unit()
-                        + " is already planned and waiting for its cap"));
+                out.add(LaunchAnswers.planned(subject, at + ".slot", l.unit(), l.slot()));
             }
             int r = room.computeIfAbsent(l.unit(), u -> g == null ? 0 : caps.slots(u) - workers.running(u));
             if (r > 0 && agentRoom > 0) {
@@ -376,10 +389,41 @@ final class Node {
         if (started.isEmpty() && exited.isEmpty() && !evenIfEmpty) {
             return null;
         }
-        Heartbeat h = new Heartbeat(started, exited, null);
+        Heartbeat h = new Heartbeat(started, exited, null, uncapped());
         started.clear();
         exited.clear();
         return h;
+    }
+
+    /**
+     * Workers that run beyond their unit's cap (none with no cap at all), once a full cap said what
+     * the master grants here: the newest ones of each unit beyond the cap, those being stopped not
+     * counted. Reported with every heartbeat until the master grants their slots or withdraws them
+     * (docs/recovery.md, "Workers without a cap"); a worker is never stopped for this by the agent alone.
+     */
+    List<Heartbeat.Worker> uncapped() {
+        if (!fullSeen) {
+            return List.of();
+        }
+        Map<UnitId, List<Workers.Worker>> byUnit = new TreeMap<>();
+        for (Workers.Worker w : workers.all()) {
+            if (!workers.stopping(w)) {
+                byUnit.computeIfAbsent(w.unit(), u -> new ArrayList<>()).add(w);
+            }
+        }
+        List<Heartbeat.Worker> out = new ArrayList<>();
+        byUnit.forEach((u, ws) -> {
+            ws.sort(java.util.Comparator.comparingLong(Workers.Worker::order));
+            for (Workers.Worker w : ws.subList(Math.min(caps.slots(u), ws.size()), ws.size())) {
+                out.add(new Heartbeat.Worker(u, w.slot()));
+            }
+        });
+        if (!out.equals(uncappedReported)) {
+            out.stream().filter(w -> !uncappedReported.contains(w)).forEach(w -> events.accept("uncapped unit=" + w.unit()
+                    + " slot=" + w.slot() + " (runs beyond its cap: reported, the master decides)"));
+            uncappedReported = List.copyOf(out);
+        }
+        return out;
     }
 
     /**
@@ -392,22 +436,15 @@ final class Node {
     }
 
     /**
-     * The master applied {@code h}: the run records of its exits go (nobody needs to report them
-     * again), then each slot the master released leaves the cap (every exit but a stop releases one),
-     * as the master's next cap will say. Returns true if the caps changed (to checkpoint).
+     * The master applied {@code h}: the run records of its exits go, nobody needs to report them
+     * again. (The caps are not lowered here: the master's next cap says what it released, and a
+     * master that dies before sending it rebuilds from a count one too high for a while — a slot the
+     * job master may use or give back — never one too low.)
      */
-    boolean acknowledged(Heartbeat h) {
-        boolean changed = false;
+    void acknowledged(Heartbeat h) {
         for (Heartbeat.Exit x : h.exited()) {
             workers.launcher().forget(x.unit(), x.slot());
         }
-        for (Heartbeat.Exit x : h.exited()) {
-            if (x.exitCode() != Heartbeat.STOPPED && caps.slots(x.unit()) > 0) {
-                caps.put(caps.get(x.unit()).withSlots(caps.slots(x.unit()) - 1));
-                changed = true;
-            }
-        }
-        return changed;
     }
 
     /** True if a heartbeat has something to report. */

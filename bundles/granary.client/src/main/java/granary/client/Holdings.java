@@ -6,7 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Where the client's units hold slots, as the master's hints said: (unit, node) → slots and the agent's endpoint. Not thread-safe. */
+/** Where the client's units hold slots, as the master's hints said: (unit, node) → slots and the agent's endpoint. Confined to the client's loop. */
 final class Holdings {
 
     /** One change of a (unit, node) pair's slot count. */
@@ -55,6 +55,25 @@ final class Holdings {
     int slots(UnitId unit, String node) {
         Held h = held.get(new Key(unit, node));
         return h == null ? 0 : h.slots();
+    }
+
+    /** One pair held, with its agent's endpoint (what the hint file keeps). */
+    record Entry(UnitId unit, String node, int slots, String endpoint) {
+    }
+
+    /** Every pair held now, with endpoints, in a stable order. */
+    List<Entry> entries() {
+        List<Entry> out = new ArrayList<>();
+        held.forEach((k, h) -> out.add(new Entry(k.unit(), k.node(), h.slots(), h.endpoint())));
+        out.sort(java.util.Comparator.comparing((Entry x) -> x.unit()).thenComparing(Entry::node));
+        return out;
+    }
+
+    /** unit → node → slots. */
+    Map<UnitId, Map<String, Integer>> byUnit() {
+        Map<UnitId, Map<String, Integer>> out = new java.util.TreeMap<>();
+        held.forEach((k, h) -> out.computeIfAbsent(k.unit(), u -> new java.util.TreeMap<>()).put(k.node(), h.slots()));
+        return out;
     }
 
     /** Every pair held now, as a full request reports them (docs/recovery.md). */

@@ -1,78 +1,103 @@
 package granary.client;
 
+import granary.api.model.Clock;
 import granary.api.model.InvalidRequestException;
 import granary.api.model.JobSpec;
+import granary.api.model.Problem;
 import granary.api.model.UnitId;
-import granary.protocol.Ack;
 import granary.protocol.Envelope;
+import granary.protocol.Heartbeat;
 import granary.protocol.Hint;
 import granary.protocol.Plan;
 import granary.protocol.Request;
 import granary.protocol.Role;
 import granary.protocol.Sender;
+import granary.protocol.disk.Disk;
+import granary.protocol.link.HttpTransport;
+import granary.protocol.link.Link;
 import granary.protocol.link.LinkException;
-import granary.protocol.link.PeerLink;
+import granary.protocol.link.Loop;
+import granary.protocol.link.ThreadLoop;
+import granary.protocol.link.Transport;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A job master's connection to Granary: to the master (requests out, hints in) and to the agents
  * (plans out). See bundles/granary.client/README.md.
  *
+ * <p><b>One loop.</b> The client is a state machine on a {@link Loop}: in a process a thread of its
+ * own ({@link #connect}), in the conformance kit the simulated world's ({@link #start}); the same
+ * class runs in both (docs/recovery.md, "One agent, one job master client"). Every request returns
+ * a future that completes on the loop; listener callbacks run on the loop, in order, and may call
+ * the client — but must never wait for one of its futures there. A method called from another
+ * thread is handed to the loop.
+ *
  * <p><b>Its own view.</b> The client keeps every job it submitted with each unit's current desired
  * count, and where its units hold slots. A worker's exit (from a hint) lowers the unit's desired
- * count by one and its slots on that node by one, as the master did when it released the slot.
- * When the master restarted the client sends that view as a full request by itself, reports every
- * placement as 0 and then {@link Listener#resynced}; the master's next hints bring the placements.
+ * count by one and its slots on that node by one, as the master did when it released the slot —
+ * except a worker its agent stopped because its cap went down ({@link Heartbeat#STOPPED}): that
+ * slot was taken back by the lower cap, and the desire stays. When the master restarted the client
+ * sends that view as a full request by itself, changes still on their way included, with the slots
+ * its hints gave it; then {@link Listener#resynced}.
  *
- * <p><b>Threads.</b> All methods are thread-safe; requests to the master are sent one at a time in
- * the order of the calls. One thread polls the master's inbox; listener callbacks run on one
- * separate event thread in order. {@link #close()} stops both.
+ * <p><b>Failures.</b> A refused request completes its future with {@link InvalidRequestException}
+ * and changes nothing. A master that cannot be reached, or answers 401 or 503 while it restarts or
+ * a standby takes over, is tried again with a growing pause, for as long as it takes; each failure
+ * goes to {@link Listener#linkFailed} and the framework decides when to give up. Only the first
+ * connection fails fast: a refused token, or no master within {@link Options#connectPatience}.
  *
- * <p><b>Failures.</b> A refused request throws {@link InvalidRequestException} with the master's
- * problems and changes nothing. {@link LinkException} when the master cannot be reached after the
- * link's retries (the change is kept and goes with the next message, as the link keeps it) or the
- * token was refused.
+ * <p><b>Hints on disk</b> (case 15 of docs/recovery.md): with {@link Options#withHints} the client
+ * keeps the slots its hints gave it in a sealed file (forced to disk, renamed, checksummed), and a
+ * client started again on the same disk reports them in its first full request: a master that
+ * restarted meanwhile keeps the online slots of an agent that has not come back for it.
  */
 public final class JobMasterClient implements AutoCloseable {
 
     /**
-     * @param link     retries, timeouts and TLS of every link (master and agents)
-     * @param pollWait how long one poll of the master's inbox waits for a hint (at most 30 s count)
-     * @param maxPause longest pause between polls after failures
+     * @param link            timeouts and pauses of the link to the master (plans to agents use them too)
+     * @param pollWait        how long one poll of the master's inbox waits for a hint (at most 30 s count)
+     * @param maxPause        longest pause between polls after failures
+     * @param restart         the restart spec every full request carries, or null (docs/recovery.md, "Restarting a lost job master")
+     * @param pollPause       the pause after a poll that brought nothing (0 with long polls)
+     * @param hints           where the hints are kept across a restart, or null: in memory only
+     * @param launchPatience  how long a plan may go unanswered before its future fails "in doubt"
+     *                        (the plan is still being sent and may yet start)
+     * @param connectPatience how long the first connection may find no master before it fails
      */
-    public record Options(PeerLink.Options link, Duration pollWait, Duration maxPause, Request.Restart restart) {
+    public record Options(Link.Options link, Duration pollWait, Duration maxPause, Request.Restart restart,
+                          Duration pollPause, Disk hints, Duration launchPatience, Duration connectPatience) {
         public Options {
             Objects.requireNonNull(link, "link");
             Objects.requireNonNull(pollWait, "pollWait");
             Objects.requireNonNull(maxPause, "maxPause");
-        }
-
-        /** Options without a restart spec. */
-        public Options(PeerLink.Options link, Duration pollWait, Duration maxPause) {
-            this(link, pollWait, maxPause, null);
+            Objects.requireNonNull(pollPause, "pollPause");
+            Objects.requireNonNull(launchPatience, "launchPatience");
+            Objects.requireNonNull(connectPatience, "connectPatience");
         }
 
         public static Options defaults() {
-            return new Options(PeerLink.Options.defaults(), Duration.ofSeconds(25), Duration.ofSeconds(5));
+            return new Options(Link.Options.defaults(), Duration.ofSeconds(25), Duration.ofSeconds(5), null, Duration.ZERO,
+                    null, Duration.ofSeconds(30), Duration.ofSeconds(30));
         }
 
-        public Options withLink(PeerLink.Options l) {
-            return new Options(l, pollWait, maxPause, restart);
+        public Options withLink(Link.Options l) {
+            return new Options(l, pollWait, maxPause, restart, pollPause, hints, launchPatience, connectPatience);
         }
 
         public Options withPollWait(Duration d) {
-            return new Options(link, d, maxPause, restart);
+            return new Options(link, d, maxPause, restart, pollPause, hints, launchPatience, connectPatience);
         }
 
         /**
@@ -80,88 +105,168 @@ public final class JobMasterClient implements AutoCloseable {
          * starts it again as the spec says (docs/recovery.md, "Restarting a lost job master").
          */
         public Options withRestart(Request.Restart spec) {
-            return new Options(link, pollWait, maxPause, spec);
+            return new Options(link, pollWait, maxPause, spec, pollPause, hints, launchPatience, connectPatience);
         }
 
         public Options withMaxPause(Duration d) {
-            return new Options(link, pollWait, d, restart);
+            return new Options(link, pollWait, d, restart, pollPause, hints, launchPatience, connectPatience);
+        }
+
+        public Options withPollPause(Duration d) {
+            return new Options(link, pollWait, maxPause, restart, d, hints, launchPatience, connectPatience);
+        }
+
+        /** Keeps the hints on {@code disk} (file {@value HintFile#NAME}). */
+        public Options withHints(Disk disk) {
+            return new Options(link, pollWait, maxPause, restart, pollPause, disk, launchPatience, connectPatience);
+        }
+
+        public Options withLaunchPatience(Duration d) {
+            return new Options(link, pollWait, maxPause, restart, pollPause, hints, d, connectPatience);
+        }
+
+        public Options withConnectPatience(Duration d) {
+            return new Options(link, pollWait, maxPause, restart, pollPause, hints, launchPatience, d);
         }
     }
 
-    private static final int RESYNC_ATTEMPTS = 3;
+    /** A change sent and not answered yet: replayed on the confirmed book to give the client's view. */
+    private record Change(Consumer<JobBook> edit, CompletableFuture<Void> done) {
+    }
 
     private final Sender self;
     private final String token;
     private final long incarnation;
     private final Options options;
     private final Listener listener;
-    private final PeerLink master;
-    private final Map<URI, PeerLink> agents = new ConcurrentHashMap<>();
-    private final ExecutorService events;
-    private final Thread poller;
-    private final Object lock = new Object();
-    private JobBook book = new JobBook();           // guarded by lock
-    private final Holdings holdings = new Holdings(); // guarded by lock
-    private Long syncedWith;                         // guarded by lock: master incarnation of the last applied full request
-    private volatile boolean closed;
+    private final Loop loop;
+    private final Transport transport;
+    private final Link master;
+    private final Map<URI, Link> agents = new HashMap<>();
+    private final CompletableFuture<Void> connected = new CompletableFuture<>();
+    private final HintFile hintFile;
+    private JobBook confirmed = new JobBook();
+    private final List<Change> pending = new ArrayList<>();
+    private final Holdings holdings = new Holdings();
+    private Long syncedWith;
+    private boolean resyncing;
+    private boolean resyncAgain;
+    private boolean polling;
+    private long pollPause;
+    /** True from a failed request or poll of the master until one is answered again. */
+    private boolean masterFailing;
+    private boolean closed;
+    private LinkException fencedBy;
+    private ThreadLoop ownLoop;
 
-    private JobMasterClient(java.util.List<URI> masterUrls, String id, String token, long incarnation, Options options, Listener listener) {
+    private JobMasterClient(List<URI> masterUrls, String id, String token, long incarnation, Options options,
+                            Listener listener, Loop loop, Transport transport) {
         this.self = new Sender(Role.JOB_MASTER, Objects.requireNonNull(id, "id"));
         this.token = Objects.requireNonNull(token, "token");
         this.incarnation = incarnation;
         this.options = Objects.requireNonNull(options, "options");
         this.listener = Objects.requireNonNull(listener, "listener");
-        this.master = new PeerLink(masterUrls, self, incarnation, token, options.link());
-        this.events = Executors.newSingleThreadExecutor(r -> daemon(r, "granary-client " + id + " events"));
-        this.poller = daemon(this::pollLoop, "granary-client " + id + " inbox");
+        this.loop = loop;
+        this.transport = transport;
+        this.hintFile = options.hints() == null ? null : new HintFile(options.hints());
+        this.master = new Link(masterUrls, self, incarnation, token, options.link(), transport, loop).watch(new Link.Watcher() {
+            @Override
+            public void restarted(long masterIncarnation) {
+                syncedWith = null;
+                resync();
+            }
+
+            @Override
+            public void trouble(LinkException why, long failingFor) {
+                masterTrouble(why, failingFor);
+            }
+
+            @Override
+            public void restored() {
+                masterFailing = false;
+                tell(listener::linkRestored);
+            }
+        });
     }
 
+    // ---- starting ---------------------------------------------------------------------------------
+
     /**
-     * Connects job master {@code id} to the master at {@code masterUrl}: sends the first, full
-     * request of this incarnation (no jobs yet) and starts polling the master's inbox.
+     * Connects job master {@code id} to the master at {@code masterUrl} with no job yet, on a thread
+     * of its own, and waits for the first full request to be applied.
      *
-     * @param token       the job master's token ({@code job-master/<id>.…}), also shown to agents
-     * @param incarnation this life of the job master; larger after every restart (e.g. the start time in ms)
-     * @throws LinkException          the master is unreachable or refused the token
+     * @throws LinkException           the master refused the token, or none answered within the connect patience
      * @throws InvalidRequestException the master refused the request
      */
     public static JobMasterClient connect(URI masterUrl, String id, String token, long incarnation, Options options,
                                           Listener listener) {
-        return connect(java.util.List.of(masterUrl), id, token, incarnation, options, listener);
+        return connect(List.of(masterUrl), id, token, incarnation, options, listener, List.of());
     }
 
-    /**
-     * As {@link #connect(URI, String, String, long, Options, Listener)}, with every master of a
-     * highly available cluster (docs/ha.md): the client talks to whichever leads.
-     */
-    public static JobMasterClient connect(java.util.List<URI> masterUrls, String id, String token, long incarnation,
+    /** As {@link #connect(URI, String, String, long, Options, Listener)}, with every master of a highly available cluster (docs/ha.md). */
+    public static JobMasterClient connect(List<URI> masterUrls, String id, String token, long incarnation,
                                           Options options, Listener listener) {
         return connect(masterUrls, id, token, incarnation, options, listener, List.of());
     }
 
     /**
-     * As {@link #connect(java.util.List, String, String, long, Options, Listener)}, with the jobs this
-     * job master runs already in its first full request. A job master that restarts must say what it
-     * runs at once: a first request without its jobs tells the master it runs none, and the master
-     * drops them — online work included (docs/recovery.md, "Real processes").
+     * As above, with the jobs this job master runs already in its first full request. A job master
+     * that restarts must say what it runs at once: a first request without its jobs tells the
+     * master it runs none, and the master drops them — online work included (docs/recovery.md).
      */
-    public static JobMasterClient connect(java.util.List<URI> masterUrls, String id, String token, long incarnation,
+    public static JobMasterClient connect(List<URI> masterUrls, String id, String token, long incarnation,
                                           Options options, Listener listener, List<JobSpec> jobs) {
-        JobMasterClient c = new JobMasterClient(masterUrls, id, token, incarnation, options, listener);
+        ThreadLoop loop = new ThreadLoop("granary-client " + id, Clock.system(),
+                ex -> System.err.println("granary-client " + id + ": " + ex));
+        JobMasterClient c;
         try {
-            synchronized (c.lock) {
-                jobs.forEach(c.book::submit);
-                Ack ack = c.resync(c.book);
-                if (ack.isRefusal()) {
-                    throw new InvalidRequestException(ack.problems());
-                }
-            }
-        } catch (RuntimeException ex) {
-            c.close();
-            throw ex;
+            c = loop.call(() -> start(masterUrls, id, token, incarnation, options, listener, jobs, loop,
+                    new HttpTransport(options.link().requestTimeout(), null)), Duration.ofSeconds(30));
+        } catch (TimeoutException ex) {
+            loop.close();
+            throw new LinkException(LinkException.Kind.UNREACHABLE, "the client's loop did not start", List.of(), ex);
         }
-        c.poller.start();
+        c.ownLoop = loop;
+        try {
+            c.connected.get();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            c.close();
+            throw new LinkException(LinkException.Kind.UNREACHABLE, "interrupted while connecting", List.of(), ex);
+        } catch (ExecutionException ex) {
+            c.close();
+            if (ex.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(ex.getCause());
+        }
         return c;
+    }
+
+    /**
+     * Starts a client on {@code loop} (call it there) and returns at once; {@link #connected()}
+     * completes when the first full request, with {@code jobs}, was applied — exceptionally if the
+     * token was refused, the request refused, or no master answered within the connect patience.
+     */
+    public static JobMasterClient start(List<URI> masterUrls, String id, String token, long incarnation, Options options,
+                                        Listener listener, List<JobSpec> jobs, Loop loop, Transport transport) {
+        JobMasterClient c = new JobMasterClient(masterUrls, id, token, incarnation, options, listener, loop, transport);
+        c.loadHints();
+        jobs.forEach(c.confirmed::submit);
+        c.resync();
+        loop.schedule(options.connectPatience().toMillis(), () -> {
+            if (!c.connected.isDone()) {
+                c.connected.completeExceptionally(new LinkException(LinkException.Kind.UNREACHABLE, "no master at "
+                        + masterUrls + " answered within " + options.connectPatience().toSeconds() + " s", List.of(), null));
+                c.close();
+            }
+        });
+        return c;
+    }
+
+    /** Completes once the first full request was applied (see {@link #start}). */
+    public CompletableFuture<Void> connected() {
+        return connected;
     }
 
     /** Who this client speaks as: {@code job-master <id>}. */
@@ -169,25 +274,31 @@ public final class JobMasterClient implements AutoCloseable {
         return self;
     }
 
+    public long incarnation() {
+        return incarnation;
+    }
+
+    // ---- requests ---------------------------------------------------------------------------------
+
     /** Submits {@code job} (or replaces the job of that id) with its units' desired counts. */
-    public void submit(JobSpec job) {
-        change(b -> b.submit(job), new Request(false, List.of(job), List.of(), List.of(), List.of()));
+    public CompletableFuture<Void> submit(JobSpec job) {
+        return onLoop(() -> change(b -> b.submit(job), new Request(false, List.of(job), List.of(), List.of(), List.of())));
     }
 
     /** Sets the desired slot count of {@code unit}, a unit of a job submitted here. */
-    public void desire(UnitId unit, int desired) {
-        change(b -> b.desire(unit, desired),
-                new Request(false, List.of(), List.of(new Request.Desire(unit, desired)), List.of(), List.of()));
+    public CompletableFuture<Void> desire(UnitId unit, int desired) {
+        return onLoop(() -> change(b -> b.desire(unit, desired),
+                new Request(false, List.of(), List.of(new Request.Desire(unit, desired)), List.of(), List.of())));
     }
 
     /** Drops the job {@code jobId} with every slot it holds. */
-    public void cancel(String jobId) {
-        change(b -> {
+    public CompletableFuture<Void> cancel(String jobId) {
+        return onLoop(() -> change(b -> {
             if (!b.has(jobId)) {
                 throw new InvalidRequestException("job " + jobId, "id", "is not a job this client submitted");
             }
             b.cancel(jobId);
-        }, new Request(false, List.of(), List.of(), List.of(jobId), List.of()));
+        }, new Request(false, List.of(), List.of(), List.of(jobId), List.of())));
     }
 
     /**
@@ -195,14 +306,14 @@ public final class JobMasterClient implements AutoCloseable {
      * As with a worker's exit, the unit then holds and wants that many fewer (raise the desire to get
      * them elsewhere); the placement change is reported at once.
      */
-    public void release(UnitId unit, String node, int slots) {
-        synchronized (lock) {
+    public CompletableFuture<Void> release(UnitId unit, String node, int slots) {
+        return onLoop(() -> {
             int held = holdings.slots(unit, node);
             if (slots <= 0 || slots > held) {
-                throw new InvalidRequestException(granary.api.model.Problem.of("unit " + unit, "slots",
-                        "holds " + held + " slots on node " + node + ", cannot release " + slots, held, slots));
+                return CompletableFuture.failedFuture(new InvalidRequestException(Problem.of("unit " + unit, "slots",
+                        "holds " + held + " slots on node " + node + ", cannot release " + slots, held, slots)));
             }
-            change(b -> {
+            CompletableFuture<Void> f = change(b -> {
                 for (int i = 0; i < slots; i++) {
                     b.exited(unit);
                 }
@@ -212,237 +323,331 @@ public final class JobMasterClient implements AutoCloseable {
                 c = merge(c, holdings.release(unit, node));
             }
             firePlacement(c);
-        }
+            storeHints();
+            return f;
+        });
     }
 
-    /**
-     * Sends the agent at {@code endpoint} (from a placement) a plan with {@code launches}, under this
-     * job master's token. Each launch's {@code slot} is the job master's number for that worker,
-     * unique within the unit on that node; its exit comes back as {@link Listener#workerExited}.
-     *
-     * @throws InvalidRequestException the agent refused the plan
-     * @throws LinkException           the agent cannot be reached or refused the token
-     */
-    public void launch(String endpoint, List<Plan.Launch> launches) {
-        ensureOpen();
-        PeerLink link = agents.computeIfAbsent(URI.create(endpoint),
-                u -> new PeerLink(u, self, incarnation, token, options.link()));
-        Plan plan = new Plan(launches);
-        Ack ack;
-        try {
-            ack = link.send(plan);
-        } catch (LinkException ex) {
-            if (ex.kind() != LinkException.Kind.RESTARTED) {
-                throw ex;
-            }
-            ack = link.send(plan); // the agent restarted and forgot this sender: numbering starts again
-        }
-        if (ack.isRefusal()) {
-            throw new InvalidRequestException(ack.problems());
-        }
-    }
-
-    /** The desired count of {@code unit} as this client knows it (after exits), or -1 for a unit it did not submit. */
-    public int desired(UnitId unit) {
-        synchronized (lock) {
-            return book.desired(unit);
-        }
-    }
-
-    /** The slots {@code unit} holds on {@code node} as the hints said. */
-    public int slots(UnitId unit, String node) {
-        synchronized (lock) {
-            return holdings.slots(unit, node);
-        }
-    }
-
-    /** Stops polling and the event thread (waiting briefly for both); the master keeps the jobs. */
-    @Override
-    public void close() {
-        closed = true;
-        poller.interrupt();
-        events.shutdown();
-        if (Thread.currentThread() != poller) {
-            join(poller);
+    private CompletableFuture<Void> change(Consumer<JobBook> edit, Request delta) {
+        if (closed) {
+            return CompletableFuture.failedFuture(fencedBy != null ? fencedBy
+                    : new IllegalStateException("the client of " + self + " is closed"));
         }
         try {
-            if (!events.awaitTermination(2, TimeUnit.SECONDS)) {
-                events.shutdownNow();
-            }
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+            edit.accept(view());
+        } catch (InvalidRequestException ex) {
+            return CompletableFuture.failedFuture(ex);
         }
+        Change c = new Change(edit, new CompletableFuture<>());
+        pending.add(c);
+        if (!inSync() && !resyncing) {
+            resync(); // the full request carries the change
+        } else {
+            master.send(delta, o -> answered(c, o));
+        }
+        return c.done();
     }
 
-    // --- requests to the master -------------------------------------------------------------
-
-    /** Applies {@code edit} to a copy of the book, tells the master, keeps the copy once applied. */
-    private void change(Consumer<JobBook> edit, Request delta) {
-        synchronized (lock) {
-            ensureOpen();
-            JobBook next = book.copy();
-            edit.accept(next);
-            Ack ack;
-            try {
-                ack = transmit(next, delta);
-            } catch (LinkException ex) {
-                if (ex.kind() == LinkException.Kind.UNREACHABLE) {
-                    book = next; // the link keeps the envelope and posts it before the next one
-                }
-                throw ex;
-            }
-            if (ack.isRefusal()) {
-                if (syncedWith == null) {
-                    restoreQuietly();
-                }
-                throw new InvalidRequestException(ack.problems());
-            }
-            book = next;
-        }
+    /** The client's view: the book the master confirmed, with the changes on their way. */
+    private JobBook view() {
+        JobBook b = confirmed.copy();
+        pending.forEach(c -> c.edit().accept(b));
+        return b;
     }
 
-    /** Sends the delta, or the whole of {@code next} if the master restarted. Caller holds the lock. */
-    private Ack transmit(JobBook next, Request delta) {
-        if (!inSync()) {
-            return resync(next);
+    private void answered(Change c, Link.Outcome o) {
+        if (!pending.contains(c)) {
+            return; // settled by a full request that carried it
         }
-        Ack ack;
-        try {
-            ack = master.send(delta);
-        } catch (LinkException ex) {
-            if (ex.kind() != LinkException.Kind.RESTARTED) {
-                throw ex;
+        if (!o.answered()) {
+            if (o.failure().kind() != LinkException.Kind.RESTARTED) {
+                pending.remove(c);
+                c.done().completeExceptionally(o.failure());
             }
-            return resync(next);
+            return; // RESTARTED: the full request that follows carries it
         }
-        // the poll thread may have seen the restart while this delta was on its way
-        return inSync() ? ack : resync(next);
+        pending.remove(c);
+        if (o.ack().isRefusal()) {
+            c.done().completeExceptionally(new InvalidRequestException(o.ack().problems()));
+            if (o.status() == 409) {
+                syncedWith = null; // the master no longer knows this job master's jobs: say everything again
+                resync();
+            }
+            return;
+        }
+        c.edit().accept(confirmed);
+        c.done().complete(null);
     }
 
     private boolean inSync() {
         return syncedWith != null && syncedWith.equals(master.serverIncarnation());
     }
 
-    /** Sends {@code view} as a full request; on success reports the re-sync (not for the first one). Caller holds the lock. */
-    private Ack resync(JobBook view) {
-        boolean again = master.serverIncarnation() != null || syncedWith != null;
+    /** True while the master this client talks to has its full request. */
+    public boolean synced() {
+        return onLoopValue(this::inSync);
+    }
+
+    /**
+     * True while a master answers: it has this job master's full request and its last request or
+     * poll was answered. A job master launches nothing again on a guess while this is false
+     * (docs/recovery.md, "Exits that never arrive").
+     */
+    public boolean masterAnswers() {
+        return onLoopValue(() -> inSync() && !masterFailing);
+    }
+
+    /** Sends the client's whole view as a full request (with what its hints gave it); one at a time. */
+    private void resync() {
+        if (closed) {
+            return;
+        }
+        if (resyncing) {
+            resyncAgain = true;
+            return;
+        }
+        resyncing = true;
+        resyncAgain = false;
         syncedWith = null;
-        for (int attempt = 1; ; attempt++) {
-            Ack ack;
-            try {
-                // What the hints gave it goes along: a master that restarted uses it for agents that
-                // do not report (docs/recovery.md); it answers with a full hint and a 0 for every
-                // pair it does not confirm.
-                ack = master.send(new Request(true, view.jobs(), List.of(), List.of(), List.of(), holdings.all(), options.restart()));
-            } catch (LinkException ex) {
-                if (ex.kind() == LinkException.Kind.RESTARTED && attempt < RESYNC_ATTEMPTS) {
-                    continue;
-                }
-                throw ex;
-            }
-            if (!ack.isRefusal()) {
-                syncedWith = master.serverIncarnation();
-                if (again) {
-                    long inc = syncedWith;
-                    fire(() -> listener.resynced(inc));
-                }
-            }
-            return ack;
-        }
+        JobBook v = view();
+        List<Change> carried = new ArrayList<>(pending);
+        // What the hints gave it goes along: a master that restarted uses it for agents that do not
+        // report (docs/recovery.md); it answers with a full hint and a 0 for every pair it does not confirm.
+        Request full = new Request(true, v.jobs(), List.of(), List.of(), List.of(), holdings.all(), options.restart());
+        master.send(full, o -> resynced(v, carried, o));
     }
 
-    /** After a refused full request: the master holds nothing of this job master; give it the accepted book again. */
-    private void restoreQuietly() {
-        try {
-            resync(book);
-        } catch (RuntimeException ex) {
-            // the poll thread tries again
-        }
-    }
-
-    // --- the inbox ----------------------------------------------------------------------------
-
-    private void pollLoop() {
-        long pause = 0;
-        while (!closed) {
-            try {
-                syncIfNeeded();
-                Optional<Envelope> e = master.poll(options.pollWait().toMillis());
-                if (e.isPresent() && e.get().message() instanceof Hint h) {
-                    apply(h);
-                }
-                if (pause != 0) {
-                    fire(listener::linkRestored);
-                }
-                pause = 0;
-            } catch (LinkException ex) {
-                if (closed) {
-                    return;
-                }
-                if (ex.kind() == LinkException.Kind.RESTARTED) {
-                    continue; // syncIfNeeded sends the full request
-                }
-                if (ex.kind() == LinkException.Kind.FENCED) {
-                    // the master started this job master again elsewhere: nothing from this life counts
-                    fire(() -> listener.fenced(ex));
-                    return;
-                }
-                if (ex.kind() == LinkException.Kind.FORGOTTEN) {
-                    // declared lost after a timeout: its offline jobs were dropped; send everything again
-                    synchronized (lock) {
-                        syncedWith = null;
-                    }
-                    continue;
-                }
-                fire(() -> listener.linkFailed(ex));
-                if (ex.kind() == LinkException.Kind.UNAUTHORIZED) {
-                    return;
-                }
-                pause = pause == 0 ? Math.max(10, options.link().backoff().toMillis())
-                        : Math.min(pause * 2, options.maxPause().toMillis());
-                if (!sleep(pause)) {
-                    return;
-                }
-            } catch (RuntimeException ex) {
-                // a hint the codec could not read, or a bug: report it and keep polling
-                fire(() -> listener.linkFailed(new LinkException(LinkException.Kind.PROTOCOL,
-                        "polling the master failed: " + ex, List.of(), ex)));
-                pause = options.maxPause().toMillis();
-                if (!sleep(pause)) {
-                    return;
-                }
+    private void resynced(JobBook v, List<Change> carried, Link.Outcome o) {
+        resyncing = false;
+        if (!o.answered()) {
+            if (o.failure().kind() == LinkException.Kind.FENCED) {
+                fence(o.failure());
+            } else if (o.failure().kind() == LinkException.Kind.RESTARTED && syncedWith == null) {
+                resync(); // the watcher may have asked already: resync() runs one at a time
             }
+            return;
         }
-    }
-
-    private void syncIfNeeded() {
-        synchronized (lock) {
-            if (inSync()) {
+        if (o.ack().isRefusal()) {
+            InvalidRequestException refused = new InvalidRequestException(o.ack().problems());
+            if (!connected.isDone()) {
+                connected.completeExceptionally(refused);
                 return;
             }
-            Ack ack = resync(book);
-            if (ack.isRefusal()) {
-                throw new LinkException(LinkException.Kind.PROTOCOL, "the master refused the full request of "
-                        + self + ": " + ack.problems(), ack.problems(), null);
+            tell(() -> listener.linkFailed(new LinkException(LinkException.Kind.PROTOCOL, "the master refused the full"
+                    + " request of " + self + ": " + o.ack().problems(), o.ack().problems(), null)));
+            loop.schedule(options.maxPause().toMillis(), this::resync);
+            return;
+        }
+        syncedWith = master.serverIncarnation();
+        confirmed = v;
+        for (Change c : carried) {
+            if (pending.remove(c)) {
+                c.done().complete(null);
             }
+        }
+        if (!connected.isDone()) {
+            connected.complete(null);
+        } else {
+            long inc = syncedWith;
+            tell(() -> listener.resynced(inc));
+        }
+        if (resyncAgain) {
+            resync();
+        }
+        poll();
+    }
+
+    private void masterTrouble(LinkException why, long failingFor) {
+        masterFailing = true;
+        if (!connected.isDone()) {
+            if (why.kind() == LinkException.Kind.UNAUTHORIZED) {
+                // A first connection with a refused token: a wrong token, not a master restarting.
+                connected.completeExceptionally(why);
+                close();
+            }
+            return; // the first connection is told by its future
+        }
+        tell(() -> listener.linkFailed(why));
+    }
+
+    private void fence(LinkException why) {
+        if (closed) {
+            return;
+        }
+        fencedBy = why;
+        if (!connected.isDone()) {
+            connected.completeExceptionally(why);
+        }
+        tell(() -> listener.fenced(why));
+        close();
+    }
+
+    // ---- plans to agents --------------------------------------------------------------------------
+
+    /**
+     * Sends the agent at {@code endpoint} (from a placement) a plan with {@code launches}, under this
+     * job master's token. Each launch's {@code slot} is the job master's number for that worker,
+     * unique within the unit on that node: a run again takes a new slot. Its exit comes back as
+     * {@link Listener#workerExited}.
+     *
+     * <p>The future completes when the agent applied the plan; with {@link InvalidRequestException}
+     * when it refused it ({@link granary.protocol.LaunchAnswers} reads "already running" and "already
+     * ended" from its problems); with a {@link LinkException} of kind UNAUTHORIZED when it refused the
+     * token, or UNREACHABLE when it did not answer within the launch patience — the plan is then in
+     * doubt: it is still being sent and may yet start.
+     */
+    public CompletableFuture<Void> launch(String endpoint, List<Plan.Launch> launches) {
+        return onLoop(() -> {
+            if (closed) {
+                return CompletableFuture.failedFuture(new IllegalStateException("the client of " + self + " is closed"));
+            }
+            URI uri;
+            try {
+                uri = URI.create(endpoint);
+            } catch (IllegalArgumentException ex) {
+                uri = null;
+            }
+            if (uri == null || uri.getHost() == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+                return CompletableFuture.failedFuture(new LinkException(LinkException.Kind.UNREACHABLE, "no agent endpoint to send"
+                        + " the plan to ('" + endpoint + "'): the node's agent has not registered with this master yet", List.of(), null));
+            }
+            Link link = agents.computeIfAbsent(uri, u -> new Link(List.of(u), self, incarnation, token,
+                    options.link().withRefusalsFinal(true), transport, loop));
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            Plan plan = new Plan(launches);
+            sendPlan(link, plan, f, false);
+            loop.schedule(options.launchPatience().toMillis(), () -> f.completeExceptionally(new LinkException(
+                    LinkException.Kind.UNREACHABLE, "the agent at " + endpoint + " did not answer within "
+                    + options.launchPatience().toSeconds() + " s; the plan is still being sent and may yet start",
+                    List.of(), null)));
+            return f;
+        });
+    }
+
+    private void sendPlan(Link link, Plan plan, CompletableFuture<Void> f, boolean again) {
+        link.send(plan, o -> {
+            if (o.answered()) {
+                if (o.ack().isRefusal()) {
+                    f.completeExceptionally(new InvalidRequestException(o.ack().problems()));
+                } else {
+                    f.complete(null);
+                }
+            } else if (o.failure().kind() == LinkException.Kind.RESTARTED && !again) {
+                sendPlan(link, plan, f, true); // the agent restarted and forgot this sender: numbering starts again
+            } else {
+                f.completeExceptionally(o.failure());
+            }
+        });
+    }
+
+    // ---- the inbox ----------------------------------------------------------------------------------
+
+    private void poll() {
+        if (polling || closed || !inSync()) {
+            return;
+        }
+        polling = true;
+        master.poll(options.pollWait().toMillis(), this::polled);
+    }
+
+    private void polled(Link.Polled p) {
+        polling = false;
+        if (closed) {
+            return;
+        }
+        LinkException f = p.failure();
+        if (f != null) {
+            switch (f.kind()) {
+                case CLOSED, RESTARTED -> {
+                    // closed; or the full request that follows a restart polls again when applied
+                }
+                case FENCED -> fence(f);
+                case FORGOTTEN -> {
+                    // declared lost after a timeout: its offline jobs were dropped; say everything again
+                    syncedWith = null;
+                    resync();
+                }
+                default -> {
+                    masterFailing = true;
+                    tell(() -> listener.linkFailed(f));
+                    pollPause = pollPause == 0 ? Math.max(10, options.link().backoff().toMillis())
+                            : Math.min(pollPause * 2, options.maxPause().toMillis());
+                    loop.schedule(pollPause, this::poll);
+                }
+            }
+            return;
+        }
+        masterFailing = false;
+        if (pollPause != 0) {
+            pollPause = 0;
+            tell(listener::linkRestored);
+        }
+        Envelope e = p.envelope();
+        if (e != null && e.message() instanceof Hint h) {
+            apply(h);
+            poll();
+        } else {
+            loop.schedule(options.pollPause().toMillis(), this::poll);
         }
     }
 
-    /** Exits first (each frees one slot the master released already), then the absolute placements. */
+    /** Exits first (each frees one slot the master released already), then the absolute placements, then node states. */
     private void apply(Hint h) {
-        synchronized (lock) {
-            for (Hint.Exit x : h.exits()) {
-                book.exited(x.unit());
+        for (Hint.Exit x : h.exits()) {
+            if (x.exitCode() != Heartbeat.STOPPED) {
+                // a stop by the agent gave its slot back with the lower cap: the placement below says so, and the desire stays
+                confirmed.exited(x.unit());
                 firePlacement(holdings.release(x.unit(), x.node()));
-                fire(() -> listener.workerExited(x.unit(), x.node(), x.slot(), x.exitCode()));
             }
-            for (Hint.Placement p : h.placements()) {
-                firePlacement(holdings.set(p.unit(), p.node(), p.slots(), p.endpoint()));
-            }
+            tell(() -> listener.workerExited(x.unit(), x.node(), x.slot(), x.exitCode()));
+        }
+        for (Hint.Placement p : h.placements()) {
+            firePlacement(holdings.set(p.unit(), p.node(), p.slots(), p.endpoint()));
+        }
+        for (Hint.NodeState n : h.nodes()) {
+            tell(() -> listener.nodeChanged(n.node(), n.state()));
+        }
+        storeHints();
+    }
+
+    // ---- hints on disk ------------------------------------------------------------------------------
+
+    private void loadHints() {
+        if (hintFile == null) {
+            return;
+        }
+        HintFile.Loaded l = hintFile.load(loop.now());
+        if (l.damage() != null) {
+            System.err.println("granary-client " + self.id() + ": the hints in " + l.where() + " are damaged (" + l.damage()
+                    + "); moved to " + l.movedTo() + ", starting without them");
+        }
+        l.held().forEach(x -> holdings.set(x.unit(), x.node(), x.slots(), x.endpoint()));
+    }
+
+    private void storeHints() {
+        if (hintFile != null) {
+            hintFile.store(holdings.entries(), problem -> System.err.println("granary-client " + self.id() + ": " + problem));
         }
     }
 
-    // --- helpers --------------------------------------------------------------------------------
+    // ---- reading the view ---------------------------------------------------------------------------
+
+    /** The desired count of {@code unit} as this client knows it (after exits), or -1 for a unit it did not submit. */
+    public int desired(UnitId unit) {
+        return onLoopValue(() -> view().desired(unit));
+    }
+
+    /** The slots {@code unit} holds on {@code node} as the hints said. */
+    public int slots(UnitId unit, String node) {
+        return onLoopValue(() -> holdings.slots(unit, node));
+    }
+
+    /** Every (unit, node) pair holding slots, as the hints said: unit → node → slots. */
+    public Map<UnitId, Map<String, Integer>> holdings() {
+        return onLoopValue(holdings::byUnit);
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------------
 
     private static Holdings.Change merge(Holdings.Change first, Holdings.Change last) {
         if (first == null || last == null) {
@@ -453,52 +658,77 @@ public final class JobMasterClient implements AutoCloseable {
 
     private void firePlacement(Holdings.Change c) {
         if (c != null) {
-            fire(() -> listener.placementChanged(c.unit(), c.node(), c.endpoint(), c.oldSlots(), c.newSlots()));
+            tell(() -> listener.placementChanged(c.unit(), c.node(), c.endpoint(), c.oldSlots(), c.newSlots()));
         }
     }
 
-    private void fire(Runnable callback) {
+    /** Runs a listener callback now, on the loop; one that throws is reported and the client goes on. */
+    private void tell(Runnable callback) {
         try {
-            events.execute(() -> {
-                try {
-                    callback.run();
-                } catch (RuntimeException ex) {
-                    System.err.println("granary-client " + self.id() + ": a listener callback failed: " + ex);
-                }
-            });
-        } catch (RejectedExecutionException ex) {
-            // closed: nobody listens any more
+            callback.run();
+        } catch (RuntimeException ex) {
+            System.err.println("granary-client " + self.id() + ": a listener callback failed: " + ex);
         }
     }
 
-    private void ensureOpen() {
-        if (closed) {
-            throw new IllegalStateException("the client of " + self + " is closed");
+    /** Runs {@code task} on the loop (at once if on it) and returns its future. */
+    private <T> CompletableFuture<T> onLoop(Supplier<CompletableFuture<T>> task) {
+        if (loop.inLoop()) {
+            return task.get();
         }
+        CompletableFuture<T> out = new CompletableFuture<>();
+        loop.execute(() -> task.get().whenComplete((v, ex) -> {
+            if (ex != null) {
+                out.completeExceptionally(ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex);
+            } else {
+                out.complete(v);
+            }
+        }));
+        return out;
     }
 
-    /** Backoff between failed polls: the master is down or refusing, and polling it hot would not help. */
-    private static boolean sleep(long millis) {
+    private <T> T onLoopValue(Supplier<T> task) {
+        if (loop.inLoop() || !(loop instanceof ThreadLoop t)) {
+            return task.get();
+        }
         try {
-            Thread.sleep(millis);
-            return true;
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
+            return t.call(task, Duration.ofSeconds(30));
+        } catch (TimeoutException ex) {
+            throw new IllegalStateException("the client's loop did not answer within 30 s", ex);
         }
     }
 
-    private static void join(Thread t) {
-        try {
-            t.join(5_000);
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
+    /** Stops polling and sending; the master keeps the jobs. Its own thread, if it has one, ends. */
+    @Override
+    public void close() {
+        Runnable stop = () -> {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            master.close();
+            agents.values().forEach(Link::close);
+            for (Change c : pending) {
+                c.done().completeExceptionally(new IllegalStateException("the client of " + self + " is closed"));
+            }
+            pending.clear();
+        };
+        if (loop.inLoop()) {
+            stop.run();
+        } else {
+            loop.execute(stop);
+        }
+        if (ownLoop != null && !ownLoop.inLoop()) {
+            try {
+                ownLoop.call(() -> null, Duration.ofSeconds(5));
+            } catch (TimeoutException | RuntimeException ex) {
+                // closing anyway
+            }
+            ownLoop.close();
         }
     }
 
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
+    boolean isClosed() {
+        return closed;
     }
 }

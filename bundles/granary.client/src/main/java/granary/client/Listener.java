@@ -4,10 +4,11 @@ import granary.api.model.UnitId;
 import granary.protocol.link.LinkException;
 
 /**
- * What a {@link JobMasterClient} tells its job master. Every callback runs on the client's one
- * event thread, in the order the changes happened, never concurrently with another callback; a
- * callback may call the client (submit, desire, launch, …). A callback that throws is reported on
- * standard error and the client goes on. Every method does nothing by default.
+ * What a {@link JobMasterClient} tells its job master. Every callback runs on the client's loop,
+ * in the order the changes happened, never concurrently with another callback; a callback may call
+ * the client (submit, desire, launch, …), but must not wait there for the futures it gets back
+ * (they complete on the same loop). A callback that throws is reported on standard error and the
+ * client goes on. Every method does nothing by default.
  */
 public interface Listener {
 
@@ -24,7 +25,10 @@ public interface Listener {
     /**
      * The worker the job master launched in {@code slot} of {@code unit} on {@code node} ended with
      * {@code exitCode}. Its slot is given back and the unit's desired count is one lower already (the
-     * client's {@link JobMasterClient#desired} says so too): to run it again, raise the desire.
+     * client's {@link JobMasterClient#desired} says so too): to run it again, raise the desire. A
+     * worker its agent stopped because its cap went down ({@link granary.protocol.Heartbeat#STOPPED},
+     * a revocation or the job master's own release) ended through no fault of its own: its slot was
+     * taken back with the cap, and the desire was not lowered.
      */
     default void workerExited(UnitId unit, String node, int slot, int exitCode) {
     }
@@ -40,11 +44,21 @@ public interface Listener {
     }
 
     /**
-     * The client's poll of the master failed: {@link LinkException.Kind#UNREACHABLE} and
-     * {@link LinkException.Kind#PROTOCOL} are retried with a growing pause (up to the options'
-     * maximum), {@link LinkException.Kind#UNAUTHORIZED} stops the polling for good.
+     * A request or a poll of the master failed and will be tried again with a growing pause: the
+     * master is unreachable, restarting ({@link LinkException.Kind#UNAUTHORIZED} while it restarts
+     * with another secret, 503 while a standby takes over), or answers something unexpected. The
+     * client never gives up by itself; the job master decides how long it waits.
      */
     default void linkFailed(LinkException failure) {
+    }
+
+    /**
+     * The agent of {@code node}, where this job master holds slots, went silent past its timeout
+     * ({@code "lost"}: its offline slots were taken back and are granted again elsewhere; its online
+     * ones are kept for it and its workers may still run) or registered again ({@code "back"})
+     * (docs/recovery.md, "A silent node"). The job master decides what to do about the work there.
+     */
+    default void nodeChanged(String node, String state) {
     }
 
     /**

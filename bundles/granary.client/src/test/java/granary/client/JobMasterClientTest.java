@@ -15,7 +15,7 @@ import granary.protocol.Hint;
 import granary.protocol.Plan;
 import granary.protocol.Request;
 import granary.protocol.link.LinkException;
-import granary.protocol.link.PeerLink;
+import granary.protocol.link.Link;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
@@ -36,8 +36,22 @@ class JobMasterClientTest {
     static final UnitId MAP = new UnitId("wc", "map");
     static final JobSpec WC = JobSpec.of("wc", "default", UnitSpec.builder("map").slot(100, 256).desired(3).build());
     static final JobMasterClient.Options FAST = JobMasterClient.Options.defaults()
-            .withLink(new PeerLink.Options(Duration.ofSeconds(3), 1, Duration.ofMillis(20), null))
-            .withPollWait(Duration.ofMillis(300)).withMaxPause(Duration.ofMillis(200));
+            .withLink(Link.Options.defaults().withRequestTimeout(Duration.ofSeconds(3)).withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)))
+            .withPollWait(Duration.ofMillis(300)).withMaxPause(Duration.ofMillis(200)).withConnectPatience(Duration.ofSeconds(2));
+
+    /** Waits for a request's future (at most 10 s); its failure is thrown as it is. */
+    static void done(java.util.concurrent.CompletableFuture<Void> f) {
+        try {
+            f.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException ex) {
+            if (ex.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(ex.getCause());
+        } catch (InterruptedException | java.util.concurrent.TimeoutException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
 
     /** Every callback as one line, e.g. {@code placement wc/map n1 0->2}. */
     static final class Recorder implements Listener {
@@ -106,9 +120,9 @@ class JobMasterClientTest {
     @Test
     void theFirstRequestIsFullAndLaterOnesAreDeltas() {
         JobMasterClient c = connect("jm1");
-        c.submit(WC);
-        c.desire(MAP, 5);
-        c.cancel("wc");
+        done(c.submit(WC));
+        done(c.desire(MAP, 5));
+        done(c.cancel("wc"));
 
         List<Request> got = master.requests();
         assertEquals(4, got.size(), got.toString());
@@ -148,19 +162,19 @@ class JobMasterClientTest {
                 FAST.withRestart(spec), heard);
         open.add(c);
         assertEquals(spec, master.requests().get(0).restart());
-        c.submit(WC);
+        done(c.submit(WC));
         assertEquals(null, master.requests().get(1).restart(), "a delta carries none");
 
         master.fence(life);
         assertEquals("fenced FENCED", heard.next());
-        LinkException refused = assertThrows(LinkException.class, () -> c.desire(MAP, 1));
+        LinkException refused = assertThrows(LinkException.class, () -> done(c.desire(MAP, 1)));
         assertEquals(LinkException.Kind.FENCED, refused.kind());
     }
 
     @Test
     void placementsAndExitsReachTheListenerInOrder() throws Exception {
         JobMasterClient c = connect("jm1");
-        c.submit(WC);
+        done(c.submit(WC));
         master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 2, "http://127.0.0.1:1")), List.of()));
         assertEquals("placement wc/map n1 0->2", heard.next());
 
@@ -178,7 +192,7 @@ class JobMasterClientTest {
     @Test
     void afterAMasterRestartTheClientSendsEveryJobWithItsCurrentDesire() throws Exception {
         JobMasterClient c = connect("jm1");
-        c.submit(WC);
+        done(c.submit(WC));
         master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 2, "http://127.0.0.1:1")), List.of()));
         assertEquals("placement wc/map n1 0->2", heard.next());
         master.hint(new Hint(List.of(), List.of(new Hint.Exit(MAP, "n1", 0, 0))));
@@ -196,7 +210,7 @@ class JobMasterClientTest {
         assertEquals(List.of(new Request.Holding(MAP, "n1", 1)), last.holdings());
         assertEquals(1, c.slots(MAP, "n1"));
 
-        c.desire(MAP, 4);
+        done(c.desire(MAP, 4));
         Request delta = master.requests().get(master.requests().size() - 1);
         assertFalse(delta.full(), "after the re-sync, deltas again");
         master.hint(new Hint(List.of(new Hint.Placement(MAP, "n2", 1, "http://127.0.0.1:2")), List.of()));
@@ -206,10 +220,10 @@ class JobMasterClientTest {
     @Test
     void aRestartSeenBySendingTurnsTheChangeIntoAFullRequest() throws Exception {
         JobMasterClient c = connect("jm1");
-        c.submit(WC);
+        done(c.submit(WC));
         master.restart(false);
 
-        c.desire(MAP, 7);
+        done(c.desire(MAP, 7));
 
         Request last = master.requests().get(master.requests().size() - 1);
         assertTrue(last.full(), master.requests().toString());
@@ -227,8 +241,8 @@ class JobMasterClientTest {
         JobMasterClient c = connect("jm1");
         Plan.Launch l = new Plan.Launch(MAP, 0, List.of("/bin/true"), Map.of("GRANARY_TASK", "0"), "/tmp");
 
-        c.launch(a1.url(), List.of(l));
-        c.launch(a1.url(), List.of(l));
+        done(c.launch(a1.url(), List.of(l)));
+        done(c.launch(a1.url(), List.of(l)));
 
         assertEquals(2, a1.received().size());
         assertEquals(List.of(), a2.received());
@@ -244,7 +258,7 @@ class JobMasterClientTest {
         Problem taken = Problem.of("job wc", "id", "belongs to job master jm2");
         master.judge(r -> r.jobs().isEmpty() ? List.of() : List.of(taken));
 
-        InvalidRequestException ex = assertThrows(InvalidRequestException.class, () -> c.submit(WC));
+        InvalidRequestException ex = assertThrows(InvalidRequestException.class, () -> done(c.submit(WC)));
 
         assertEquals(List.of(taken), ex.problems());
         assertEquals(-1, c.desired(MAP));

@@ -9,10 +9,12 @@ import java.util.Random;
 /**
  * Seeded random fault schedules (docs/recovery.md, "The conformance kit"): on the standard cluster of
  * {@link Cases}, with a lossy wire (messages dropped, duplicated, delayed and so reordered), faults
- * of every role at random moments — master failovers, job master and agent failovers and
- * timeouts, often overlapping — then the world settles, the batches finish and the same checks as
- * for the named cases apply. The same seed gives the same run; a failing schedule is shrunk to the
- * fewest faults that still fail.
+ * of every role at random moments — the master failing over, away for a while, restarted with
+ * another secret, or leaving a gap with no leader; agents and job masters failing over, cut off or
+ * paused; checkpoints torn, flipped or lost, run records lost, disks refusing writes — often
+ * overlapping; then the world settles, the batches finish and the same checks as for the named cases
+ * apply. The same seed gives the same run; a failing schedule is shrunk to the fewest faults that
+ * still fail.
  */
 public final class Schedules {
 
@@ -22,7 +24,7 @@ public final class Schedules {
     private Schedules() {
     }
 
-    /** One fault: {@code kind} on {@code target} at {@code at} ms after the start; {@code millis} for a timeout. */
+    /** One fault: {@code kind} on {@code target} at {@code at} ms after the start; {@code millis} for one that lasts. */
     public record Fault(long at, String kind, String target, long millis) {
         @Override
         public String toString() {
@@ -32,9 +34,22 @@ public final class Schedules {
         void inject(World w) {
             switch (kind) {
                 case "master-failover" -> w.restartMaster();
+                case "master-away" -> w.masterOutage(millis);
+                case "master-other-secret" -> w.masterWithOtherSecret(millis);
+                case "no-leader" -> w.takeover(millis);
                 case "agent-failover" -> w.restartAgent(target);
+                case "agent-failover-torn" -> {
+                    w.damageCheckpoint(target, List.of("tear", "flip", "lose").get((int) (millis % 3)));
+                    w.restartAgent(target);
+                }
+                case "agent-failover-lost-records" -> {
+                    w.damageRunRecords(target, millis % 2 == 0 ? "tear" : "lose");
+                    w.restartAgent(target);
+                }
+                case "disk-full" -> w.diskFull(target, millis);
                 case "job-master-failover" -> w.restartJobMaster(target);
                 case "timeout" -> w.cut(target, millis);
+                case "pause" -> w.pause(target, millis);
                 default -> throw new IllegalArgumentException("unknown fault " + kind);
             }
         }
@@ -47,16 +62,24 @@ public final class Schedules {
         List<Fault> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             long at = r.nextInt((int) HORIZON / 50) * 50L;
-            int what = r.nextInt(10);
+            int what = r.nextInt(20);
             String agent = "n" + (1 + r.nextInt(4));
-            String jm = "jm" + (1 + r.nextInt(2));
+            String jm = "jm" + (1 + r.nextInt(3));
             long millis = (1 + r.nextInt(12)) * 1_000L;
             out.add(switch (what) {
-                case 0, 1 -> new Fault(at, "master-failover", "", 0);
-                case 2, 3 -> new Fault(at, "agent-failover", agent, 0);
-                case 4, 5 -> new Fault(at, "timeout", agent, millis);
-                case 6, 7 -> new Fault(at, "job-master-failover", jm, 0);
-                default -> new Fault(at, "timeout", jm, millis);
+                case 0, 1, 2 -> new Fault(at, "master-failover", "", 0);
+                case 3 -> new Fault(at, "master-away", "", millis);
+                case 4 -> new Fault(at, "master-other-secret", "", millis);
+                case 5 -> new Fault(at, "no-leader", "", millis);
+                case 6, 7 -> new Fault(at, "agent-failover", agent, 0);
+                case 8 -> new Fault(at, "agent-failover-torn", agent, millis);
+                case 9 -> new Fault(at, "agent-failover-lost-records", agent, millis);
+                case 10 -> new Fault(at, "disk-full", agent, millis);
+                case 11, 12 -> new Fault(at, "timeout", agent, millis);
+                case 13 -> new Fault(at, "pause", agent, millis);
+                case 14, 15 -> new Fault(at, "job-master-failover", jm, 0);
+                case 16, 17 -> new Fault(at, "timeout", jm, millis);
+                default -> new Fault(at, "pause", jm, millis);
             });
         }
         out.sort(Comparator.comparingLong(Fault::at));
@@ -74,7 +97,7 @@ public final class Schedules {
     /** Runs {@code faults} on the standard cluster with wire seed {@code seed}. */
     public static Cases.Outcome run(long seed, List<Fault> faults) {
         try (World w = Cases.cluster(seed)) {
-            Map<String, List<String>> online = w.onlineWorkers();
+            Map<String, List<Long>> services = Invariants.services(w);
             w.faults(LOSSY);
             long start = w.now();
             for (Fault f : faults) {
@@ -82,7 +105,7 @@ public final class Schedules {
                 f.inject(w);
             }
             w.run(start + HORIZON - w.now());
-            return Cases.finish(w, "seed " + seed, "random schedule", faults.toString(), online);
+            return Cases.finish(w, "seed " + seed, "random schedule", faults.toString(), services);
         }
     }
 

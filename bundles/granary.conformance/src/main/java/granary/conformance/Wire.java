@@ -1,36 +1,30 @@
 package granary.conformance;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Random;
 
 /**
- * The in-process network between the peers and the master: every message is a task delivered at a
+ * The in-process network between the machines of the world: every message is a task delivered at a
  * moment of the world's clock, after the base latency and a random extra delay, unless it is
- * dropped, and sometimes twice. A partitioned peer neither sends nor receives. Deterministic for a
- * seed: ties are broken by the order of sending.
+ * dropped, and sometimes twice. A machine that is cut off neither sends nor receives: a message
+ * from or to it is lost when sent and when it would arrive. Deterministic for a seed: ties are
+ * broken by the order of sending.
  */
 final class Wire {
 
     static final long LATENCY = 5;
 
-    private record Delivery(long at, long order, String peer, Runnable task) {
-    }
-
+    private final World world;
     private final Random random;
-    private final PriorityQueue<Delivery> queue = new PriorityQueue<>(
-            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
     private final Map<String, Long> partitionedUntil = new HashMap<>();
     private Faults faults = Faults.NONE;
-    private long order;
     long sent;
     long dropped;
     long duplicated;
 
-    Wire(long seed) {
+    Wire(World world, long seed) {
+        this.world = world;
         this.random = new Random(seed);
     }
 
@@ -42,60 +36,49 @@ final class Wire {
         return faults;
     }
 
-    /** Cuts {@code peer} off until {@code until} (ms of the world's clock). */
-    void partition(String peer, long until) {
-        partitionedUntil.merge(peer, until, Math::max);
+    /** Cuts {@code machine} off until {@code until} (ms of the world's clock). */
+    void partition(String machine, long until) {
+        partitionedUntil.merge(machine, until, Math::max);
     }
 
-    /** When {@code peer}'s cut ends (0: it is not cut). */
-    long cutUntil(String peer) {
-        return partitionedUntil.getOrDefault(peer, 0L);
+    /** When {@code machine}'s cut ends (0: it is not cut). */
+    long cutUntil(String machine) {
+        return partitionedUntil.getOrDefault(machine, 0L);
     }
 
-    void heal(String peer) {
-        partitionedUntil.remove(peer);
-    }
-
-    boolean cut(String peer, long now) {
-        Long until = partitionedUntil.get(peer);
+    boolean cut(String machine, long now) {
+        Long until = partitionedUntil.get(machine);
         return until != null && now < until;
     }
 
-    /** Sends {@code task} (a message to or from {@code peer}) to run later, subject to the faults. */
-    void send(String peer, long now, Runnable task) {
+    /** Sends {@code task} (a message between machines {@code from} and {@code to}) to run later, subject to the faults. */
+    void send(String from, String to, Runnable task) {
         sent++;
-        if (cut(peer, now) || random.nextDouble() < faults.drop()) {
+        long now = world.now();
+        if (cut(from, now) || cut(to, now) || random.nextDouble() < faults.drop()) {
             dropped++;
             return;
         }
-        queue.add(new Delivery(now + LATENCY + delay(), order++, peer, task));
+        deliver(from, to, now + LATENCY + delay(), task);
         if (random.nextDouble() < faults.duplicate()) {
             duplicated++;
-            queue.add(new Delivery(now + LATENCY + delay() + 50, order++, peer, task));
+            deliver(from, to, now + LATENCY + delay() + 50, task);
         }
+    }
+
+    private void deliver(String from, String to, long at, Runnable task) {
+        world.later(at, () -> {
+            long now = world.now();
+            if (cut(from, now) || cut(to, now)) {
+                dropped++;
+            } else {
+                task.run();
+            }
+        });
     }
 
     private long delay() {
         return faults.maxDelay() == 0 ? 0 : (long) (random.nextDouble() * faults.maxDelay());
-    }
-
-    /** Runs every delivery due by {@code now}; one to or from a partitioned peer is lost. */
-    void deliver(long now) {
-        List<Delivery> due = new ArrayList<>();
-        while (!queue.isEmpty() && queue.peek().at <= now) {
-            due.add(queue.poll());
-        }
-        for (Delivery d : due) {
-            if (cut(d.peer, now)) {
-                dropped++;
-            } else {
-                d.task.run();
-            }
-        }
-    }
-
-    boolean idle() {
-        return queue.isEmpty();
     }
 
     Random random() {

@@ -38,6 +38,33 @@ final class AgentPeer extends Peer {
     /** The last entry sent per unit the agent holds a cap of: what a withdrawal names once the job is gone. */
     private final Map<UnitId, Cap.Grant> sent = new HashMap<>();
     private boolean full;
+    /** Withdrawals the master decided for workers the agent runs without a cap: unit → the count it keeps (docs/recovery.md). */
+    private final Map<UnitId, Integer> forced = new java.util.LinkedHashMap<>();
+    /** Why the next cap's withdrawals were made, when the master says; null otherwise. */
+    private String reason;
+    /** The last exits taken (unit#slot), so that one reported again is not taken twice. */
+    private final java.util.LinkedHashSet<String> recentExits = new java.util.LinkedHashSet<>();
+    /** How many exits are remembered per agent. */
+    static final int RECENT_EXITS = 4096;
+
+    /** {@code exited} without the exits taken already (a slot is one worker's: its exit comes once). */
+    List<granary.protocol.Heartbeat.Exit> freshExits(List<granary.protocol.Heartbeat.Exit> exited) {
+        List<granary.protocol.Heartbeat.Exit> out = new ArrayList<>();
+        for (granary.protocol.Heartbeat.Exit x : exited) {
+            if (recentExits.add(x.unit() + "#" + x.slot())) {
+                out.add(x);
+                if (recentExits.size() > RECENT_EXITS) {
+                    Iterator<String> it = recentExits.iterator();
+                    it.next();
+                    it.remove();
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Workers without a cap the master has decided about since this agent registered: unit#slot. */
+    final Set<String> reconciled = new java.util.HashSet<>();
     /** What a restart unit's cap launches (docs/recovery.md, "Restarting a lost job master"); set per cap built. */
     private Function<UnitId, Program> launch = u -> null;
 
@@ -64,7 +91,23 @@ final class AgentPeer extends Peer {
         full = true;
         changed.clear();
         withdrawn.clear();
+        forced.clear();
+        reconciled.clear();
+        reason = null;
         dirtySince = now;
+    }
+
+    /**
+     * The agent runs workers of {@code unit} without a cap and the master does not grant them: the
+     * next cap withdraws the unit to {@code keep} slots, saying {@code why}, even for a unit the
+     * master never sent this agent (the agent then stops the workers beyond it).
+     */
+    void withdraw(UnitId unit, int keep, String why, long now) {
+        forced.put(unit, keep);
+        reason = why;
+        if (dirtySince < 0) {
+            dirtySince = now;
+        }
     }
 
     @Override
@@ -74,7 +117,7 @@ final class AgentPeer extends Peer {
 
     @Override
     boolean hasNews() {
-        return full || !changed.isEmpty() || !withdrawn.isEmpty();
+        return full || !changed.isEmpty() || !withdrawn.isEmpty() || !forced.isEmpty();
     }
 
     /**
@@ -99,8 +142,23 @@ final class AgentPeer extends Peer {
             }
         }
         drain(withdrawn, withdrawals, owner, key, spec, max);
+        String why = null;
+        for (Iterator<Map.Entry<UnitId, Integer>> it = forced.entrySet().iterator(); it.hasNext() && withdrawals.size() < max; ) {
+            Map.Entry<UnitId, Integer> f = it.next();
+            it.remove();
+            int before = withdrawals.size();
+            add(withdrawals, f.getKey(), f.getValue(), owner, key, spec);
+            if (withdrawals.size() == before) {
+                // a unit this agent was never sent: named by itself, so that its workers stop
+                withdrawals.add(new Cap.Grant(Restarts.OWNER, f.getKey(), f.getValue(), "", Resources.ZERO, false));
+            }
+            why = reason;
+        }
+        if (forced.isEmpty()) {
+            reason = null;
+        }
         drain(changed, grants, owner, key, spec, max - withdrawals.size());
-        return wasFull || !grants.isEmpty() || !withdrawals.isEmpty() ? new Cap(grants, withdrawals, wasFull) : null;
+        return wasFull || !grants.isEmpty() || !withdrawals.isEmpty() ? new Cap(grants, withdrawals, wasFull, why) : null;
     }
 
     private void drain(Set<UnitId> from, List<Cap.Grant> to, Function<String, String> owner,

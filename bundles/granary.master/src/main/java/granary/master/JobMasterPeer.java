@@ -34,6 +34,8 @@ final class JobMasterPeer extends Peer {
     final Map<UnitId, Map<String, Integer>> placements = new HashMap<>();
     private final Set<Spot> changed = new LinkedHashSet<>();
     private final List<Hint.Exit> exits = new ArrayList<>();
+    /** Nodes where it holds slots whose agent went silent or came back, to tell it (docs/recovery.md, "A silent node"). */
+    private final Map<String, String> nodes = new java.util.LinkedHashMap<>();
     private boolean full;
     /** How the master may start it again, from its last full request; null: it does not (docs/recovery.md). */
     Request.Restart restart;
@@ -68,6 +70,22 @@ final class JobMasterPeer extends Peer {
         mark(now);
     }
 
+    /** The agent of {@code node} is {@code state} ({@link Hint.NodeState#LOST} or {@link Hint.NodeState#BACK}): said in the next hint. */
+    void nodeState(String node, String state, long now) {
+        nodes.put(node, state);
+        mark(now);
+    }
+
+    /** True if it holds slots of any unit on {@code node}. */
+    boolean holdsOn(String node) {
+        for (Map<String, Integer> byNode : placements.values()) {
+            if (byNode.getOrDefault(node, 0) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     void sendFull(long now) {
         full = true;
         changed.clear();
@@ -87,7 +105,7 @@ final class JobMasterPeer extends Peer {
 
     @Override
     boolean hasNews() {
-        return full || !changed.isEmpty() || !exits.isEmpty();
+        return full || !changed.isEmpty() || !exits.isEmpty() || !nodes.isEmpty();
     }
 
     /** The hint to send next (at most {@code max} placements and exits), or null if nothing changed. */
@@ -110,7 +128,10 @@ final class JobMasterPeer extends Peer {
         int n = Math.min(exits.size(), Math.max(0, max - out.size()));
         List<Hint.Exit> sent = new ArrayList<>(exits.subList(0, n));
         exits.subList(0, n).clear();
-        return new Hint(out, sent);
+        List<Hint.NodeState> states = new ArrayList<>();
+        nodes.forEach((node, state) -> states.add(new Hint.NodeState(node, state)));
+        nodes.clear();
+        return new Hint(out, sent, states);
     }
 
     long slots() {

@@ -362,6 +362,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             if (p.lost) {
                 apply(new NodeBlacklisted(r.node(), false));
+                tellNodeState(List.of(r.node()), Hint.NodeState.BACK);
             }
         }
         // Take the node's caps from the engine on its own thread, where no grant can slip between.
@@ -417,19 +418,26 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         List<Problem> problems = new ArrayList<>();
         Set<UnitId> released = new LinkedHashSet<>();
         List<CompletableFuture<?>> pending = new ArrayList<>();
+        Map<UnitId, Integer> gone = new java.util.LinkedHashMap<>();
+        List<Heartbeat.Exit> fresh;
         synchronized (lock) {
+            // An exit reported twice (an agent that restarted before its heartbeat was answered) is taken once.
+            fresh = p.freshExits(h.exited());
             // One release per unit with all its exits: one engine event (and scheduling cycle) for
             // a heartbeat's exits of a unit, not one per worker.
             Map<UnitId, Integer> exitsPerUnit = new java.util.LinkedHashMap<>();
             // A worker the agent stopped because its cap went down (exit code -15) gave its slot back
             // already: the lower cap was the release (or revocation). Counting it again would take a
             // second slot from the unit: a running worker.
-            h.exited().stream().filter(x -> x.exitCode() != STOPPED_BY_AGENT)
+            fresh.stream().filter(x -> x.exitCode() != STOPPED_BY_AGENT)
                     .forEach(x -> exitsPerUnit.merge(x.unit(), 1, Integer::sum));
             exitsPerUnit.forEach((unit, n) -> {
                 int slots = Math.min(n, p.caps.getOrDefault(unit, 0));
+                if (n > slots) {
+                    gone.put(unit, n - slots); // their slots are gone already (revoked, cancelled): only the desire goes down
+                }
                 if (slots <= 0) {
-                    return; // its grant is gone already (cancelled, revoked): nothing to release
+                    return;
                 }
                 // Lower the mirror before the engine frees the slots: the grants its cycle may make of
                 // them then add to the right count (a release has no output event).
@@ -445,10 +453,92 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (!problems.isEmpty()) {
             sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
         }
-        tellJobMasters(p.node, h.exited());
+        lowerDesires(gone);
+        tellJobMasters(p.node, fresh);
         restartsStarted(h.started());
-        restartsExited(h.exited());
+        restartsExited(fresh);
+        uncapped(p, h.uncapped());
         return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
+    }
+
+    /**
+     * Exits of workers whose slots were gone already (revoked when their agent was lost, or
+     * cancelled): no slot is released, but each still lowers its unit's desired count by one, as any
+     * exit does — the job master's own count goes down with every exit it hears of, and the two must
+     * not drift (docs/protocol.md, "Exits").
+     */
+    private void lowerDesires(Map<UnitId, Integer> gone) {
+        for (Map.Entry<UnitId, Integer> g : gone.entrySet()) {
+            Integer desired = await(scheduler.query(v -> v.unit(g.getKey()) == null ? null : v.unit(g.getKey()).desired()));
+            if (desired != null && desired > 0) {
+                collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(g.getKey(), Math.max(0, desired - g.getValue()))));
+            }
+        }
+    }
+
+    /**
+     * Workers the agent runs without a cap, found when a full cap arrived (docs/recovery.md,
+     * "Workers without a cap"): a worker a torn checkpoint or a lost run record left unaccounted, or
+     * one whose withdrawal went into a full cap. The master decides once per worker and registration:
+     * if the unit's job runs and the unit wants more slots than it holds, the slot is granted here
+     * (the worker keeps running); otherwise the agent is told to stop it, and why.
+     */
+    private void uncapped(AgentPeer p, List<Heartbeat.Worker> reported) {
+        Map<UnitId, Integer> count = new java.util.LinkedHashMap<>();
+        Set<String> known = new HashSet<>();
+        synchronized (lock) {
+            for (Heartbeat.Worker w : reported) {
+                if (p.reconciled.add(w.unit() + "#" + w.slot())) {
+                    count.merge(w.unit(), 1, Integer::sum);
+                }
+            }
+            count.keySet().forEach(u -> {
+                if (jobMasterOf(u.job()) != null) {
+                    known.add(u.job());
+                }
+            });
+        }
+        if (count.isEmpty()) {
+            return;
+        }
+        Map<UnitId, int[]> state = await(scheduler.query(v -> {
+            Map<UnitId, int[]> out = new HashMap<>();
+            NodeView n = v.cluster().node(p.node);
+            count.keySet().forEach(u -> {
+                UnitView uv = v.unit(u);
+                boolean runs = uv != null && known.contains(u.job());
+                out.put(u, new int[] {n == null ? 0 : n.slotsOf(u), runs ? Math.max(0, uv.desired() - uv.granted()) : -1,
+                        uv == null ? 0 : uv.granted()});
+            });
+            return out;
+        }));
+        Set<UnitId> adoptedUnits = new LinkedHashSet<>();
+        List<Runnable> wake = new ArrayList<>();
+        for (Map.Entry<UnitId, Integer> c : count.entrySet()) {
+            UnitId u = c.getKey();
+            int[] st = state.get(u);
+            int adopt = st[1] < 0 ? 0 : Math.min(c.getValue(), st[1]);
+            if (adopt > 0) {
+                int n = adopt;
+                List<Problem> refused = new ArrayList<>();
+                collect(refused, () -> apply(new GrantAdopted(u, p.node, n)));
+                if (refused.isEmpty()) {
+                    adoptedUnits.add(u);
+                } else {
+                    adopt = 0;
+                }
+            }
+            if (c.getValue() > adopt) {
+                String why = st[1] < 0 ? "job " + u.job() + " is not running: it ended, or this master never heard of it"
+                        : "unit " + u + " holds the " + (st[2] + adopt) + " slots it wants without them";
+                synchronized (lock) {
+                    p.withdraw(u, st[0] + adopt, why, clock.millis());
+                    deliver(p, wake);
+                }
+            }
+        }
+        wake.forEach(Runnable::run);
+        sync(adoptedUnits, Set.of(p.node), false);
     }
 
     // ---- job masters ----------------------------------------------------------------------------
@@ -1154,6 +1244,34 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         wake.forEach(Runnable::run);
     }
 
+    /**
+     * Tells every job master holding slots on {@code nodes} that their agent is {@code state}
+     * (docs/recovery.md, "A silent node"): the master keeps online slots there and takes the offline
+     * ones back; the job master decides what to do about its work.
+     */
+    private void tellNodeState(List<String> nodes, String state) {
+        if (nodes.isEmpty()) {
+            return;
+        }
+        List<Runnable> wake = new ArrayList<>();
+        synchronized (lock) {
+            long now = clock.millis();
+            for (JobMasterPeer j : jobMasters.values()) {
+                boolean told = false;
+                for (String node : nodes) {
+                    if (j.holdsOn(node)) {
+                        j.nodeState(node, state, now);
+                        told = true;
+                    }
+                }
+                if (told) {
+                    deliver(j, wake);
+                }
+            }
+        }
+        wake.forEach(Runnable::run);
+    }
+
     /** Takes {@code slots} off the mirror of {@code unit} on {@code node} (agent and job master). Under the lock. */
     private void lower(String node, UnitId unit, int slots, boolean withdrawal) {
         long now = clock.millis();
@@ -1303,6 +1421,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
         }
+        tellNodeState(lostAgents.stream().map(a -> a.node).toList(), Hint.NodeState.LOST);
         for (AgentPeer a : lostAgents) {
             try {
                 try {
@@ -1456,6 +1575,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         try {
             apply(new JobsSubmitted(List.of(run.job())));
+            makeRoom(j, run, spec, elsewhere ? avoid : null);
         } catch (InvalidRequestException ex) {
             synchronized (lock) {
                 restarts.end(run);
@@ -1464,6 +1584,64 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
             }
         }
+    }
+
+    /**
+     * When no node has room for the restart's slot, the lost job master's own offline slots make it:
+     * granted to it and not planned by anyone while it is away, they would otherwise hold the nodes
+     * until its next incarnation — which needs one of them to start (a batch that filled the cluster
+     * before its job master was lost). One slot is taken back where the job master holds the most
+     * (not on {@code avoid}), and its unit still wants it: a worker there, if any, stops and runs
+     * again later. Offline work only: online slots are never taken (docs/recovery.md).
+     */
+    private void makeRoom(JobMasterPeer j, Restarts.Run run, Request.Restart spec, String avoid) {
+        Set<String> jobs;
+        synchronized (lock) {
+            jobs = new HashSet<>(j.jobs);
+        }
+        UnitId[] victim = new UnitId[1];
+        String node = await(scheduler.query(v -> {
+            UnitView placed = v.unit(run.unit);
+            if (placed == null || placed.granted() > 0) {
+                return null; // placed already (or gone)
+            }
+            String best = null;
+            int most = 0;
+            for (NodeView n : v.cluster().nodes()) {
+                if (spec.size().fitsIn(n.free()) && !n.name().equals(avoid) && !n.blacklisted()) {
+                    return null; // room already
+                }
+            }
+            for (NodeView n : v.cluster().nodes()) {
+                if (n.name().equals(avoid) || n.blacklisted() || !spec.size().fitsIn(n.capacity())) {
+                    continue;
+                }
+                for (Map.Entry<UnitId, Integer> a : n.allocations().entrySet()) {
+                    UnitView u = v.unit(a.getKey());
+                    if (u != null && jobs.contains(a.getKey().job()) && u.kind() == UnitKind.OFFLINE && a.getValue() > most
+                            && spec.size().fitsIn(n.free().plus(u.slot()))) {
+                        most = a.getValue();
+                        best = n.name();
+                        victim[0] = a.getKey();
+                    }
+                }
+            }
+            return best;
+        }));
+        if (node == null) {
+            return;
+        }
+        Integer desired = await(scheduler.query(v -> v.unit(victim[0]) == null ? null : v.unit(victim[0]).desired()));
+        if (desired == null) {
+            return;
+        }
+        // A release lowers the desired count with the slot: raise it first so that it is granted again later.
+        collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(victim[0], desired + 1)));
+        synchronized (lock) {
+            lower(node, victim[0], 1, true);
+        }
+        collect(new ArrayList<>(), () -> apply(new GrantReleased(victim[0], node, 1)));
+        sync(Set.of(victim[0]), Set.of(node), true);
     }
 
     /** Cancels a run's job: its slot is freed and, if its process still runs, the withdrawn cap stops it. */

@@ -200,7 +200,7 @@ class ProtocolMasterTest {
                 .replaceFirst("\"version\": ?2", "\"version\": 1");
         HttpResponse<byte[]> old = post(token, v2.getBytes(StandardCharsets.UTF_8));
         assertEquals(400, old.statusCode());
-        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2 to 3"), text(old));
+        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2 to 4"), text(old));
     }
 
     @Test

@@ -17,12 +17,20 @@ import java.util.Objects;
  *                    registration); every cap not listed is gone and its workers stop. Said in the
  *                    message, not inferred from the order of arrival, so that a cap polled while a
  *                    registration is still being answered cannot be taken for the whole table
+ * @param reason      why the withdrawals were made, in words, when the master says (a worker the agent
+ *                    reported without a cap is not granted: docs/recovery.md); null otherwise.
+ *                    Protocol version 4
  */
-public record Cap(List<Grant> grants, List<Grant> withdrawals, boolean full) implements Message {
+public record Cap(List<Grant> grants, List<Grant> withdrawals, boolean full, String reason) implements Message {
 
     /** A change to the agent's table (not the whole of it). */
     public Cap(List<Grant> grants, List<Grant> withdrawals) {
-        this(grants, withdrawals, false);
+        this(grants, withdrawals, false, null);
+    }
+
+    /** A cap without a stated reason. */
+    public Cap(List<Grant> grants, List<Grant> withdrawals, boolean full) {
+        this(grants, withdrawals, full, null);
     }
 
 

@@ -14,8 +14,16 @@ import java.util.Objects;
  * @param exited   workers that exited since the previous heartbeat, with their exit codes; each
  *                 gives its slot back (the master releases it and tells the job master)
  * @param capacity the node's new total capacity, or null when it did not change
+ * @param uncapped workers that run here without a cap, found when a full cap arrived (docs/recovery.md,
+ *                 "Workers without a cap"): the master decides, granting the slot here or telling
+ *                 the agent to stop the worker. Protocol version 4
  */
-public record Heartbeat(List<Worker> started, List<Exit> exited, Resources capacity) implements Message {
+public record Heartbeat(List<Worker> started, List<Exit> exited, Resources capacity, List<Worker> uncapped) implements Message {
+
+    /** A heartbeat that reports no worker without a cap. */
+    public Heartbeat(List<Worker> started, List<Exit> exited, Resources capacity) {
+        this(started, exited, capacity, List.of());
+    }
 
     /**
      * The exit code of a worker its agent stopped because its cap went down (a withdrawal, a
@@ -51,6 +59,7 @@ public record Heartbeat(List<Worker> started, List<Exit> exited, Resources capac
     public Heartbeat {
         started = List.copyOf(started);
         exited = List.copyOf(exited);
+        uncapped = List.copyOf(uncapped);
     }
 
     @Override

@@ -12,8 +12,33 @@ import java.util.Objects;
  * @param placements one entry per unit and node whose slot count changed; absent pairs are unchanged
  * @param exits      workers of this job master that ended since the previous hint, as their agents
  *                   reported them; the slot of each is released already
+ * @param nodes      nodes where this job master holds slots whose agent went silent or came back
+ *                   (docs/recovery.md, "A silent node"): the master keeps online slots there and
+ *                   lets the job master decide. Protocol version 4
  */
-public record Hint(List<Placement> placements, List<Exit> exits) implements Message {
+public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState> nodes) implements Message {
+
+    /** A hint without node states. */
+    public Hint(List<Placement> placements, List<Exit> exits) {
+        this(placements, exits, List.of());
+    }
+
+    /**
+     * The agent of {@code node} is {@link #LOST} (silent past its timeout: its offline slots were
+     * taken back and run elsewhere, its online ones are kept for it) or {@link #BACK} (registered
+     * again).
+     */
+    public record NodeState(String node, String state) {
+        public static final String LOST = "lost";
+        public static final String BACK = "back";
+
+        public NodeState {
+            Objects.requireNonNull(node, "node");
+            if (!LOST.equals(state) && !BACK.equals(state)) {
+                throw new IllegalArgumentException("a node's state is '" + LOST + "' or '" + BACK + "', got " + state);
+            }
+        }
+    }
 
     /**
      * {@code unit} holds {@code slots} slots on {@code node} (0: none any more); the node's agent
@@ -38,6 +63,7 @@ public record Hint(List<Placement> placements, List<Exit> exits) implements Mess
     public Hint {
         placements = List.copyOf(placements);
         exits = List.copyOf(exits);
+        nodes = List.copyOf(nodes);
     }
 
     @Override

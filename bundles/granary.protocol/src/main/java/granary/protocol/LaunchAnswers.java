@@ -15,6 +15,7 @@ import java.util.OptionalInt;
 public final class LaunchAnswers {
 
     private static final String RUNNING = " is already running";
+    private static final String PLANNED = " is already planned and waiting for its cap";
     private static final String ENDED = " already ended with exit code ";
 
     private LaunchAnswers() {
@@ -31,9 +32,17 @@ public final class LaunchAnswers {
                 + " s ago; it is not started again (a new run takes a new slot)", null, (long) code);
     }
 
-    /** True if one of {@code problems} says the slot's worker is already running. */
+    /** The problem for a launch of a slot the agent took already and keeps until its cap arrives. */
+    public static Problem planned(String subject, String field, UnitId unit, int slot) {
+        return Problem.of(subject, field, "slot " + slot + " of unit " + unit + PLANNED);
+    }
+
+    /**
+     * True if one of {@code problems} says the slot's worker is already running, or taken and
+     * waiting for its cap (it starts when the cap arrives): either way the agent has the launch.
+     */
     public static boolean running(List<Problem> problems) {
-        return problems.stream().anyMatch(p -> p.message() != null && p.message().contains(RUNNING));
+        return problems.stream().anyMatch(p -> p.message() != null && (p.message().contains(RUNNING) || p.message().contains(PLANNED)));
     }
 
     /** The exit code one of {@code problems} says the slot's worker ended with, if one says so. */

@@ -62,13 +62,14 @@ final class MessageReader {
     }
 
     private Heartbeat heartbeat(JsonObject o, String p) {
-        known(o, p, "started", "exited", "capacity");
+        known(o, p, "started", "exited", "capacity", "uncapped");
         List<Heartbeat.Worker> started = list(o, "started", p, this::worker);
         List<Heartbeat.Exit> exited = list(o, "exited", p, (e, at) -> object(e, at, x ->
                 new Heartbeat.Exit(unit(x, at), count(x, "slot", at), json.int32(x, "exitCode", at, null)),
                 "unit", "slot", "exitCode"));
         Resources capacity = resources(o, "capacity", p, false);
-        return json.ok() ? new Heartbeat(started, exited, capacity) : null;
+        List<Heartbeat.Worker> uncapped = o.get("uncapped") == null ? List.of() : list(o, "uncapped", p, this::worker);
+        return json.ok() ? new Heartbeat(started, exited, capacity, uncapped) : null;
     }
 
     private Request request(JsonObject o, String p) {
@@ -137,7 +138,7 @@ final class MessageReader {
     }
 
     private Hint hint(JsonObject o, String p) {
-        known(o, p, "placements", "exits");
+        known(o, p, "placements", "exits", "nodes");
         List<Hint.Placement> placements = list(o, "placements", p, (e, at) -> object(e, at, x ->
                 new Hint.Placement(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at),
                         json.string(x, "endpoint", at, null)),
@@ -146,16 +147,27 @@ final class MessageReader {
                 new Hint.Exit(unit(x, at), json.string(x, "node", at, null), count(x, "slot", at),
                         json.int32(x, "exitCode", at, null)),
                 "unit", "node", "slot", "exitCode"));
-        return json.ok() ? new Hint(placements, exits) : null;
+        List<Hint.NodeState> nodes = o.get("nodes") == null ? List.of() : list(o, "nodes", p, (e, at) -> object(e, at, x -> {
+            String node = json.string(x, "node", at, null);
+            String state = json.string(x, "state", at, null);
+            if (state != null && !Hint.NodeState.LOST.equals(state) && !Hint.NodeState.BACK.equals(state)) {
+                json.problem(x.get("state"), at + ".state", "expected \"" + Hint.NodeState.LOST + "\" or \""
+                        + Hint.NodeState.BACK + "\", got \"" + state + "\"");
+                return null;
+            }
+            return node == null || state == null ? null : new Hint.NodeState(node, state);
+        }, "node", "state"));
+        return json.ok() ? new Hint(placements, exits, nodes) : null;
     }
 
     private Cap cap(JsonObject o, String p) {
-        known(o, p, "grants", "withdrawals", "full");
+        known(o, p, "grants", "withdrawals", "full", "reason");
         List<Cap.Grant> grants = list(o, "grants", p, this::grant);
         List<Cap.Grant> withdrawals = list(o, "withdrawals", p, this::grant);
         json.field(o, "full", p, true);
         boolean full = json.bool(o, "full", p, false);
-        return json.ok() ? new Cap(grants, withdrawals, full) : null;
+        String reason = o.get("reason") == null ? null : json.string(o, "reason", p, null);
+        return json.ok() ? new Cap(grants, withdrawals, full, reason) : null;
     }
 
     private Plan plan(JsonObject o, String p) {

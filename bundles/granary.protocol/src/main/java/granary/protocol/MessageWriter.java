@@ -32,16 +32,23 @@ final class MessageWriter {
             return request(r);
         }
         if (m instanceof Hint h) {
-            return JsonObject.builder().put("placements", list(h.placements(), p -> JsonObject.builder()
+            JsonObject.Builder o = JsonObject.builder().put("placements", list(h.placements(), p -> JsonObject.builder()
                     .put("unit", unit(p.unit())).put("node", p.node()).put("slots", p.slots())
                     .put("endpoint", p.endpoint()).build()))
                     .put("exits", list(h.exits(), x -> JsonObject.builder().put("unit", unit(x.unit()))
-                            .put("node", x.node()).put("slot", x.slot()).put("exitCode", x.exitCode()).build()))
-                    .build();
+                            .put("node", x.node()).put("slot", x.slot()).put("exitCode", x.exitCode()).build()));
+            if (!h.nodes().isEmpty()) {
+                o.put("nodes", list(h.nodes(), n -> JsonObject.builder().put("node", n.node()).put("state", n.state()).build()));
+            }
+            return o.build();
         }
         if (m instanceof Cap c) {
-            return JsonObject.builder().put("grants", list(c.grants(), MessageWriter::grant))
-                    .put("withdrawals", list(c.withdrawals(), MessageWriter::grant)).put("full", c.full()).build();
+            JsonObject.Builder o = JsonObject.builder().put("grants", list(c.grants(), MessageWriter::grant))
+                    .put("withdrawals", list(c.withdrawals(), MessageWriter::grant)).put("full", c.full());
+            if (c.reason() != null) {
+                o.put("reason", c.reason());
+            }
+            return o.build();
         }
         if (m instanceof Plan p) {
             return JsonObject.builder().put("launches", list(p.launches(), MessageWriter::launch)).build();
@@ -63,6 +70,9 @@ final class MessageWriter {
                         .put("slot", x.slot()).put("exitCode", x.exitCode()).build()));
         if (h.capacity() != null) {
             o.put("capacity", JobCodec.resourcesJson(h.capacity()));
+        }
+        if (!h.uncapped().isEmpty()) {
+            o.put("uncapped", list(h.uncapped(), MessageWriter::worker));
         }
         return o.build();
     }

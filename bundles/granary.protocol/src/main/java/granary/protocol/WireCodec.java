@@ -39,16 +39,24 @@ public final class WireCodec {
 
     /**
      * The newest protocol version this code speaks. Version 3 added a full request's {@code restart}
-     * and a cap grant's {@code launch} (docs/protocol.md, "Versioning"); a message that carries
-     * neither is still sent as version 2, so a peer of this version talks to a version-2 master.
+     * and a cap grant's {@code launch}; version 4 a hint's {@code nodes}, a heartbeat's
+     * {@code uncapped} and a cap's {@code reason} (docs/protocol.md, "Versioning"). A message is sent
+     * as the lowest version that carries it, so a peer of this version talks to an older master as
+     * long as it does not need what came later.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /** The oldest protocol version this code reads. */
     public static final int OLDEST = 2;
 
-    /** The lowest version that carries {@code m}: 3 if it has a restart spec or a launch, else 2. */
+    /** The lowest version that carries {@code m}: 4 for node states, uncapped workers or a cap's reason; 3 for a restart spec or a launch; else 2. */
     public static int versionFor(Message m) {
+        boolean v4 = m instanceof Hint h && !h.nodes().isEmpty()
+                || m instanceof Heartbeat b && !b.uncapped().isEmpty()
+                || m instanceof Cap c && c.reason() != null;
+        if (v4) {
+            return 4;
+        }
         boolean v3 = m instanceof Request r && r.restart() != null
                 || m instanceof Cap c && (launches(c.grants()) || launches(c.withdrawals()))
                 || m instanceof Register r && launches(r.caps());
@@ -129,7 +137,8 @@ public final class WireCodec {
         long sequence = json.integer(o, "sequence", JsonPath.ROOT, null);
         Message message = message(json, o);
         if (message != null && versionFor(message) > version) {
-            json.problem(o.get("message"), "$.message", "carries a restart spec or a launch, which protocol version "
+            json.problem(o.get("message"), "$.message", "carries " + (versionFor(message) == 4
+                    ? "node states, uncapped workers or a cap's reason" : "a restart spec or a launch") + ", which protocol version "
                     + versionFor(message) + " added; the envelope says version " + version);
         }
         long least = message instanceof Ack ? 0 : 1;

@@ -82,11 +82,11 @@ class WireCodecTest {
                         "$.message.placements[0].unit", "expected job/unit, got the string \"ju\""),
                 Arguments.of("sequence 0", envelope("hint", HINT).replace("\"sequence\": 3", "\"sequence\": 0"),
                         "$.sequence", "must be at least 1, got 0"),
-                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 4"),
-                        "$.version", "protocol version 4 is not supported; this master speaks 2 to 3"),
+                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 5"),
+                        "$.version", "protocol version 5 is not supported; this master speaks 2 to 4"),
                 Arguments.of("bad version with fields of its own", envelope("hint", "{\"new\": true}")
                         .replace("\"version\": 2", "\"version\": 1, \"extra\": 1"),
-                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 3"),
+                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 4"),
                 Arguments.of("missing version", envelope("hint", HINT).replace("\"version\": 2,", ""),
                         "$.version", "is missing"),
                 Arguments.of("truncated JSON", envelope("hint", HINT).substring(0, envelope("hint", HINT).length() - 2),
@@ -138,6 +138,23 @@ class WireCodecTest {
         Envelope e = Envelope.of(Samples.JOB_MASTER, 1, 1, restartable);
         assertEquals(3, e.version());
         assertTrue(codec.text(e).startsWith("{\"version\":3,"), codec.text(e));
+        Message nodes = Samples.all().stream().filter(m -> m instanceof Hint h && !h.nodes().isEmpty()).findFirst().orElseThrow();
+        assertEquals(4, Envelope.of(Samples.AGENT, 1, 1, nodes).version());
+    }
+
+    /** What version 4 added is refused in an envelope that says an older version: a reader of that version would not know it. */
+    @Test
+    void versionFourFieldsInAVersionThreeEnvelopeAreRefused() {
+        String input = envelope("hint", "{\"placements\": [], \"exits\": [], \"nodes\": [{\"node\": \"n1\", \"state\": \"lost\"}]}")
+                .replace("\"version\": 2", "\"version\": 3");
+        ProtocolException ex = assertThrows(ProtocolException.class,
+                () -> new WireCodec(Role.JOB_MASTER).decode(input.getBytes(StandardCharsets.UTF_8), "master m"));
+        assertTrue(ex.problems().get(0).message().contains("which protocol version 4 added"), ex.getMessage());
+        String badState = envelope("hint", "{\"placements\": [], \"exits\": [], \"nodes\": [{\"node\": \"n1\", \"state\": \"gone\"}]}")
+                .replace("\"version\": 2", "\"version\": 4");
+        ProtocolException bad = assertThrows(ProtocolException.class,
+                () -> new WireCodec(Role.JOB_MASTER).decode(badState.getBytes(StandardCharsets.UTF_8), "master m"));
+        assertTrue(bad.problems().get(0).message().contains("expected \"lost\" or \"back\", got \"gone\""), bad.getMessage());
     }
 
     @Test
@@ -162,12 +179,12 @@ class WireCodecTest {
 
     @Test
     void badVersionKeepsBothVersionsAsFields() {
-        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 4");
+        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 5");
         Problem p = assertThrows(ProtocolException.class,
                 () -> new WireCodec(Role.AGENT).decode(input.getBytes(StandardCharsets.UTF_8), "master m")).problems().get(0);
-        assertEquals("protocol version 4 is not supported; this agent speaks 2 to 3", p.message());
-        assertEquals(3L, p.limit());
-        assertEquals(4L, p.value());
+        assertEquals("protocol version 5 is not supported; this agent speaks 2 to 4", p.message());
+        assertEquals(4L, p.limit());
+        assertEquals(5L, p.value());
     }
 
     @Test

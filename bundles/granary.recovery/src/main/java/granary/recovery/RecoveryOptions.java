@@ -10,8 +10,19 @@ import java.util.Objects;
  *               window, the master starts serving at once with nothing to recover
  * @param settle the window closes early once every peer some report names has reported and no
  *               new peer has reported for this long
+ * @param keepOfflineOfAbsent keep the offline caps of a job master that did not report within the
+ *               window, in its mock job, as for online ones. Off by default, as §12 of the
+ *               specification says ("a job master that did not report: its grants are dropped; it gets
+ *               the revocation when it returns"): nobody plans into those slots while it is away, and
+ *               its tasks may run again anyway. On: its running tasks go on and keep their slots, at
+ *               the price of slots held idle until it returns (docs/recovery.md, case 11)
  */
-public record RecoveryOptions(Duration window, Duration settle) {
+public record RecoveryOptions(Duration window, Duration settle, boolean keepOfflineOfAbsent) {
+
+    /** Options that drop the offline caps of absent job masters (the default). */
+    public RecoveryOptions(Duration window, Duration settle) {
+        this(window, settle, false);
+    }
 
     public RecoveryOptions {
         Objects.requireNonNull(window, "window");

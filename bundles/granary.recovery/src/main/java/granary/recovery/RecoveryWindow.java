@@ -254,6 +254,12 @@ public final class RecoveryWindow {
                     dropped.add(new Dropped(g.unit(), node, g.slots(), g.jobMaster(), g.online(),
                             "job " + job + " is run by job master " + owner + ", not " + g.jobMaster()));
                     continue;
+                } else if (!g.online() && !options.keepOfflineOfAbsent()) {
+                    // §12 case 11: the offline grants of a job master that did not report are dropped;
+                    // it gets the revocation when it returns (docs/recovery.md)
+                    dropped.add(new Dropped(g.unit(), node, g.slots(), g.jobMaster(), false, "job master " + g.jobMaster()
+                            + " did not report within the recovery window: its offline slots are dropped"));
+                    continue;
                 } else {
                     String mockOwner = mockOwners.putIfAbsent(job, g.jobMaster());
                     if (mockOwner != null && !mockOwner.equals(g.jobMaster())) {

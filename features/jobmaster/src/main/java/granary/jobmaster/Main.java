@@ -1,12 +1,19 @@
 package granary.jobmaster;
 
+import granary.api.model.Clock;
 import granary.api.model.InvalidRequestException;
 import granary.client.JobMasterClient;
+import granary.protocol.disk.Disk;
+import granary.protocol.disk.FileDisk;
+import granary.protocol.link.HttpTransport;
 import granary.protocol.link.LinkException;
+import granary.protocol.link.ThreadLoop;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -45,73 +52,100 @@ public final class Main {
         } catch (IllegalArgumentException ex) {
             return fail(err, BAD_OPTIONS, ex.getMessage() + " (see --help)");
         }
+        options = options.withConnectPatience(s.patience());
         if (s.restartable() != null) {
             options = options.withRestart(SelfRestart.spec(s.restartable(), args));
         }
-        SampleJobMaster jm = new SampleJobMaster(s, out);
-        try {
-            jm.job(s.tasks()); // checks the job id, group and slot before anything is sent
-        } catch (InvalidRequestException ex) {
-            return fail(err, BAD_OPTIONS, ex.getMessage() + " (see --help)");
+        Disk state = s.state() == null ? null : new FileDisk(s.state());
+        if (state != null) {
+            options = options.withHints(state);
         }
-        // The job goes with the first full request: a restarted job master resumes it, never cancels it.
-        try (JobMasterClient client = JobMasterClient.connect(s.masters(), s.id(), token,
-                System.currentTimeMillis(), options, jm, java.util.List.of(jm.job(s.tasks())))) {
-            jm.start(client);
-            java.util.concurrent.ScheduledExecutorService verifier = verifier(jm, s);
-            SampleJobMaster.Outcome o;
-            try {
-                o = await(jm, s);
-            } finally {
-                if (verifier != null) {
-                    verifier.shutdownNow();
+        ThreadLoop loop = new ThreadLoop("granary-jobmaster " + s.id(), Clock.system(),
+                ex -> line(err, "granary-jobmaster: internal error: " + ex));
+        try {
+            return run(s, token, options, loop, state, out, err);
+        } finally {
+            loop.close();
+        }
+    }
+
+    private static int run(Settings s, String token, JobMasterClient.Options options, ThreadLoop loop, Disk state,
+                           PrintStream out, PrintStream err) {
+        SampleJobMaster jm = new SampleJobMaster(s, loop, state, l -> line(out, l), l -> line(err, l));
+        JobMasterClient client;
+        try {
+            loop.call(() -> {
+                try {
+                    jm.load();  // checks the progress of a previous life; the job's id, group and slot are checked here too
+                    jm.jobs();
+                } catch (IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
                 }
-            }
-            if (o.code() == TIMED_OUT) {
-                cancelQuietly(client, s.job());
-            }
-            return o.message() == null ? o.code() : fail(err, o.code(), o.message());
-        } catch (LinkException ex) {
+                return null;
+            }, Duration.ofSeconds(30));
+            JobMasterClient.Options o = options;
+            client = loop.call(() -> JobMasterClient.start(s.masters(), s.id(), token, System.currentTimeMillis(), o, jm,
+                    jm.jobs(), loop, new HttpTransport(o.link().requestTimeout(), null)), Duration.ofSeconds(30));
+        } catch (IllegalArgumentException ex) {
+            return fail(err, BAD_OPTIONS, ex.getMessage() + " (see --help)");
+        } catch (java.io.UncheckedIOException ex) {
+            return fail(err, BAD_OPTIONS, "option --state: cannot read " + s.state() + ": " + ex.getCause().getMessage());
+        } catch (TimeoutException ex) {
+            return fail(err, UNREACHABLE, "the job master's loop did not start");
+        }
+        try {
+            client.connected().get();
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return fail(err, UNREACHABLE, "interrupted while connecting");
+        } catch (ExecutionException ex) {
+            client.close();
+            return connectFailed(s, ex.getCause(), err);
+        }
+        loop.execute(() -> jm.start(client));
+        SampleJobMaster.Outcome o = await(jm, s, loop);
+        loop.execute(jm::stop);
+        if (o.code() == TIMED_OUT) {
+            cancelQuietly(client, s.job());
+        }
+        if (state != null && (o.code() == SUCCEEDED || o.code() == TASKS_FAILED)) {
+            loop.execute(() -> jm.forgetProgress(state)); // the job is over: a later run of it starts afresh
+        }
+        client.close();
+        return o.message() == null ? o.code() : fail(err, o.code(), o.message());
+    }
+
+    private static int connectFailed(Settings s, Throwable why, PrintStream err) {
+        if (why instanceof InvalidRequestException ex) {
+            return fail(err, JOB_REFUSED, "the master refused job " + s.job() + ": " + ex.getMessage());
+        }
+        if (why instanceof LinkException ex) {
             return switch (ex.kind()) {
                 case UNAUTHORIZED -> fail(err, TOKEN_REFUSED, "the master refused the token of job-master/" + s.id()
                         + " from " + s.tokenFile() + ": " + ex.getMessage());
-                case UNREACHABLE -> fail(err, UNREACHABLE, "the master at " + masters(s) + " is unreachable: " + ex.getMessage());
                 case FENCED -> fail(err, FENCED, "job master " + s.id() + " was started again elsewhere: " + ex.getMessage());
-                default -> fail(err, UNREACHABLE, "the master at " + masters(s) + " does not answer as a Granary master: " + ex.getMessage());
+                default -> fail(err, UNREACHABLE, "the master at " + masters(s) + " is unreachable: " + ex.getMessage());
             };
-        } catch (InvalidRequestException ex) {
-            return fail(err, JOB_REFUSED, "the master refused job " + s.job() + ": " + ex.getMessage());
         }
+        return fail(err, UNREACHABLE, "cannot connect to the master at " + masters(s) + ": " + why);
     }
 
-    /** Calls {@link SampleJobMaster#verify} every {@code --verify} seconds on a daemon thread; null with {@code --verify=0}. */
-    private static java.util.concurrent.ScheduledExecutorService verifier(SampleJobMaster jm, Settings s) {
-        if (s.verify().isZero()) {
-            return null;
-        }
-        java.util.concurrent.ScheduledExecutorService e = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "granary-jobmaster-verify");
-            t.setDaemon(true);
-            return t;
-        });
-        long every = s.verify().toMillis();
-        e.scheduleWithFixedDelay(() -> {
-            try {
-                jm.verify();
-            } catch (RuntimeException ex) {
-                System.err.println("granary-jobmaster: verifying the running workers failed: " + ex + " (trying again)");
-            }
-        }, every, every, TimeUnit.MILLISECONDS);
-        return e;
-    }
-
-    private static SampleJobMaster.Outcome await(SampleJobMaster jm, Settings s) {
+    private static SampleJobMaster.Outcome await(SampleJobMaster jm, Settings s, ThreadLoop loop) {
+        CompletableFuture<SampleJobMaster.Outcome> f = jm.outcome();
         try {
-            return s.timeout().isZero() ? jm.outcome().get() : jm.outcome().get(s.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            return s.timeout().isZero() ? f.get() : f.get(s.timeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException ex) {
-            TaskBoard b = jm.board();
+            String state;
+            try {
+                state = loop.call(() -> {
+                    TaskBoard b = jm.board();
+                    return "done " + b.succeeded() + "/" + b.size() + ", running " + b.running() + ", failed " + b.failed().size();
+                }, Duration.ofSeconds(5));
+            } catch (TimeoutException busy) {
+                state = "its state unknown";
+            }
             return new SampleJobMaster.Outcome(TIMED_OUT, "job " + s.job() + " did not finish within " + s.timeout().toSeconds()
-                    + " s (done " + b.succeeded() + "/" + b.tasks() + ", running " + b.running() + ", failed " + b.failed().size() + ")");
+                    + " s (" + state + ")");
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return new SampleJobMaster.Outcome(TIMED_OUT, "interrupted while waiting for job " + s.job());
@@ -132,10 +166,13 @@ public final class Main {
         }
     }
 
+    /** Cancels the job, waiting at most 5 s: the master may be gone. */
     private static void cancelQuietly(JobMasterClient client, String job) {
         try {
-            client.cancel(job);
-        } catch (RuntimeException ex) {
+            client.cancel(job).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException ex) {
             // best effort: the master may be gone
         }
     }
@@ -145,9 +182,15 @@ public final class Main {
         return s.masters().stream().map(URI::toString).collect(java.util.stream.Collectors.joining(","));
     }
 
+    private static void line(PrintStream p, String line) {
+        synchronized (p) {
+            p.println(line);
+            p.flush();
+        }
+    }
+
     private static int fail(PrintStream err, int code, String message) {
-        err.println("granary-jobmaster: " + message);
-        err.flush();
+        line(err, "granary-jobmaster: " + message);
         return code;
     }
 }

@@ -2,107 +2,158 @@ package granary.jobmaster;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.model.JobSpec;
+import granary.api.model.Problem;
 import granary.api.model.UnitId;
 import granary.api.model.UnitKind;
 import granary.api.model.UnitSpec;
 import granary.client.JobMasterClient;
 import granary.client.Listener;
+import granary.protocol.Heartbeat;
+import granary.protocol.Hint;
+import granary.protocol.LaunchAnswers;
 import granary.protocol.Plan;
+import granary.protocol.disk.Disk;
 import granary.protocol.link.LinkException;
-import java.io.PrintStream;
-import java.util.ArrayDeque;
+import granary.protocol.link.Loop;
+import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Runs one job of N tasks: as the master grants slots of its unit {@code tasks} it sends the
  * agents plans (task i runs {@code /bin/sh -c CMD}; the sample uses a shell, the protocol runs
- * none), hears each task's exit, re-runs failed tasks while retries are left (one more slot wanted
- * each time), and gives back slots it has no task for. Every callback runs on the client's event
- * thread, so the state here needs no locks; {@link #outcome()} is how the main thread waits.
+ * none), hears each task's end, runs failed tasks again while retries are left (one more slot wanted
+ * each time), and gives back slots it has no task for. With {@code --online=N} the job has a second
+ * unit {@code service} of kind ONLINE and N slots: service worker i runs {@code --online-command},
+ * is started again when it ends, and the whole job is cancelled (the service stopped) once the batch
+ * tasks are done.
  *
- * <p>With {@code --online=N} the job has a second unit {@code service} of kind ONLINE and N slots:
- * service worker i runs {@code --online-command} in slot i, is started again when it exits, and the
- * whole job is cancelled (the service stopped) once the batch tasks are done. A launch the agent
- * refuses because that slot of the unit "is already running" (a job master that restarted and
- * does not know its workers) adopts the running worker instead of launching it again.
+ * <p>A state machine on the client's loop (docs/recovery.md, "One agent, one job master client"):
+ * every callback runs there, so nothing here is locked, and the conformance kit runs this very class
+ * on its simulated world.
  *
- * <p><b>Exits that never arrive.</b> A worker's exit travels agent → master → job master; an exit
- * the master accepted and then died with, or one that happened while the worker's agent was dead,
- * never reaches the job master, which would wait for it forever. So every {@code --verify} seconds
- * (and from a thread of its own: every entry point here is synchronized) the job master asks the
- * agents about the tasks it believes running for at least that long — and, after the master
- * restarted, about its service workers — with the launch it would send anyway: "already running"
- * confirms one; a launch the agent accepts re-runs one whose exit was lost; a refusal (its slot is
- * gone) puts the task back in line (docs/recovery.md, "Exits that never arrive"). A task may thus
- * run twice; it is never lost.
+ * <p><b>Recovery</b> (docs/recovery.md): every run of a task takes a slot of its own
+ * ({@link TaskBoard}); the progress is written to disk before every launch and after every end
+ * ({@link Progress}), so a job master started again goes on where the last one stopped; a task it is
+ * not sure about is asked about by sending its launch again: the agent answers that it runs, that it
+ * ended (and how), or starts it if it never heard of it. Every {@code --verify} seconds the tasks
+ * believed running for that long are asked about this way — exits can be lost with a master that
+ * dies holding them — but only while a master answers: with no master nobody re-launches anything.
+ * A worker its agent stopped ({@link Heartbeat#STOPPED}: a withdrawn cap), one whose node was
+ * declared lost, or one whose end nobody recorded runs again without being charged a retry. A master
+ * that is away (unreachable, 401 while it restarts with another secret, 503 while a standby takes
+ * over) is waited for up to {@code --patience}, saying so.
  */
-final class SampleJobMaster implements Listener {
+public final class SampleJobMaster implements Listener {
 
-    static final String UNIT = "tasks";
-    static final String SERVICE = "service";
-    /** The exit code an agent reports for a worker whose end it saw but whose code it cannot know (docs/protocol.md). */
-    static final int EXIT_UNKNOWN = -2;
-    /** The exit code of a worker its agent stopped because its cap went down (docs/protocol.md): it releases nothing. */
-    static final int STOPPED_BY_AGENT = -15;
+    public static final String UNIT = "tasks";
+    public static final String SERVICE = "service";
+    private static final Pattern LAUNCH_INDEX = Pattern.compile("\\$\\.message\\.launches\\[(\\d+)\\]");
 
     /** How the run ended: the process exit code and, for failures, a one-line message. */
-    record Outcome(int code, String message) {
+    public record Outcome(int code, String message) {
     }
 
-    private record Node(String endpoint, int slots) {
+    private record Held(String endpoint, int slots) {
     }
 
     private final Settings settings;
-    private final PrintStream out;
+    private final Loop loop;
+    private final Progress progress;
+    private final Consumer<String> out;
+    private final Consumer<String> err;
     private final UnitId unit;
-    private final TaskBoard board;
-    private final Map<String, Node> nodes = new TreeMap<>();
     private final UnitId service;
-    private final Map<String, Node> serviceNodes = new TreeMap<>();
-    private final Deque<Integer> serviceWaiting = new ArrayDeque<>();
-    private final Map<Integer, String> serviceRunning = new HashMap<>();
-    /** When each running task and service worker was launched (nanoTime), for {@link #verify}. */
+    private TaskBoard board;
+    private TaskBoard services;
+    private final Map<String, Held> nodes = new TreeMap<>();
+    private final Map<String, Held> serviceNodes = new TreeMap<>();
+    /** Each node's agent endpoint as last heard, kept when no slot is held there any more: its agent still knows. */
+    private final Map<String, String> endpoints = new HashMap<>();
+    /** When each running task and service worker was launched (loop ms); absent: to ask about at the next verification. */
     private final Map<Integer, Long> taskSince = new HashMap<>();
     private final Map<Integer, Long> serviceSince = new HashMap<>();
     /**
-     * Each node's agent endpoint as last heard, kept when the job master holds no slot there any more:
-     * a worker believed running on such a node is asked about all the same (the agent knows).
-     */
-    private final Map<String, String> endpoints = new HashMap<>();
-    /**
-     * Service workers are asked about only after the master restarted (their exits may have died with
-     * it), not every time: an agent that restarted does not know the workers it left running, and a
-     * launch would start a second copy of a service beside its orphan. Batch tasks are asked about
-     * every time: a task run twice is a waste, a task lost is a job that never ends.
+     * Service workers are asked about only after a restart (the master's, or this job master's),
+     * not every time: a service is not something to start twice on a guess.
      */
     private boolean servicesToVerify;
     private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-    private volatile JobMasterClient client;
-    private long unreachableSince;
+    private JobMasterClient client;
+    private long troubleSince = -1;
+    private Loop.Timer verifyTimer = Loop.NONE;
+    private boolean finishing;
+    /**
+     * Ends learned from an agent before the master's hint: node#slot. Until the hint's exit comes
+     * (the master released the slot) such a slot is not free to launch into: the master has not
+     * given it back yet. A master that restarted rebuilt without it (cleared on a re-sync).
+     */
+    private final java.util.Set<String> knownEnds = new java.util.HashSet<>();
 
-    SampleJobMaster(Settings settings, PrintStream out) {
+    /**
+     * @param state where the progress is kept (and found after a restart), or null: in memory only
+     */
+    public SampleJobMaster(Settings settings, Loop loop, Disk state, Consumer<String> out, Consumer<String> err) {
         this.settings = settings;
+        this.loop = loop;
+        this.progress = state == null ? null : new Progress(state);
         this.out = out;
+        this.err = err;
         this.unit = new UnitId(settings.job(), UNIT);
-        this.board = new TaskBoard(settings.tasks(), settings.retries());
         this.service = new UnitId(settings.job(), SERVICE);
-        for (int i = 0; i < settings.online(); i++) {
-            serviceWaiting.add(i);
+        this.board = new TaskBoard(settings.tasks(), settings.retries());
+        this.services = new TaskBoard(settings.online(), Integer.MAX_VALUE);
+    }
+
+    /**
+     * Reads the progress a previous life left, if any (a damaged file is moved aside and the run
+     * starts over). Call before {@link #jobs()}.
+     *
+     * @throws IllegalArgumentException the progress is of another job (its id or sizes differ)
+     */
+    public void load() throws IOException {
+        if (progress == null) {
+            return;
         }
+        Progress.Loaded l = progress.load(loop.now());
+        if (l.damage() != null) {
+            say("progress-damaged file=" + progress.where() + " problem=" + l.damage() + " moved-to=" + l.movedTo()
+                    + " (starting over: finished tasks may run again)");
+            return;
+        }
+        Progress.State s = l.state();
+        if (s == null) {
+            return;
+        }
+        if (!settings.job().equals(s.job()) || s.tasks().size() != settings.tasks() || s.services().size() != settings.online()) {
+            throw new IllegalArgumentException("option --state: " + progress.where() + " holds the progress of job " + s.job()
+                    + " with " + s.tasks().size() + " tasks and " + s.services().size() + " service slots, not of job "
+                    + settings.job() + " with " + settings.tasks() + " and " + settings.online()
+                    + "; give another --state, or remove it to start over");
+        }
+        board = TaskBoard.of(settings.retries(), s.tasks());
+        services = TaskBoard.of(Integer.MAX_VALUE, s.services());
+        servicesToVerify = true;
+        say("resumed job=" + settings.job() + " done=" + board.succeeded() + "/" + board.size() + " running="
+                + board.running() + " failed=" + board.failed().size() + " (from " + progress.where() + ")");
     }
 
-    /** The job as submitted: one unit of {@code desired} slots (and the service unit with {@code --online}). */
-    JobSpec job(int desired) {
-        return job(desired, settings.online());
+    /** The job as the first full request must say it: the tasks not finished, and the service. */
+    public List<JobSpec> jobs() {
+        return List.of(job(board.unfinished(), settings.online()));
     }
 
-    private JobSpec job(int desired, int svc) {
+    /** The job with {@code desired} task slots and {@code svc} service slots. */
+    JobSpec job(int desired, int svc) {
         UnitSpec u = UnitSpec.builder(UNIT).slot(settings.slot()).desired(desired).build();
         if (settings.online() == 0) {
             return new JobSpec(settings.job(), settings.group(), settings.user(), 0, false, List.of(u));
@@ -112,16 +163,20 @@ final class SampleJobMaster implements Listener {
         return new JobSpec(settings.job(), settings.group(), settings.user(), 0, false, List.of(s, u));
     }
 
-    /** Submits the job through {@code c}; from here on the callbacks drive the run. */
-    synchronized void start(JobMasterClient c) {
+    /** Starts running the job through {@code c} (connected, with {@link #jobs()} in its first request); on the loop. */
+    public void start(JobMasterClient c) {
         client = c;
-        c.submit(job(settings.tasks()));
         say("submitted job=" + settings.job() + " tasks=" + settings.tasks()
                 + (settings.online() > 0 ? " online=" + settings.online() : ""));
+        if (board.complete()) {
+            finish();
+            return;
+        }
+        scheduleVerify();
         fill(); // slots the master granted the job of the first request before this client was handed over
     }
 
-    CompletableFuture<Outcome> outcome() {
+    public CompletableFuture<Outcome> outcome() {
         return outcome;
     }
 
@@ -129,382 +184,484 @@ final class SampleJobMaster implements Listener {
         return board;
     }
 
-    // --- callbacks --------------------------------------------------------------------------
+    /** Where the batch stands, in words: {@code done=D/N running=R failed=F}. */
+    public String status() {
+        return "done=" + board.succeeded() + "/" + board.size() + " running=" + board.running() + " failed=" + board.failed().size();
+    }
+
+    /** Stops its timer (the process ends). */
+    public void stop() {
+        verifyTimer.cancel();
+    }
+
+    // --- callbacks (on the client's loop) -----------------------------------------------------------
 
     @Override
-    public synchronized void placementChanged(UnitId u, String node, String endpoint, int oldSlots, int newSlots) {
-        Map<String, Node> m = u.equals(unit) ? nodes : u.equals(service) ? serviceNodes : null;
+    public void placementChanged(UnitId u, String node, String endpoint, int oldSlots, int newSlots) {
+        Map<String, Held> m = u.equals(unit) ? nodes : u.equals(service) ? serviceNodes : null;
         if (m == null) {
             return;
         }
         if (newSlots == 0) {
             m.remove(node);
         } else {
-            m.put(node, new Node(endpoint, newSlots));
-            endpoints.put(node, endpoint);
+            m.put(node, new Held(endpoint, newSlots));
+            if (!endpoint.isEmpty()) {
+                endpoints.put(node, endpoint);
+            }
         }
         fill();
     }
 
     @Override
-    public synchronized void workerExited(UnitId u, String node, int slot, int exitCode) {
+    public void workerExited(UnitId u, String node, int slot, int exitCode) {
         if (u.equals(service)) {
-            serviceExited(node, slot, exitCode);
+            serviceEnded(node, slot, exitCode);
+        } else if (u.equals(unit)) {
+            taskEnded(node, slot, exitCode);
+        }
+    }
+
+    @Override
+    public void nodeChanged(String node, String state) {
+        say("node node=" + node + " state=" + state);
+        if (!Hint.NodeState.LOST.equals(state) || done()) {
             return;
         }
-        if (!u.equals(unit)) {
-            return;
+        // Its offline slots were taken back and are granted again elsewhere: the tasks there run
+        // again (not charged a retry). Its service slots are kept for it: the workers there go on.
+        int lost = 0;
+        for (Map.Entry<Integer, String> e : board.runningWorkers().entrySet()) {
+            if (node.equals(e.getValue())) {
+                board.lost(e.getKey());
+                taskSince.remove(e.getKey());
+                lost++;
+                say("lost task=" + e.getKey() + " node=" + node + " (its node was declared lost; it runs again elsewhere)");
+            }
         }
-        if (exitCode == EXIT_UNKNOWN && node.equals(board.nodeOf(slot))) {
-            // its agent could not learn the exit code (the task ended while the agent was down, or
-            // the agent adopted it after a restart): whether it succeeded is unknown, so it runs
-            // again, and that is not one of its retries
-            board.lost(slot);
-            taskSince.remove(slot);
-            say("lost task=" + slot + " node=" + node + " (its exit code is unknown to its agent, which restarted): it runs again");
-            wantMore(unit, 1);
+        if (lost > 0) {
+            save();
             progress();
             fill();
-            return;
         }
-        TaskBoard.Result r = board.ended(slot, node, exitCode);
-        if (r == TaskBoard.Result.UNKNOWN) {
-            // An exit for no task running there: a task that verification ran again before its first
-            // exit came, late. Its slot was released and the unit's desire lowered all the same (any
-            // exit but an agent's stop does that): ask for it again, or a waiting task never gets one.
-            if (exitCode != STOPPED_BY_AGENT && board.waiting() > 0) {
-                wantMore(unit, 1);
-                fill();
-            }
-            return;
-        }
-        taskSince.remove(slot);
-        say("finished task=" + slot + " node=" + node + " code=" + exitCode);
-        if (r == TaskBoard.Result.RETRY) {
-            say("retry task=" + slot + " attempt=" + (board.attempts(slot) + 1) + "/" + (settings.retries() + 1));
-            wantMore(unit, 1);
-        }
-        progress();
-        if (board.complete()) {
-            List<Integer> failed = board.failed();
-            finish(failed.isEmpty() ? new Outcome(0, null) : new Outcome(1, "job " + settings.job() + ": "
-                    + failed.size() + " of " + board.tasks() + " tasks failed (tasks " + failed + ")"));
-            return;
-        }
+    }
+
+    @Override
+    public void resynced(long masterIncarnation) {
+        say("resynced master-incarnation=" + masterIncarnation + " running=" + board.running());
+        knownEnds.clear(); // a new master's full hint says what the units hold
+        servicesToVerify = true;
+        troubleSince = -1;
         fill();
     }
 
     @Override
-    public synchronized void resynced(long masterIncarnation) {
-        say("resynced master-incarnation=" + masterIncarnation + " running=" + board.running());
-        servicesToVerify = true;
-    }
-
-    @Override
-    public synchronized void linkFailed(LinkException failure) {
-        if (failure.kind() == LinkException.Kind.UNAUTHORIZED) {
-            outcome.complete(new Outcome(Main.TOKEN_REFUSED, "the master refused the token of job-master/" + settings.id()
-                    + ": " + failure.getMessage()));
-            return;
-        }
-        long now = System.nanoTime();
-        if (unreachableSince == 0) {
-            unreachableSince = now;
-            System.err.println("granary-jobmaster: " + failure.getMessage() + " (trying again)");
-        } else if (now - unreachableSince > settings.patience().toNanos()) {
-            outcome.complete(new Outcome(Main.UNREACHABLE, "the master at " + Main.masters(settings) + " was unreachable for "
+    public void linkFailed(LinkException failure) {
+        long now = loop.now();
+        if (troubleSince < 0) {
+            troubleSince = now;
+            err.accept("granary-jobmaster: " + failure.getMessage() + " (riding it out for up to "
+                    + settings.patience().toSeconds() + " s, --patience)");
+        } else if (now - troubleSince > settings.patience().toMillis() && !outcome.isDone()) {
+            boolean token = failure.kind() == LinkException.Kind.UNAUTHORIZED;
+            complete(new Outcome(token ? Main.TOKEN_REFUSED : Main.UNREACHABLE, (token ? "the master refused the token of job-master/"
+                    + settings.id() : "the master at " + Main.masters(settings) + " was unreachable") + " for "
                     + settings.patience().toSeconds() + " s: " + failure.getMessage()));
         }
     }
 
+    @Override
+    public void linkRestored() {
+        troubleSince = -1;
+    }
+
     /** The master started this job master again elsewhere (it is restartable): this one must stop. */
     @Override
-    public synchronized void fenced(LinkException why) {
+    public void fenced(LinkException why) {
         say("fenced " + why.getMessage());
-        outcome.complete(new Outcome(Main.FENCED, "job master " + settings.id() + " was declared lost and started again elsewhere;"
+        complete(new Outcome(Main.FENCED, "job master " + settings.id() + " was declared lost and started again elsewhere;"
                 + " this incarnation exits: " + why.getMessage()));
     }
 
-    @Override
-    public synchronized void linkRestored() {
-        unreachableSince = 0;
-    }
+    // --- ends ---------------------------------------------------------------------------------------
 
-    /** A service worker ended: it is started again (a service runs until the job is done). */
-    private void serviceExited(String node, int slot, int exitCode) {
-        if (!node.equals(serviceRunning.get(slot)) || outcome.isDone()) {
+    private void taskEnded(String node, int slot, int code) {
+        if (done()) {
             return;
         }
-        serviceRunning.remove(slot);
-        serviceSince.remove(slot);
-        serviceWaiting.add(slot);
-        say("service-exited slot=" + slot + " node=" + node + " code=" + exitCode);
-        wantMore(service, 1);
+        if (!board.isCurrent(slot, node)) {
+            boolean known = knownEnds.remove(node + "#" + slot);
+            if (board.succeededEarlier(slot, code)) {
+                // an earlier run of a task that was started again (its end was in doubt) succeeded: it is done
+                say("finished task=" + board.workerOf(slot) + " node=" + node + " slot=" + slot + " code=0 (an earlier run)");
+                save();
+                progress();
+                if (board.complete()) {
+                    finish();
+                    return;
+                }
+            }
+            // A late or repeated end. Unless it stopped (its slot went with the cap) or its end was known
+            // already from its agent, the master released a slot and lowered the unit's desire for it:
+            // ask again, or a waiting task never gets one.
+            if (!known && code != Heartbeat.STOPPED && board.waiting() > 0) {
+                wantMore(unit, 1);
+            }
+            fill();
+            return;
+        }
+        int t = board.workerOf(slot);
+        taskSince.remove(t);
+        if (code == Heartbeat.STOPPED || code == Heartbeat.EXIT_UNKNOWN) {
+            // Stopped by its agent (its slot was taken back with the cap), or ended while nobody
+            // watched: whether it succeeded is unknown; it runs again and that is not a retry.
+            board.lost(t);
+            say("lost task=" + t + " node=" + node + " slot=" + slot + " code=" + code + " (stopped by its agent, or its end"
+                    + " was not recorded): it runs again");
+            if (code == Heartbeat.EXIT_UNKNOWN) {
+                wantMore(unit, 1); // the master released its slot and lowered the desire, as for any end but a stop
+            }
+        } else {
+            TaskBoard.Result r = board.ended(slot, node, code);
+            say("finished task=" + t + " node=" + node + " slot=" + slot + " code=" + code);
+            if (r == TaskBoard.Result.RETRY) {
+                say("retry task=" + t + " attempt=" + (board.attempts(t) + 1) + "/" + (settings.retries() + 1));
+                wantMore(unit, 1);
+            }
+        }
+        save();
+        progress();
+        if (board.complete()) {
+            finish();
+        } else {
+            fill();
+        }
+    }
+
+    /** A service worker ended: it is started again in a new slot (a service runs until the job is done). */
+    private void serviceEnded(String node, int slot, int code) {
+        if (done() || finishing || !services.isCurrent(slot, node)) {
+            return;
+        }
+        int s = services.workerOf(slot);
+        services.lost(s);
+        serviceSince.remove(s);
+        say("service-exited service=" + s + " node=" + node + " slot=" + slot + " code=" + code);
+        if (code != Heartbeat.STOPPED) {
+            wantMore(service, 1);
+        }
+        save();
         fill();
     }
 
     /** The job is done: with a service, the job is cancelled (its workers stopped) before the outcome. */
-    private void finish(Outcome o) {
-        if (settings.online() > 0) {
-            try {
-                client.cancel(settings.job());
-                say("cancelled job=" + settings.job() + " service=" + settings.online());
-            } catch (RuntimeException ex) {
-                System.err.println("granary-jobmaster: cannot cancel the service of job " + settings.job() + ": " + ex.getMessage());
-            }
+    private void finish() {
+        if (finishing) {
+            return;
         }
+        finishing = true;
+        List<Integer> failed = board.failed();
+        Outcome o = failed.isEmpty() ? new Outcome(Main.SUCCEEDED, null) : new Outcome(Main.TASKS_FAILED, "job "
+                + settings.job() + ": " + failed.size() + " of " + board.size() + " tasks failed (tasks " + failed + ")");
+        if (settings.online() == 0) {
+            complete(o);
+            return;
+        }
+        client.cancel(settings.job()).whenComplete((v, ex) -> {
+            if (ex == null) {
+                say("cancelled job=" + settings.job() + " service=" + settings.online());
+            } else {
+                err.accept("granary-jobmaster: cannot cancel the service of job " + settings.job() + ": " + cause(ex).getMessage());
+            }
+            complete(o);
+        });
+    }
+
+    private void complete(Outcome o) {
+        verifyTimer.cancel();
         outcome.complete(o);
     }
 
-    // --- verification ------------------------------------------------------------------------
+    private boolean done() {
+        return outcome.isDone();
+    }
 
-    /** What the agent said of a worker the job master believes running. */
-    private enum Probe { RUNNING, RELAUNCHED, GONE, UNKNOWN }
+    // --- asking the agents ---------------------------------------------------------------------------
+
+    private void scheduleVerify() {
+        if (!settings.verify().isZero() && !done()) {
+            verifyTimer = loop.schedule(settings.verify().toMillis(), () -> {
+                verify();
+                scheduleVerify();
+            });
+        }
+    }
 
     /**
-     * Asks the agents about every task and service worker believed running for at least
-     * {@code --verify}; called every {@code --verify} seconds. The agent is asked even where the job
-     * master holds no slots right now (a master re-syncing, or one that released the slot of an exit
-     * it then lost): it is the one that knows what runs on its node.
+     * Asks the agents about every task believed running for at least {@code --verify} (and those
+     * a restart left in doubt) and, after a restart, about the service workers — but only while a
+     * master answers (docs/recovery.md, "Exits that never arrive").
      */
-    synchronized void verify() {
-        if (outcome.isDone() || client == null) {
-            return;
+    void verify() {
+        if (done() || finishing || client == null || !client.masterAnswers()) {
+            return; // with no master answering, nothing is launched again on a guess
         }
-        long oldEnough = System.nanoTime() - settings.verify().toNanos();
-        int lost = 0;
-        for (Map.Entry<Integer, String> e : new TreeMap<>(board.runningTasks()).entrySet()) {
+        long oldEnough = loop.now() - settings.verify().toMillis();
+        for (Map.Entry<Integer, String> e : board.runningWorkers().entrySet()) {
             int t = e.getKey();
             String endpoint = endpoints.get(e.getValue());
-            if (endpoint == null || taskSince.getOrDefault(t, Long.MAX_VALUE) > oldEnough) {
-                continue;
-            }
-            switch (probe(endpoint, taskLaunch(t))) {
-                case RELAUNCHED -> {
-                    taskSince.put(t, System.nanoTime());
-                    say("relaunched task=" + t + " node=" + e.getValue() + " (its exit never reached this job master)");
-                }
-                case GONE -> {
-                    board.lost(t);
-                    taskSince.remove(t);
-                    lost++;
-                    say("lost task=" + t + " node=" + e.getValue() + " (not running and no slot for it there): it waits again");
-                }
-                default -> { }
+            if (endpoint != null && taskSince.getOrDefault(t, Long.MIN_VALUE) <= oldEnough) {
+                int slot = board.slot(t);
+                taskSince.put(t, loop.now());
+                ask(endpoint, e.getValue(), taskLaunch(t, slot), false);
             }
         }
-        if (servicesToVerify && verifyServices(oldEnough)) {
-            servicesToVerify = false;   // every service worker answered for
-        }
-        if (lost > 0) {
-            wantMore(unit, lost);
-            progress();
-        }
-        fill();
-    }
-
-    /** Asks about each service worker; true if every one was asked and the agent answered. */
-    private boolean verifyServices(long oldEnough) {
-        boolean all = true;
-        for (Map.Entry<Integer, String> e : new TreeMap<>(serviceRunning).entrySet()) {
-            int s = e.getKey();
-            String endpoint = endpoints.get(e.getValue());
-            if (endpoint == null || serviceSince.getOrDefault(s, Long.MAX_VALUE) > oldEnough) {
-                all = false;   // asked next time
-                continue;
-            }
-            switch (probe(endpoint, serviceLaunch(s))) {
-                case RELAUNCHED -> {
-                    serviceSince.put(s, System.nanoTime());
-                    say("relaunched service=" + s + " node=" + e.getValue() + " (its exit never reached this job master)");
+        if (servicesToVerify) {
+            boolean all = true;
+            for (Map.Entry<Integer, String> e : services.runningWorkers().entrySet()) {
+                String endpoint = endpoints.get(e.getValue());
+                if (endpoint == null) {
+                    all = false;
+                    continue;
                 }
-                case GONE -> {
-                    serviceRunning.remove(s);
-                    serviceSince.remove(s);
-                    serviceWaiting.add(s);
-                    say("lost service=" + s + " node=" + e.getValue() + ": it waits again");
-                    wantMore(service, 1);
-                }
-                case UNKNOWN -> all = false;
-                case RUNNING -> { }
+                ask(endpoint, e.getValue(), serviceLaunch(e.getKey(), services.slot(e.getKey())), true);
             }
-        }
-        return all;
-    }
-
-    /** The launch the job master would send anyway, as a question: the agent's answer says where the worker is. */
-    private Probe probe(String endpoint, Plan.Launch l) {
-        try {
-            client.launch(endpoint, List.of(l));
-            return Probe.RELAUNCHED;
-        } catch (InvalidRequestException ex) {
-            return alreadyRunning(ex) ? Probe.RUNNING : Probe.GONE;
-        } catch (RuntimeException ex) {
-            return Probe.UNKNOWN; // the agent is unreachable now: ask again next time
+            servicesToVerify = !all;
         }
     }
 
-    // --- work -------------------------------------------------------------------------------
+    /** Sends a launch whose run the job master is not sure of; reads the agent's answer. */
+    private void ask(String endpoint, String node, Plan.Launch l, boolean isService) {
+        client.launch(endpoint, List.of(l)).whenComplete((v, ex) -> {
+            if (ex == null) {
+                say("relaunched " + (isService ? "service" : "task") + "=" + index(l, isService) + " node=" + node + " slot="
+                        + l.slot() + " (its agent did not know it)");
+                return;
+            }
+            answered(node, l, isService, cause(ex), true);
+        });
+    }
+
+    /**
+     * What an agent said of a launch it did not start: it runs (adopted), it ended (its end, as if
+     * the hint had brought it), or something else (it runs again elsewhere). In doubt (no answer):
+     * left as it is, asked about again later.
+     */
+    private void answered(String node, Plan.Launch l, boolean isService, Throwable why, boolean probe) {
+        TaskBoard b = isService ? services : board;
+        if (done() || !b.isCurrent(l.slot(), node)) {
+            return;
+        }
+        int i = b.workerOf(l.slot());
+        String what = (isService ? "service=" : "task=") + i + " node=" + node;
+        if (why instanceof InvalidRequestException ire) {
+            if (LaunchAnswers.running(ire.problems())) {
+                if (!probe || isService) {
+                    say("adopted " + what + " slot=" + l.slot());
+                }
+                return;
+            }
+            OptionalInt ended = LaunchAnswers.endedWith(ire.problems());
+            if (ended.isPresent()) {
+                say("ended " + what + " slot=" + l.slot() + " code=" + ended.getAsInt() + " (its agent kept its end)");
+                if (ended.getAsInt() != Heartbeat.STOPPED) {
+                    // its slot is released when the master hears of the end (a stop's went with its cap)
+                    knownEnds.add(node + "#" + l.slot());
+                }
+                workerExited(isService ? service : unit, node, l.slot(), ended.getAsInt());
+                return;
+            }
+            refused(node, i, isService, ire.getMessage());
+            return;
+        }
+        if (why instanceof LinkException le && le.kind() == LinkException.Kind.UNAUTHORIZED) {
+            refused(node, i, isService, le.getMessage());
+            return;
+        }
+        err.accept("granary-jobmaster: no answer from node " + node + " about " + what + ": " + why.getMessage()
+                + " (asked again later)");
+    }
+
+    /** The agent refused a launch for another reason: the worker waits again, its slot goes back and as many are asked for. */
+    private void refused(String node, int i, boolean isService, String why) {
+        TaskBoard b = isService ? services : board;
+        UnitId u = isService ? service : unit;
+        err.accept("granary-jobmaster: node " + node + " refused " + (isService ? "service " : "task ") + i + ": " + why
+                + "; giving its slot back");
+        b.lost(i);
+        (isService ? serviceSince : taskSince).remove(i);
+        save();
+        give(u, node, 1);
+        wantMore(u, 1);
+    }
+
+    // --- work ------------------------------------------------------------------------------------------
 
     /** Launches waiting tasks into free slots, node by node; gives back slots no task will use. */
     private void fill() {
-        if (outcome.isDone() || client == null) {
-            return;   // done, or not started: start() fills
+        if (done() || finishing || client == null) {
+            return; // done, or not started: start() fills
         }
-        for (Map.Entry<String, Node> e : new ArrayList<>(nodes.entrySet())) {
+        for (Map.Entry<String, Held> e : new ArrayList<>(nodes.entrySet())) {
             String node = e.getKey();
-            int free = e.getValue().slots() - board.runningOn(node);
+            if (e.getValue().endpoint().isEmpty()) {
+                continue; // slots kept for an agent that has not come back yet: nothing to plan there
+            }
+            int free = e.getValue().slots() - board.runningOn(node) - endsNotReleased(node);
             List<Integer> batch = new ArrayList<>();
             for (Integer t; batch.size() < free && (t = board.take()) != null; ) {
                 batch.add(t);
             }
             if (!batch.isEmpty()) {
-                launch(node, e.getValue().endpoint(), batch);
+                launch(node, e.getValue().endpoint(), board, batch, false);
             } else if (free > 0 && board.waiting() == 0) {
                 give(unit, node, free);
             }
         }
-        for (Map.Entry<String, Node> e : new ArrayList<>(serviceNodes.entrySet())) {
+        for (Map.Entry<String, Held> e : new ArrayList<>(serviceNodes.entrySet())) {
             String node = e.getKey();
-            int free = e.getValue().slots() - (int) serviceRunning.values().stream().filter(node::equals).count();
-            for (int i = 0; i < free && !serviceWaiting.isEmpty(); i++) {
-                int s = serviceWaiting.poll();
-                launchService(node, e.getValue().endpoint(), s);
+            if (e.getValue().endpoint().isEmpty()) {
+                continue;
+            }
+            int free = e.getValue().slots() - services.runningOn(node);
+            List<Integer> batch = new ArrayList<>();
+            for (Integer s; batch.size() < free && (s = services.take()) != null; ) {
+                batch.add(s);
+            }
+            if (!batch.isEmpty()) {
+                launch(node, e.getValue().endpoint(), services, batch, true);
             }
         }
     }
 
-    /** Launches service worker {@code s} on {@code node}, or adopts it if it runs there already. */
-    private void launchService(String node, String endpoint, int s) {
-        Plan.Launch l = serviceLaunch(s);
-        try {
-            client.launch(endpoint, List.of(l));
-            say("launched service=" + s + " node=" + node);
-        } catch (InvalidRequestException ex) {
-            if (alreadyRunning(ex)) {
-                say("adopted service=" + s + " node=" + node);
-            } else {
-                System.err.println("granary-jobmaster: cannot launch service slot " + s + " on node " + node + ": "
-                        + ex.getMessage() + "; trying again later");
-                serviceWaiting.addFirst(s);
+    /** Slots on {@code node} whose worker ended (its agent said) and that the master has not released yet. */
+    private int endsNotReleased(String node) {
+        int n = 0;
+        for (String k : knownEnds) {
+            if (k.startsWith(node + "#")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Launches {@code batch} on {@code node}: each a new run in a new slot, written down before the plan leaves. */
+    private void launch(String node, String endpoint, TaskBoard b, List<Integer> batch, boolean isService) {
+        List<Plan.Launch> launches = new ArrayList<>();
+        for (int i : batch) {
+            int slot = b.launch(i, node);
+            (isService ? serviceSince : taskSince).put(i, loop.now());
+            launches.add(isService ? serviceLaunch(i, slot) : taskLaunch(i, slot));
+        }
+        save();
+        for (Plan.Launch l : launches) {
+            say("launched " + (isService ? "service" : "task") + "=" + index(l, isService) + " node=" + node + " slot=" + l.slot());
+        }
+        client.launch(endpoint, launches).whenComplete((v, ex) -> {
+            if (ex == null) {
                 return;
             }
-        } catch (RuntimeException ex) {
-            System.err.println("granary-jobmaster: cannot launch service slot " + s + " on node " + node + " (" + endpoint
-                    + "): " + ex.getMessage() + "; trying again later");
-            serviceWaiting.addFirst(s);
-            return;
-        }
-        serviceRunning.put(s, node);
-        serviceSince.put(s, System.nanoTime());
-    }
-
-    private static boolean alreadyRunning(InvalidRequestException ex) {
-        return ex.problems().stream().anyMatch(p -> p.message() != null && p.message().contains("is already running"));
-    }
-
-    private Plan.Launch taskLaunch(int t) {
-        return new Plan.Launch(unit, t, List.of("/bin/sh", "-c", settings.command()),
-                Map.of("GRANARY_JOB", settings.job(), "GRANARY_TASK", Integer.toString(t),
-                        "GRANARY_TASKS", Integer.toString(settings.tasks())), settings.workdir());
-    }
-
-    private Plan.Launch serviceLaunch(int s) {
-        return new Plan.Launch(service, s, List.of("/bin/sh", "-c", settings.onlineCommand()),
-                Map.of("GRANARY_JOB", settings.job(), "GRANARY_UNIT", SERVICE, "GRANARY_TASK", Integer.toString(s),
-                        "GRANARY_TASKS", Integer.toString(settings.online())), settings.workdir());
-    }
-
-    private void launch(String node, String endpoint, List<Integer> batch) {
-        List<Plan.Launch> launches = new ArrayList<>();
-        for (int t : batch) {
-            launches.add(taskLaunch(t));
-        }
-        try {
-            client.launch(endpoint, launches);
-        } catch (InvalidRequestException ex) {
-            if (alreadyRunning(ex)) {
-                // a restarted job master: launch one by one, adopting the tasks that still run there
-                for (Plan.Launch l : launches) {
-                    launchOrAdopt(node, endpoint, l);
+            Throwable why = cause(ex);
+            if (why instanceof InvalidRequestException ire && launches.size() > 1) {
+                // A plan is taken or refused whole: read each launch's own problems.
+                for (int k = 0; k < launches.size(); k++) {
+                    List<Problem> own = problemsOf(ire.problems(), k);
+                    Plan.Launch l = launches.get(k);
+                    if (own.isEmpty()) {
+                        ask(endpoint, node, l, isService); // refused only with the others: send it alone
+                    } else {
+                        answered(node, l, isService, new InvalidRequestException(own), false);
+                    }
                 }
                 return;
             }
-            refused(node, batch, ex);
-            return;
-        } catch (RuntimeException ex) {
-            refused(node, batch, ex);
-            return;
-        }
-        for (int t : batch) {
-            board.started(t, node);
-            taskSince.put(t, System.nanoTime());
-            say("launched task=" + t + " node=" + node);
-        }
-    }
-
-    private void launchOrAdopt(String node, String endpoint, Plan.Launch l) {
-        int t = l.slot();
-        try {
-            client.launch(endpoint, List.of(l));
-            board.started(t, node);
-            taskSince.put(t, System.nanoTime());
-            say("launched task=" + t + " node=" + node);
-        } catch (InvalidRequestException ex) {
-            if (alreadyRunning(ex)) {
-                board.started(t, node);
-                taskSince.put(t, System.nanoTime());
-                say("adopted task=" + t + " node=" + node);
-            } else {
-                refused(node, List.of(t), ex);
+            for (Plan.Launch l : launches) {
+                answered(node, l, isService, why, false);
             }
-        } catch (RuntimeException ex) {
-            refused(node, List.of(t), ex);
-        }
+        });
     }
 
-    /** A plan the agent refused or could not take: its tasks wait again, the slots go back and as many are asked for. */
-    private void refused(String node, List<Integer> batch, RuntimeException ex) {
-        System.err.println("granary-jobmaster: cannot launch on node " + node + ": " + ex.getMessage()
-                + "; giving its slots back");
-        for (int i = batch.size() - 1; i >= 0; i--) {
-            board.putBack(batch.get(i));
+    /** The problems of a refused plan that name its launch {@code k}. */
+    private static List<Problem> problemsOf(List<Problem> problems, int k) {
+        List<Problem> out = new ArrayList<>();
+        for (Problem p : problems) {
+            Matcher m = p.field() == null ? null : LAUNCH_INDEX.matcher(p.field());
+            if (m != null && m.find() && Integer.parseInt(m.group(1)) == k) {
+                out.add(p);
+            }
         }
-        give(unit, node, batch.size());
-        wantMore(unit, batch.size());
+        return out;
     }
 
     /** Gives back {@code slots} slots on {@code node} (the unit then wants that many fewer). */
     private void give(UnitId u, String node, int slots) {
-        try {
-            client.release(u, node, slots);
-        } catch (RuntimeException ex) {
-            System.err.println("granary-jobmaster: cannot give back " + slots + " slots on node " + node + ": " + ex.getMessage());
-        }
+        client.release(u, node, slots).whenComplete((v, ex) -> {
+            if (ex != null) {
+                err.accept("granary-jobmaster: cannot give back " + slots + " slots on node " + node + ": " + cause(ex).getMessage());
+            }
+        });
     }
 
     /** Wants {@code n} more slots; if the master ended the job meanwhile (nothing was wanted), submits it again. */
     private void wantMore(UnitId u, int n) {
         int desired = Math.max(0, client.desired(u)) + n;
+        client.desire(u, desired).whenComplete((v, ex) -> {
+            Throwable why = ex == null ? null : cause(ex);
+            if (why instanceof InvalidRequestException) {
+                client.submit(job(board.unfinished(), settings.online()));
+            } else if (why != null) {
+                err.accept("granary-jobmaster: cannot ask for " + n + " more slots: " + why.getMessage());
+            }
+        });
+    }
+
+    private Plan.Launch taskLaunch(int t, int slot) {
+        return new Plan.Launch(unit, slot, List.of("/bin/sh", "-c", settings.command()),
+                Map.of("GRANARY_JOB", settings.job(), "GRANARY_TASK", Integer.toString(t),
+                        "GRANARY_TASKS", Integer.toString(settings.tasks())), settings.workdir());
+    }
+
+    private Plan.Launch serviceLaunch(int s, int slot) {
+        return new Plan.Launch(service, slot, List.of("/bin/sh", "-c", settings.onlineCommand()),
+                Map.of("GRANARY_JOB", settings.job(), "GRANARY_UNIT", SERVICE, "GRANARY_TASK", Integer.toString(s),
+                        "GRANARY_TASKS", Integer.toString(settings.online())), settings.workdir());
+    }
+
+    private int index(Plan.Launch l, boolean isService) {
+        return (isService ? services : board).workerOf(l.slot());
+    }
+
+    /** Writes the progress (before a launch leaves, after an end); a failure is said and the next change tries again. */
+    private void save() {
+        if (progress == null) {
+            return;
+        }
         try {
-            client.desire(u, desired);
-        } catch (InvalidRequestException ex) {
-            client.submit(u.equals(unit) ? job(desired, Math.max(0, client.desired(service)))
-                    : job(Math.max(0, client.desired(unit)), desired));
-        } catch (LinkException ex) {
-            System.err.println("granary-jobmaster: cannot ask for " + n + " more slots: " + ex.getMessage());
+            progress.store(settings.job(), board, services);
+        } catch (IOException ex) {
+            err.accept("granary-jobmaster: cannot write the progress to " + progress.where() + ": " + ex.getMessage());
+        }
+    }
+
+    /** The run is over for good: the progress goes, so that a later run of the same job starts afresh. */
+    void forgetProgress(Disk state) {
+        try {
+            state.delete(Progress.NAME);
+        } catch (IOException ex) {
+            err.accept("granary-jobmaster: cannot remove " + progress.where() + ": " + ex.getMessage());
         }
     }
 
     private void progress() {
-        say("progress job=" + settings.job() + " done=" + board.succeeded() + "/" + board.tasks() + " running="
+        say("progress job=" + settings.job() + " done=" + board.succeeded() + "/" + board.size() + " running="
                 + board.running() + " failed=" + board.failed().size());
     }
 
+    private static Throwable cause(Throwable ex) {
+        return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+    }
+
     private void say(String line) {
-        synchronized (out) {
-            out.println(line);
-            out.flush();
-        }
+        out.accept(line);
     }
 }

@@ -15,9 +15,9 @@ import java.util.Set;
  * (or {@code --help}); an unknown, repeated, missing or malformed one is an
  * {@link IllegalArgumentException} naming it.
  */
-record Settings(List<URI> masters, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
+public record Settings(List<URI> masters, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
                 String group, String user, int retries, Duration timeout, Duration patience, String workdir,
-                int online, String onlineCommand, Duration verify, Resources restartable, boolean help) {
+                int online, String onlineCommand, Duration verify, Resources restartable, Path state, boolean help) {
 
     /** What an online worker runs when {@code --online-command} is not given: a long sleep. */
     static final String DEFAULT_ONLINE_COMMAND = "exec sleep 86400";
@@ -44,9 +44,15 @@ record Settings(List<URI> masters, Path tokenFile, String job, int tasks, Resour
                                   it is cancelled when the batch tasks are done
               --online-command=CMD  what each service worker runs (/bin/sh -c), default 'exec sleep 86400';
                                   GRANARY_TASK is the service slot, GRANARY_UNIT=service
-              --restartable=RES   let the master start this job master again, with the same command line,
-                                  in a slot of RES (e.g. cpu=50,mem=512) on another node, when it is
-                                  declared lost (docs/recovery.md, "Restarting a lost job master")
+              --restartable=RES   the master starts this job master again, with the same command line,
+                                  in a slot of RES on another node, when it is declared lost
+                                  (docs/recovery.md, "Restarting a lost job master"); default
+                                  cpu=50,mem=256; off: it is not started again
+              --state=DIR         where the job master keeps its progress and its hints, so that a job
+                                  master started again (by hand, or by the master) goes on where the
+                                  last one stopped; default ./granary-jm-<id>.state; off: memory only.
+                                  Removed when the job ends. Started on another node, it must see the
+                                  same directory
               --help              this text
             exit codes: 0 every task succeeded, 1 some failed, 2 bad options, 3 token refused,
                         4 master unreachable, 5 timeout, 6 the master refused the job,
@@ -54,13 +60,13 @@ record Settings(List<URI> masters, Path tokenFile, String job, int tasks, Resour
 
     private static final Set<String> KNOWN = Set.of("master", "token-file", "job", "tasks", "command", "slot", "id",
             "group", "queue", "user", "retries", "timeout", "patience", "workdir", "online", "online-command", "verify",
-            "restartable");
+            "restartable", "state");
 
-    static Settings parse(String... args) {
+    public static Settings parse(String... args) {
         Map<String, String> v = new LinkedHashMap<>();
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
-                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, null, null, true);
+                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, null, null, null, true);
             }
             int eq = a.indexOf('=');
             if (!a.startsWith("--") || eq < 0) {
@@ -81,7 +87,8 @@ record Settings(List<URI> masters, Path tokenFile, String job, int tasks, Resour
                 v.getOrDefault("id", "jm-" + job), v.get("group"), v.get("user"), number(v, "retries", "0", 0),
                 Duration.ofSeconds(number(v, "timeout", "0", 0)), Duration.ofSeconds(number(v, "patience", "60", 1)),
                 v.getOrDefault("workdir", "/tmp"), number(v, "online", "0", 0), onlineCommand(v),
-                Duration.ofSeconds(number(v, "verify", "10", 0)), restartable(v.get("restartable")), false);
+                Duration.ofSeconds(number(v, "verify", "10", 0)), restartable(v.getOrDefault("restartable", DEFAULT_RESTART_SLOT)),
+                state(v.get("state"), v.getOrDefault("id", "jm-" + job)), false);
     }
 
     private static String onlineCommand(Map<String, String> v) {
@@ -146,8 +153,21 @@ record Settings(List<URI> masters, Path tokenFile, String job, int tasks, Resour
         return u;
     }
 
+    /** The slot a job master the master starts again runs in, by default. */
+    static final String DEFAULT_RESTART_SLOT = "cpu=50,mem=256";
+
+    private static Path state(String s, String id) {
+        if ("off".equals(s)) {
+            return null;
+        }
+        if (s != null && s.isBlank()) {
+            throw new IllegalArgumentException("option --state is empty; give a directory, or off");
+        }
+        return Path.of(s == null ? "granary-jm-" + id.replaceAll("[^A-Za-z0-9._-]", "_") + ".state" : s).toAbsolutePath();
+    }
+
     private static Resources restartable(String s) {
-        if (s == null) {
+        if ("off".equals(s)) {
             return null;
         }
         try {

@@ -32,7 +32,7 @@ class JarIT {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             p = new ProcessBuilder(List.of(java, "-Xmx64m", "-jar", jar.toString(), "--master=" + cluster.url(),
                     "--token-file=" + token, "--job=it", "--tasks=6", "--slot=cpu=100,mem=256", "--timeout=40",
-                    "--command=echo task $GRANARY_TASK of $GRANARY_TASKS"))
+                    "--command=echo task $GRANARY_TASK of $GRANARY_TASKS", "--state=" + dir.resolve("state")))
                     .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
             boolean ended = p.waitFor(45, TimeUnit.SECONDS);
             String out = Files.readString(stdout, StandardCharsets.UTF_8);
@@ -40,8 +40,8 @@ class JarIT {
             assertTrue(ended, "still running after 45 s; stdout:\n" + out + "\nstderr:\n" + err);
             assertEquals(0, p.exitValue(), out + err);
             assertTrue(out.startsWith("submitted job=it tasks=6\n"), out);
-            assertTrue(out.matches("(?s).*launched task=5 node=n[12]\n.*"), out);
-            assertTrue(out.matches("(?s).*finished task=0 node=n[12] code=0\n.*"), out);
+            assertTrue(out.matches("(?s).*launched task=5 node=n[12] slot=5\n.*"), out);
+            assertTrue(out.matches("(?s).*finished task=0 node=n[12] slot=0 code=0\n.*"), out);
             assertTrue(out.endsWith("progress job=it done=6/6 running=0 failed=0\n"), out);
             assertEquals(6, cluster.launches().size(), cluster.launches().toString());
         } finally {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import granary.client.JobMasterClient;
-import granary.protocol.link.PeerLink;
+import granary.protocol.link.Link;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MainTest {
 
     static final JobMasterClient.Options FAST = JobMasterClient.Options.defaults()
-            .withLink(new PeerLink.Options(Duration.ofSeconds(3), 1, Duration.ofMillis(20), null))
+            .withLink(Link.Options.defaults().withRequestTimeout(Duration.ofSeconds(3)).withBackoff(Duration.ofMillis(20), Duration.ofMillis(200)))
             .withPollWait(Duration.ofMillis(500)).withMaxPause(Duration.ofMillis(200));
 
     @TempDir
@@ -55,9 +55,17 @@ class MainTest {
         return f.toString();
     }
 
+    /** Runs the job master with {@code args}, its progress kept under the test's directory unless they say where. */
     int run(String... args) {
-        return Main.run(FAST, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), args);
+        List<String> all = new ArrayList<>(List.of(args));
+        if (all.stream().noneMatch(a -> a.startsWith("--state=") || a.equals("--help"))) {
+            all.add("--state=" + dir.resolve("state-" + runs++));
+        }
+        return Main.run(FAST, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                all.toArray(new String[0]));
     }
+
+    private int runs;
 
     String out() {
         return out.toString(StandardCharsets.UTF_8);
@@ -81,7 +89,7 @@ class MainTest {
                 "--slot=cpu=100,mem=256", "--timeout=40", "--verify=1", "--command=exit 0");
         assertEquals(0, code, out() + err());
         assertTrue(out().contains("done=6/6"), out());
-        assertEquals(3, Pattern.compile("(?m)^relaunched task=\\d+ node=n[12] \\(its exit never reached this job master\\)$")
+        assertEquals(3, Pattern.compile("(?m)^relaunched task=\\d+ node=n[12] slot=\\d+ \\(its agent did not know it\\)$")
                 .matcher(out()).results().count(), out());
     }
 
@@ -122,8 +130,8 @@ class MainTest {
 
         assertEquals(0, code, out() + err());
         assertTrue(out().startsWith("submitted job=wc tasks=5\n"), out());
-        assertTrue(out().matches("(?s).*launched task=0 node=n[12]\n.*"), out());
-        assertTrue(out().matches("(?s).*finished task=4 node=n[12] code=0\n.*"), out());
+        assertTrue(out().matches("(?s).*launched task=0 node=n[12] slot=0\n.*"), out());
+        assertTrue(out().matches("(?s).*finished task=4 node=n[12] slot=4 code=0\n.*"), out());
         assertTrue(out().endsWith("progress job=wc done=5/5 running=0 failed=0\n"), out());
         assertEquals(5, c.launches().size(), c.launches().toString());
         assertTrue(c.mostRunning() <= 2, "two slots in the cluster, " + c.mostRunning() + " ran at once");
@@ -139,8 +147,8 @@ class MainTest {
                 "--timeout=40", "--command=if [ \"$GRANARY_TASK\" = 1 ] && [ ! -e " + once + " ]; then touch " + once + "; exit 7; fi");
 
         assertEquals(0, code, out() + err());
-        assertTrue(out().contains("finished task=1 node=n1 code=7\nretry task=1 attempt=2/2\n"), out());
-        assertTrue(out().contains("finished task=1 node=n1 code=0\n"), out());
+        assertTrue(out().contains("finished task=1 node=n1 slot=1 code=7\nretry task=1 attempt=2/2\n"), out());
+        assertTrue(out().contains("finished task=1 node=n1 slot=4 code=0\n"), out() + "\n(a run again takes a new slot: 1 + 3 tasks)");
         assertEquals(4, c.launches().size(), c.launches().toString());
         assertTrue(out().endsWith("progress job=r done=3/3 running=0 failed=0\n"), out());
     }
@@ -171,7 +179,8 @@ class MainTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        int code = run("--master=http://127.0.0.1:" + port, "--token-file=" + tokenFile("jm-u"), "--job=u", "--tasks=1", "--command=true");
+        int code = run("--master=http://127.0.0.1:" + port, "--token-file=" + tokenFile("jm-u"), "--job=u", "--tasks=1", "--command=true",
+                "--patience=2");
         assertEquals(4, code, err());
         assertTrue(err().startsWith("granary-jobmaster: the master at http://127.0.0.1:" + port + " is unreachable"), err());
     }

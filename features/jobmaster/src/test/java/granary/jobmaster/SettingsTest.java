@@ -29,7 +29,7 @@ class SettingsTest {
         Settings s = parse();
         assertEquals(0, s.online());
         assertEquals(Settings.DEFAULT_ONLINE_COMMAND, s.onlineCommand());
-        var job = new SampleJobMaster(s, new PrintStream(OutputStream.nullOutputStream())).job(3);
+        var job = sample(s).job(3, s.online());
         assertEquals(List.of("tasks"), job.units().stream().map(UnitSpec::name).toList());
     }
 
@@ -38,13 +38,17 @@ class SettingsTest {
         Settings s = parse("--online=2", "--online-command=exec sleep 5");
         assertEquals(2, s.online());
         assertEquals("exec sleep 5", s.onlineCommand());
-        var job = new SampleJobMaster(s, new PrintStream(OutputStream.nullOutputStream())).job(3);
+        var job = sample(s).job(3, s.online());
         UnitSpec svc = job.units().get(0);
         assertEquals("service", svc.name());
         assertEquals(UnitKind.ONLINE, svc.kind());
         assertEquals(2, svc.desired());
         assertEquals(UnitKind.OFFLINE, job.units().get(1).kind());
         assertEquals(3, job.units().get(1).desired());
+    }
+
+    private static SampleJobMaster sample(Settings s) {
+        return new SampleJobMaster(s, new granary.protocol.link.ManualLoop(new granary.api.model.ManualClock(0)), null, l -> { }, l -> { });
     }
 
     /** {@code --master} takes every master of an HA cluster, comma-separated, each checked (docs/ha.md). */
@@ -79,7 +83,8 @@ class SettingsTest {
     void restartableSendsTheCommandLineItWasStartedWith() {
         Settings s = parse("--restartable=cpu=50,mem=512");
         assertEquals(granary.api.model.Resources.of(50, 512), s.restartable());
-        assertEquals(null, parse().restartable(), "not restartable unless asked");
+        assertEquals(granary.api.model.Resources.of(50, 256), parse().restartable(), "restartable by default (case 3)");
+        assertEquals(null, parse("--restartable=off").restartable(), "off: not started again");
         String[] args = {"--master=http://127.0.0.1:7070", "--token-file=t", "--job=j", "--tasks=3", "--command=true",
                 "--restartable=cpu=50,mem=512"};
         granary.protocol.Request.Restart spec = SelfRestart.spec(s.restartable(), args);
@@ -93,6 +98,16 @@ class SettingsTest {
             IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> parse(bad), bad);
             assertTrue(ex.getMessage().contains("--restartable"), ex.getMessage());
         }
+    }
+
+    /** {@code --state}: the progress and hints directory, by default one per job master id in the working directory. */
+    @Test
+    void theStateIsKeptPerJobMasterUnlessOff() {
+        assertEquals(java.nio.file.Path.of("granary-jm-jm-j.state").toAbsolutePath(), parse().state());
+        assertEquals(java.nio.file.Path.of("/var/lib/jm").toAbsolutePath(), parse("--state=/var/lib/jm").state());
+        assertEquals(null, parse("--state=off").state());
+        IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> parse("--state="));
+        assertTrue(ex.getMessage().contains("--state"), ex.getMessage());
     }
 
     @Test

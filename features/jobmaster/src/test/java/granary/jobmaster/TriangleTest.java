@@ -70,10 +70,11 @@ class TriangleTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = Main.run(MainTest.FAST, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), "--master=" + server.url(), "--token-file=" + token,
-                "--job=waves", "--tasks=14", "--slot=cpu=100,mem=256", "--command=exit 0", "--timeout=60");
+                "--job=waves", "--tasks=14", "--slot=cpu=100,mem=256", "--command=exit 0", "--timeout=60",
+                "--state=" + dir.resolve("state"), "--restartable=off");
         String text = out.toString(StandardCharsets.UTF_8);
         assertEquals(0, code, text + "\n" + err.toString(StandardCharsets.UTF_8));
-        assertEquals(14, Pattern.compile("(?m)^finished task=\\d+ node=n[12] code=0").matcher(text).results().count(), text);
+        assertEquals(14, Pattern.compile("(?m)^finished task=\\d+ node=n[12] slot=\\d+ code=0").matcher(text).results().count(), text);
         assertTrue(text.contains("done=14/14"), text);
         // 6 slots for 14 tasks: it ran in waves, and every slot was given back at the end.
         assertEquals(0L, (long) live.<Long>query(v -> v.cluster().nodes().stream().mapToLong(n -> n.allocations().values()

@@ -50,8 +50,13 @@ public final class Link {
      * @param requestTimeout longest wait for one answer (an inbox poll waits its wait on top)
      * @param backoff        pause before the first attempt again; doubled each time
      * @param maxBackoff     the longest pause between attempts
+     * @param refusalsFinal  true: a 401, 403 or 404 ends the message with that failure (it was not
+     *                       applied; its number is used again) — for a job master's plans to an agent,
+     *                       whose refusal of a token does not pass. False: such an answer is trouble
+     *                       like any other and the message is posted again — for the master, which
+     *                       answers 401 while it restarts with another secret
      */
-    public record Options(Duration requestTimeout, Duration backoff, Duration maxBackoff) {
+    public record Options(Duration requestTimeout, Duration backoff, Duration maxBackoff, boolean refusalsFinal) {
         public Options {
             Objects.requireNonNull(requestTimeout, "requestTimeout");
             Objects.requireNonNull(backoff, "backoff");
@@ -59,15 +64,19 @@ public final class Link {
         }
 
         public static Options defaults() {
-            return new Options(Duration.ofSeconds(10), Duration.ofMillis(200), Duration.ofSeconds(5));
+            return new Options(Duration.ofSeconds(10), Duration.ofMillis(200), Duration.ofSeconds(5), false);
         }
 
         public Options withRequestTimeout(Duration d) {
-            return new Options(d, backoff, maxBackoff);
+            return new Options(d, backoff, maxBackoff, refusalsFinal);
         }
 
         public Options withBackoff(Duration first, Duration max) {
-            return new Options(requestTimeout, first, max);
+            return new Options(requestTimeout, first, max, refusalsFinal);
+        }
+
+        public Options withRefusalsFinal(boolean b) {
+            return new Options(requestTimeout, backoff, maxBackoff, b);
         }
     }
 
@@ -250,7 +259,7 @@ public final class Link {
     private void answered(URI server, URI uri, Transport.Response resp, IOException io) {
         if (io != null) {
             next(server);
-            failed(LinkException.Kind.UNREACHABLE, "cannot reach " + uri + ": " + io.getMessage());
+            failed(LinkException.Kind.UNREACHABLE, "cannot reach " + uri + ": " + text(io));
             return;
         }
         if (resp.status() == Standby.STATUS && redirects < 2 * servers.size() + 2) {
@@ -274,12 +283,12 @@ public final class Link {
         }
         List<Problem> problems = reply.message() instanceof Ack a ? a.problems() : List.of();
         if (resp.status() == 401 || resp.status() == 403) {
-            failed(LinkException.Kind.UNAUTHORIZED, uri + " refused the token of " + self + " (HTTP " + resp.status() + ")"
-                    + (problems.isEmpty() ? "" : ": " + problems.get(0).message()));
+            refused(LinkException.Kind.UNAUTHORIZED, uri + " refused the token of " + self + " (HTTP " + resp.status() + ")"
+                    + (problems.isEmpty() ? "" : ": " + problems.get(0).message()), problems);
             return;
         }
         if (resp.status() == 404) {
-            failed(LinkException.Kind.PROTOCOL, uri + " is not a Granary endpoint (HTTP 404)");
+            refused(LinkException.Kind.PROTOCOL, uri + " is not a Granary endpoint (HTTP 404)", problems);
             return;
         }
         if (!noteIncarnation(server, reply, uri)) {
@@ -332,6 +341,20 @@ public final class Link {
             return false;
         }
         return true;
+    }
+
+    /** The server read the call and refused it unapplied: trouble, or with {@link Options#refusalsFinal} the end of the message. */
+    private void refused(LinkException.Kind kind, String message, List<Problem> problems) {
+        if (!options.refusalsFinal()) {
+            failed(kind, message);
+            return;
+        }
+        Pending p = inFlight;
+        inFlight = null;
+        inFlightEnvelope = null;
+        nextSequence--; // not applied: the next message takes its number
+        p.done().accept(new Outcome(null, 0, new LinkException(kind, message, problems, null)));
+        pump();
     }
 
     private void failed(LinkException.Kind kind, String message) {
@@ -425,7 +448,7 @@ public final class Link {
     private Polled polled(URI server, URI uri, long after, Transport.Response resp, IOException io) {
         if (io != null) {
             next(server);
-            return failure(LinkException.Kind.UNREACHABLE, "cannot reach " + uri + ": " + io.getMessage());
+            return failure(LinkException.Kind.UNREACHABLE, "cannot reach " + uri + ": " + text(io));
         }
         if (resp.status() == 204) {
             return Polled.NOTHING;
@@ -484,6 +507,12 @@ public final class Link {
         }
         received = e.sequence();
         return new Polled(e, null);
+    }
+
+    /** An I/O failure in words: its message, or its kind when it has none (a refused connection). */
+    private static String text(IOException io) {
+        return io.getMessage() != null ? io.getMessage() : io.getClass().getSimpleName().replace("Exception", "").toLowerCase(java.util.Locale.ROOT)
+                .replace("connect", "connection refused");
     }
 
     private static Polled failure(LinkException.Kind kind, String message) {

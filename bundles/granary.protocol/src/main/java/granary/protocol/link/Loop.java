@@ -18,6 +18,14 @@ public interface Loop {
     /** Runs {@code task} on the loop once {@code delayMillis} passed on its clock; cancellable. */
     Timer schedule(long delayMillis, Runnable task);
 
+    /**
+     * True if the caller runs on this loop (and may touch what it owns). A loop driven by the
+     * caller's own thread (a test's, the conformance world's) says true.
+     */
+    default boolean inLoop() {
+        return true;
+    }
+
     /** A task scheduled for later. */
     interface Timer {
         /** The task does not run (if it has not yet). */

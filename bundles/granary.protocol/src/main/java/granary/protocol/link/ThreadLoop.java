@@ -77,6 +77,7 @@ public final class ThreadLoop implements Loop, AutoCloseable {
     }
 
     /** True on the loop's own thread. */
+    @Override
     public boolean inLoop() {
         return Thread.currentThread() == thread;
     }

@@ -27,13 +27,17 @@ public final class RecoveryComponent implements Recovery {
 
         @AttributeDefinition(description = "The window closes early once every peer some report names has reported and no new one came for this many milliseconds.")
         long settleMillis() default 2000;
+
+        @AttributeDefinition(description = "Keep the offline caps of a job master that did not report within the window (default: dropped, as the specification's case 11 says).")
+        boolean keepOfflineOfAbsent() default false;
     }
 
     private RecoveryOptions options;
 
     @Activate
     void activate(Config config) {
-        options = new RecoveryOptions(Duration.ofSeconds(config.windowSeconds()), Duration.ofMillis(config.settleMillis()));
+        options = new RecoveryOptions(Duration.ofSeconds(config.windowSeconds()), Duration.ofMillis(config.settleMillis()),
+                config.keepOfflineOfAbsent());
     }
 
     @Override
