@@ -114,13 +114,19 @@ public final class AgentRole {
         Checkpoint.State loaded = rec.state() != null && rec.state().node().equals(config.node()) ? rec.state() : null;
         incarnation = Math.max(loop.now(), loaded == null ? 0 : loaded.incarnation() + 1);
         node = new Node(config, loop, new Workers(launcher, loop, config.stopGrace()), events, this::beatNow);
+        node.epoch(loaded == null ? 0 : loaded.epoch());
         if (loaded != null) {
             node.load(loaded.caps());
             events.accept("checkpoint-loaded file=" + checkpoint.file() + " caps=" + loaded.caps().size());
         }
         node.adopt(launcher.left(p -> events.accept("run-record-dropped " + p)));
         node.rebuildCaps();
-        checkpoint.write(new Checkpoint.State(config.node(), incarnation, node.caps()));
+        try {
+            checkpoint.write(new Checkpoint.State(config.node(), incarnation, node.caps(), node.epoch()));
+        } catch (IOException ex) {
+            // It starts all the same (its workers need it): the checkpoint is written again before any cap is acknowledged.
+            events.accept("checkpoint-failed file=" + checkpoint.file() + " error=" + ex + " (written again with the next cap)");
+        }
         desk = new PlanDesk(new Sender(Role.AGENT, config.node()), incarnation, node);
         return desk;
     }
@@ -168,7 +174,7 @@ public final class AgentRole {
         registered = false;
         // Every cap held goes with the registration: a master that restarted rebuilds from them (docs/recovery.md).
         Register r = new Register(config.node(), config.room(), config.labels(), config.capacity(), endpoint.toString(),
-                node.caps());
+                node.caps(), node.epoch());
         link.send(r, this::registrationAnswered);
     }
 
@@ -191,6 +197,7 @@ public final class AgentRole {
         everRegistered = true;
         failedAttempts = 0;
         node.registered();
+        node.confirmed(true);
         events.accept("registered node=" + config.node() + " master=" + link.base() + " endpoint=" + endpoint
                 + " master-incarnation=" + link.serverIncarnation());
         started.complete(null);
@@ -201,11 +208,13 @@ public final class AgentRole {
     private void masterRestarted(long masterIncarnation) {
         events.accept("master-restarted master=" + link.base() + " incarnation=" + masterIncarnation);
         registered = false;
+        node.confirmed(false);
         register();
     }
 
     /** A post failed; the link tries again. Said once, then every {@value #TROUBLE_LOG_MILLIS} ms; a first start may give up. */
     private void trouble(LinkException why, long failingFor) {
+        node.confirmed(false); // plans wait until the master answers again
         if (registering && !everRegistered) {
             failedAttempts++;
         }
@@ -287,14 +296,20 @@ public final class AgentRole {
             return;
         }
         if (o.ack().isRefusal()) {
+            node.confirmed(false);
             // Declared lost, or a master that does not count this incarnation as registered: register again at once.
             events.accept("heartbeat-refused problems=" + o.ack().problems() + " (registering again)");
             node.unsent(h);
+            if (o.ack().problems().stream().anyMatch(p -> p.message() != null && p.message().contains(Register.DECLARED_LOST))) {
+                node.declaredLost();
+                save(node.caps(), () -> { });
+            }
             registered = false;
             register();
             return;
         }
         node.acknowledged(h);
+        node.confirmed(true);
         if (beatAgain || node.changed()) {
             beat();
         } else {
@@ -350,7 +365,7 @@ public final class AgentRole {
     /** Writes the checkpoint, then runs {@code then}; until it is on disk, tried again every second. */
     private void save(List<Cap.Grant> table, Runnable then) {
         try {
-            checkpoint.write(new Checkpoint.State(config.node(), incarnation, table));
+            checkpoint.write(new Checkpoint.State(config.node(), incarnation, table, node.epoch()));
             saving = false;
             then.run();
         } catch (IOException ex) {

@@ -29,7 +29,7 @@ import java.util.Set;
  * <p>A {@link Sealed} file (header {@value #MAGIC}, format {@value #FORMAT}) whose body is a JSON
  * object:
  * <pre>
- * {"node":"n1","incarnation":1700000000000,"caps":[{"jobMaster":"jm1","unit":"j/u","slots":3,"key":"…"}]}
+ * {"node":"n1","incarnation":1700000000000,"epoch":0,"caps":[{"jobMaster":"jm1","unit":"j/u","slots":3,"key":"…"}]}
  * </pre>
  * A file that is torn, changed or does not read is not loaded at all: {@link #recover} moves it
  * aside to {@code <name>.corrupt-<millis>} and the agent starts from the workers it finds running
@@ -39,14 +39,19 @@ final class Checkpoint {
 
     static final int FORMAT = 1;
     static final String MAGIC = "granary-agent-checkpoint";
-    private static final Set<String> BODY_FIELDS = Set.of("node", "incarnation", "caps");
+    private static final Set<String> BODY_FIELDS = Set.of("node", "incarnation", "caps", "epoch");
     private static final Set<String> GRANT_FIELDS = Set.of("jobMaster", "unit", "slots", "key", "size", "online", "launch");
     private static final Set<String> LAUNCH_FIELDS = Set.of("command", "environment", "workingDirectory");
 
     /** What a checkpoint held. */
-    record State(String node, long incarnation, List<Cap.Grant> caps) {
+    record State(String node, long incarnation, List<Cap.Grant> caps, long epoch) {
         State {
             caps = List.copyOf(caps);
+        }
+
+        /** A state of epoch 0 (a node never declared lost). */
+        State(String node, long incarnation, List<Cap.Grant> caps) {
+            this(node, incarnation, caps, 0);
         }
     }
 
@@ -122,7 +127,12 @@ final class Checkpoint {
                 }
             }
             json.throwIfProblems();
-            return new State(node, incarnation, caps);
+            long epoch = o.get("epoch") == null ? 0 : json.integer(o, "epoch", "$", null);
+            if (epoch < 0) {
+                json.problem(o.get("epoch"), "$.epoch", "must not be negative, got " + epoch);
+            }
+            json.throwIfProblems();
+            return new State(node, incarnation, caps, epoch);
         } catch (InvalidRequestException ex) {
             throw corrupt("the checksum matches but the body is not a valid checkpoint: " + ex.getMessage());
         }
@@ -200,7 +210,7 @@ final class Checkpoint {
             }
             caps.add(o.build());
         }
-        return JsonWriter.write(JsonObject.builder().put("node", s.node()).put("incarnation", s.incarnation())
+        return JsonWriter.write(JsonObject.builder().put("node", s.node()).put("incarnation", s.incarnation()).put("epoch", s.epoch())
                 .put("caps", new JsonArray(caps, JsonPosition.NONE)).build());
     }
 

@@ -59,6 +59,18 @@ final class Node {
     private final List<Heartbeat.Worker> started = new ArrayList<>();
     private final List<Heartbeat.Exit> exited = new ArrayList<>();
     private final Map<Slot, Held> held = new LinkedHashMap<>();
+    /**
+     * How many times this agent was told it had been declared lost (docs/recovery.md, "A silent
+     * node"): a launch planned against an earlier epoch is not started — its work was run again
+     * elsewhere while the node was away.
+     */
+    private long epoch = 1;
+    /**
+     * True while the master answers this agent: registered, and its last call answered. A plan
+     * that arrives otherwise is kept until it does — the agent may have been declared lost meanwhile
+     * (it learns so from the master's answer), and then the plan's work runs elsewhere already.
+     */
+    private boolean confirmed;
     /** A full cap came since the last registration: from then on, workers beyond their caps are reported. */
     private boolean fullSeen;
     /** The workers without a cap reported last (logged when the set changes). */
@@ -126,6 +138,30 @@ final class Node {
         caps.replace(grants);
     }
 
+    long epoch() {
+        return epoch;
+    }
+
+    /** The epoch of a checkpoint (a node never declared lost is at 1). */
+    void epoch(long e) {
+        epoch = Math.max(1, e);
+    }
+
+    /** Whether the master answers now; when it does again, the launches kept meanwhile start (those their caps allow). */
+    void confirmed(boolean c) {
+        boolean was = confirmed;
+        confirmed = c;
+        if (c && !was) {
+            caps.all().forEach(g -> startKept(g.unit()));
+        }
+    }
+
+    /** The master declared this node lost: launches planned before are void from now on. */
+    void declaredLost() {
+        epoch++;
+        events.accept("declared-lost epoch=" + epoch + " (launches planned before are not started: their work runs elsewhere)");
+    }
+
     List<Cap.Grant> caps() {
         return caps.all();
     }
@@ -156,10 +192,12 @@ final class Node {
      */
     void registered() {
         fullSeen = false;
+        confirmed = false; // confirmed again by the caller, once the pending launches of an earlier epoch are dropped
         // Launches kept from before were planned under grants this registration's master may not
-        // hold (a node declared lost has its offline slots taken back and run elsewhere): dropped. A
-        // job master that still wants one asks again (docs/recovery.md, "Exits that never arrive").
-        for (PendingLaunches.Kept k : pending.removeIf(k -> true)) {
+        // hold: those of an earlier epoch (the node was declared lost since) can never start, and
+        // those that name none cannot be told apart. Dropped; a job master that still wants one
+        // asks again (docs/recovery.md, "Exits that never arrive").
+        for (PendingLaunches.Kept k : pending.removeIf(k -> k.launch().epoch() < epoch || k.launch().epoch() == 0)) {
             events.accept("dropped unit=" + k.launch().unit() + " slot=" + k.launch().slot()
                     + " reason=it waited for a cap from before this registration");
         }
@@ -267,17 +305,34 @@ final class Node {
                 out.add(Problem.of(subject, at + ".command", "is empty; expected the program and its arguments"));
             }
             Held h = held.get(new Slot(l.unit(), l.slot()));
+            int before = out.size();
             if (workers.isRunning(l.unit(), l.slot())) {
                 out.add(LaunchAnswers.running(subject, at + ".slot", l.unit(), l.slot()));
             } else if (h != null) {
                 out.add(LaunchAnswers.ended(subject, at + ".slot", l.unit(), l.slot(), h.code(), now - h.at()));
+            } else if (l.epoch() > 0 && l.epoch() < epoch) {
+                out.add(new Problem(subject, at + ".epoch", "was planned before node " + config.node() + " was declared lost"
+                        + " (epoch " + l.epoch() + ", now " + epoch + "): not started, its work runs elsewhere", epoch, l.epoch()));
+            } else if (l.probe() && pending.contains(l.unit(), l.slot())) {
+                // a probe finds its launch still waiting for its cap: dropped, so that the job master may run it elsewhere
+                pending.removeIf(k -> k.launch().unit().equals(l.unit()) && k.launch().slot() == l.slot());
+                events.accept("dropped unit=" + l.unit() + " slot=" + l.slot() + " reason=a probe found it waiting for its cap");
+                out.add(LaunchAnswers.notStarted(subject, at + ".slot", l.unit(), l.slot(), "it waited for its cap, and is dropped"));
             } else if (pending.contains(l.unit(), l.slot()) || !seen.add(l.unit() + "#" + l.slot())) {
                 out.add(LaunchAnswers.planned(subject, at + ".slot", l.unit(), l.slot()));
             }
+            if (l.probe() && out.size() > before) {
+                continue; // the slot's state answers the probe
+            }
             int r = room.computeIfAbsent(l.unit(), u -> g == null ? 0 : caps.slots(u) - workers.running(u));
-            if (r > 0 && agentRoom > 0) {
+            if (r > 0 && agentRoom > 0 && (confirmed || !l.probe())) {
                 room.put(l.unit(), r - 1);
                 agentRoom--;
+            } else if (l.probe()) {
+                String why = g == null ? "no cap of its unit here" : !confirmed ? "the master does not answer this agent now"
+                        : r <= 0 ? "its cap is full (" + workers.running(l.unit()) + " of " + caps.slots(l.unit()) + " running)"
+                        : "the agent runs its most workers (" + config.maxWorkers() + ")";
+                out.add(LaunchAnswers.notStarted(subject, at + ".slot", l.unit(), l.slot(), why));
             } else {
                 toKeep++;
             }
@@ -292,6 +347,9 @@ final class Node {
 
     /** Null if the kept launch may start now, else why it waits. */
     private String waitReason(PendingLaunches.Kept k) {
+        if (!confirmed) {
+            return "master-unconfirmed";
+        }
         UnitId u = k.launch().unit();
         Cap.Grant g = caps.get(u);
         if (g == null) {

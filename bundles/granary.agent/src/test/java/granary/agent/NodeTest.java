@@ -41,7 +41,9 @@ class NodeTest {
     private Node node(int maxPending, Duration expiry) {
         AgentConfig c = AgentConfig.of(URI.create("http://127.0.0.1:1"), "n1", Resources.of(100, 64), "t", dir)
                 .withPending(maxPending, expiry);
-        return new Node(c, loop, new Workers(launcher(), loop, Duration.ofSeconds(1)), events::add, () -> heartbeatsAsked++);
+        Node n = new Node(c, loop, new Workers(launcher(), loop, Duration.ofSeconds(1)), events::add, () -> heartbeatsAsked++);
+        n.confirmed(true); // as a registered agent whose master answers
+        return n;
     }
 
     private OsLauncher launcher() {

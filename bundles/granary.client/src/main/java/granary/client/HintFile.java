@@ -30,7 +30,7 @@ final class HintFile {
     static final String NAME = "hints.checkpoint";
     static final String MAGIC = "granary-job-master-hints";
     static final int FORMAT = 1;
-    private static final Set<String> FIELDS = Set.of("unit", "node", "slots", "endpoint");
+    private static final Set<String> FIELDS = Set.of("unit", "node", "slots", "endpoint", "epoch");
 
     /** What a load found. */
     record Loaded(List<Holdings.Entry> held, String where, String damage, String movedTo) {
@@ -68,7 +68,7 @@ final class HintFile {
         List<JsonValue> items = new ArrayList<>();
         for (Holdings.Entry e : held) {
             items.add(JsonObject.builder().put("unit", e.unit().toString()).put("node", e.node()).put("slots", e.slots())
-                    .put("endpoint", e.endpoint()).build());
+                    .put("endpoint", e.endpoint()).put("epoch", e.epoch()).build());
         }
         String body = JsonWriter.write(JsonObject.builder().put("held", new JsonArray(items, JsonPosition.NONE)).build());
         try {
@@ -100,8 +100,9 @@ final class HintFile {
                 String node = json.string(x, "node", at, null);
                 int slots = json.int32(x, "slots", at, null);
                 String endpoint = json.string(x, "endpoint", at, null);
+                long epoch = x.get("epoch") == null ? 0 : json.integer(x, "epoch", at, 0L);
                 if (unit != null && node != null && endpoint != null && slots > 0) {
-                    out.add(new Holdings.Entry(UnitId.parse(unit), node, slots, endpoint));
+                    out.add(new Holdings.Entry(UnitId.parse(unit), node, slots, endpoint, epoch));
                 } else if (slots <= 0) {
                     json.problem(x, at + ".slots", "must be more than 0, got " + slots);
                 }

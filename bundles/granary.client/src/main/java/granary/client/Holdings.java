@@ -16,7 +16,7 @@ final class Holdings {
     private record Key(UnitId unit, String node) {
     }
 
-    private record Held(int slots, String endpoint) {
+    private record Held(int slots, String endpoint, long epoch) {
     }
 
     private final Map<Key, Held> held = new HashMap<>();
@@ -26,22 +26,27 @@ final class Holdings {
      * changed (an agent that restarted elsewhere keeps its slots but moves: plans must follow it).
      */
     Change set(UnitId unit, String node, int slots, String endpoint) {
+        return set(unit, node, slots, endpoint, 0);
+    }
+
+    /** As {@link #set(UnitId, String, int, String)}, with the node's epoch (a change of it is a change too). */
+    Change set(UnitId unit, String node, int slots, String endpoint, long epoch) {
         Key k = new Key(unit, node);
         Held before = held.get(k);
         int old = before == null ? 0 : before.slots();
         if (slots == 0) {
             held.remove(k);
         } else {
-            held.put(k, new Held(slots, endpoint));
+            held.put(k, new Held(slots, endpoint, epoch));
         }
-        boolean moved = before != null && slots > 0 && !before.endpoint().equals(endpoint);
+        boolean moved = before != null && slots > 0 && (!before.endpoint().equals(endpoint) || before.epoch() != epoch);
         return old == slots && !moved ? null : new Change(unit, node, endpoint, old, slots);
     }
 
     /** One slot of the pair is gone (its worker ended); the change, or null if it held none. */
     Change release(UnitId unit, String node) {
         Held h = held.get(new Key(unit, node));
-        return h == null ? null : set(unit, node, h.slots() - 1, h.endpoint());
+        return h == null ? null : set(unit, node, h.slots() - 1, h.endpoint(), h.epoch());
     }
 
     /** Forgets every pair; the changes to 0. */
@@ -57,14 +62,14 @@ final class Holdings {
         return h == null ? 0 : h.slots();
     }
 
-    /** One pair held, with its agent's endpoint (what the hint file keeps). */
-    record Entry(UnitId unit, String node, int slots, String endpoint) {
+    /** One pair held, with its agent's endpoint and the node's epoch (what the hint file keeps). */
+    record Entry(UnitId unit, String node, int slots, String endpoint, long epoch) {
     }
 
     /** Every pair held now, with endpoints, in a stable order. */
     List<Entry> entries() {
         List<Entry> out = new ArrayList<>();
-        held.forEach((k, h) -> out.add(new Entry(k.unit(), k.node(), h.slots(), h.endpoint())));
+        held.forEach((k, h) -> out.add(new Entry(k.unit(), k.node(), h.slots(), h.endpoint(), h.epoch())));
         out.sort(java.util.Comparator.comparing((Entry x) -> x.unit()).thenComparing(Entry::node));
         return out;
     }

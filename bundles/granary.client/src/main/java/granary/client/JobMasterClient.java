@@ -148,6 +148,10 @@ public final class JobMasterClient implements AutoCloseable {
     private JobBook confirmed = new JobBook();
     private final List<Change> pending = new ArrayList<>();
     private final Holdings holdings = new Holdings();
+    /** Each agent endpoint's node epoch as the hints last said: a plan to it is stamped with it (docs/recovery.md, "A silent node"). */
+    private final Map<String, Long> epochs = new HashMap<>();
+    /** Each node's agent endpoint as the hints last said (kept when no slot is held there any more: its agent still knows). */
+    private final Map<String, String> endpoints = new HashMap<>();
     private Long syncedWith;
     private boolean resyncing;
     private boolean resyncAgain;
@@ -312,6 +316,9 @@ public final class JobMasterClient implements AutoCloseable {
             if (slots <= 0 || slots > held) {
                 return CompletableFuture.failedFuture(new InvalidRequestException(Problem.of("unit " + unit, "slots",
                         "holds " + held + " slots on node " + node + ", cannot release " + slots, held, slots)));
+            }
+            if (System.getProperty("granary.debug.hints") != null) {
+                listenerDebug("DBG release " + unit + " " + node + " " + slots + " of " + held);
             }
             CompletableFuture<Void> f = change(b -> {
                 for (int i = 0; i < slots; i++) {
@@ -514,7 +521,9 @@ public final class JobMasterClient implements AutoCloseable {
             Link link = agents.computeIfAbsent(uri, u -> new Link(List.of(u), self, incarnation, token,
                     options.link().withRefusalsFinal(true), transport, loop));
             CompletableFuture<Void> f = new CompletableFuture<>();
-            Plan plan = new Plan(launches);
+            long epoch = epochs.getOrDefault(endpoint, 0L);
+            // planned against the node's epoch the hints named: an agent declared lost since does not start it
+            Plan plan = new Plan(launches.stream().map(l -> l.epoch() == 0 && epoch > 0 ? l.withEpoch(epoch) : l).toList());
             sendPlan(link, plan, f, false);
             loop.schedule(options.launchPatience().toMillis(), () -> f.completeExceptionally(new LinkException(
                     LinkException.Kind.UNREACHABLE, "the agent at " + endpoint + " did not answer within "
@@ -593,6 +602,9 @@ public final class JobMasterClient implements AutoCloseable {
 
     /** Exits first (each frees one slot the master released already), then the absolute placements, then node states. */
     private void apply(Hint h) {
+        if (System.getProperty("granary.debug.hints") != null) {
+            listenerDebug("DBG hint " + h);
+        }
         for (Hint.Exit x : h.exits()) {
             if (x.exitCode() != Heartbeat.STOPPED) {
                 // a stop by the agent gave its slot back with the lower cap: the placement below says so, and the desire stays
@@ -602,12 +614,20 @@ public final class JobMasterClient implements AutoCloseable {
             tell(() -> listener.workerExited(x.unit(), x.node(), x.slot(), x.exitCode()));
         }
         for (Hint.Placement p : h.placements()) {
-            firePlacement(holdings.set(p.unit(), p.node(), p.slots(), p.endpoint()));
+            if (!p.endpoint().isEmpty()) {
+                epochs.put(p.endpoint(), p.epoch());
+                endpoints.put(p.node(), p.endpoint());
+            }
+            firePlacement(holdings.set(p.unit(), p.node(), p.slots(), p.endpoint(), p.epoch()));
         }
         for (Hint.NodeState n : h.nodes()) {
             tell(() -> listener.nodeChanged(n.node(), n.state()));
         }
         storeHints();
+    }
+
+    private void listenerDebug(String line) {
+        System.err.println(loop.now() + " " + self.id() + "#" + incarnation + " " + line);
     }
 
     // ---- hints on disk ------------------------------------------------------------------------------
@@ -621,7 +641,11 @@ public final class JobMasterClient implements AutoCloseable {
             System.err.println("granary-client " + self.id() + ": the hints in " + l.where() + " are damaged (" + l.damage()
                     + "); moved to " + l.movedTo() + ", starting without them");
         }
-        l.held().forEach(x -> holdings.set(x.unit(), x.node(), x.slots(), x.endpoint()));
+        l.held().forEach(x -> {
+            holdings.set(x.unit(), x.node(), x.slots(), x.endpoint(), x.epoch());
+            epochs.put(x.endpoint(), x.epoch());
+            endpoints.put(x.node(), x.endpoint());
+        });
     }
 
     private void storeHints() {
@@ -647,6 +671,16 @@ public final class JobMasterClient implements AutoCloseable {
         return onLoopValue(holdings::byUnit);
     }
 
+    /** Where {@code unit} holds slots now, as the hints said: node → slots (the client's view, current even inside a callback). */
+    public Map<String, Integer> placements(UnitId unit) {
+        return onLoopValue(() -> holdings.byUnit().getOrDefault(unit, Map.of()));
+    }
+
+    /** The plan endpoint of {@code node}'s agent as the hints last named it, or null. */
+    public String endpoint(String node) {
+        return onLoopValue(() -> endpoints.get(node));
+    }
+
     // ---- helpers ------------------------------------------------------------------------------------
 
     private static Holdings.Change merge(Holdings.Change first, Holdings.Change last) {
@@ -662,13 +696,20 @@ public final class JobMasterClient implements AutoCloseable {
         }
     }
 
-    /** Runs a listener callback now, on the loop; one that throws is reported and the client goes on. */
+    /**
+     * Runs a listener callback as a task of its own on the loop, after the one running now: never
+     * from inside a call the listener made (a callback that calls the client would otherwise see the
+     * client half way through a change, and itself again). In order; one that throws is reported and
+     * the client goes on.
+     */
     private void tell(Runnable callback) {
-        try {
-            callback.run();
-        } catch (RuntimeException ex) {
-            System.err.println("granary-client " + self.id() + ": a listener callback failed: " + ex);
-        }
+        loop.execute(() -> {
+            try {
+                callback.run();
+            } catch (RuntimeException ex) {
+                System.err.println("granary-client " + self.id() + ": a listener callback failed: " + ex);
+            }
+        });
     }
 
     /** Runs {@code task} on the loop (at once if on it) and returns its future. */

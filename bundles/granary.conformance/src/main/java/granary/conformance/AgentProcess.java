@@ -47,7 +47,8 @@ final class AgentProcess {
             try {
                 desk = role.load();
             } catch (IOException ex) {
-                world.violation("agent " + node + " could not load its work dir: " + ex.getMessage());
+                // as the process does: it exits (code 1) and its supervisor starts it again
+                world.agentGaveUp(this, 1, "cannot use its work dir: " + ex.getMessage());
                 return;
             }
             role.start(endpoint);

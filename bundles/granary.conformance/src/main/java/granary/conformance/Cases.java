@@ -258,7 +258,7 @@ public final class Cases {
         }
         if (!w.finish(150_000)) {
             problems.add("the batches did not finish within 150 s: " + w.specs.keySet().stream().filter(j -> !w.finished.containsKey(j))
-                    .map(j -> j + " " + (w.current(j) == null ? "-" : w.current(j).jm.status())).toList());
+                    .map(j -> j + " " + (w.current(j) == null ? "-" : w.current(j).jm.status()) + " " + w.unitState(j)).toList());
         } else {
             w.finished.forEach((jm, code) -> {
                 if (code != 0) {

@@ -58,8 +58,12 @@ final class JobMasterProcess {
         }
         Settings s = Settings.parse(args.toArray(new String[0]));
         String who = "job master " + spec.id() + "#" + incarnation;
-        this.jm = new SampleJobMaster(s, loop, spec.keepsState() ? state : null, line -> world.trace(who, line),
-                line -> world.trace(who, line));
+        this.jm = new SampleJobMaster(s, loop, spec.keepsState() ? state : null, line -> {
+            world.trace(who, line);
+            if (line.startsWith("cancelled job=")) {
+                world.jobEnded.putIfAbsent(spec.job(), world.now()); // its workers may stop from now on
+            }
+        }, line -> world.trace(who, line));
     }
 
     void start() {

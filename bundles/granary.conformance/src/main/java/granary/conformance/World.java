@@ -167,7 +167,6 @@ public final class World implements AutoCloseable {
         }
         if (code == 0 || code == 1) {
             finished.put(id, code);
-            jobEnded.putIfAbsent(p.spec.job(), now());
             jobMasterDisks.get(id).delete("progress.checkpoint"); // as the sample's Main does: the job is over
             return;
         }
@@ -192,6 +191,18 @@ public final class World implements AutoCloseable {
                 startAgent(n);
             }
         });
+    }
+
+    /** How job master {@code id}'s tasks unit stands, for a report: the master's desired/granted, the client's desired and holdings. */
+    String unitState(String id) {
+        JobMasterProcess.Spec spec = specs.get(id);
+        UnitId u = new UnitId(spec.job(), "tasks");
+        UnitView uv = engine.view().unit(u);
+        JobMasterProcess p = current(id);
+        String client = p == null || p.client() == null ? "no client" : "client desired=" + p.client().desired(u)
+                + " holds=" + p.client().placements(u) + " synced=" + p.client().synced();
+        return "(master " + (uv == null ? "has no unit " + u : "desired=" + uv.desired() + " granted=" + uv.granted()
+                + " at " + uv.allocations()) + "; " + client + ")";
     }
 
     /** The newest incarnation of job master {@code id}. */
@@ -240,6 +251,9 @@ public final class World implements AutoCloseable {
         engine.subscribe(e -> {
             if (e instanceof Revoked r) {
                 trace("engine", "revoked " + r.slots() + " of " + r.unit() + " on " + r.node() + " (" + r.reason() + ")");
+                if ("cancelled".equals(r.reason())) {
+                    jobEnded.putIfAbsent(r.unit().job(), now()); // its job master cancelled it: its workers may stop
+                }
             }
             // a job its job master cancelled gives its slots back: that is no revocation by the master
             if (e instanceof Revoked r && r.kind() == UnitKind.ONLINE && !ProtocolMaster.isRestartJob(r.unit().job())
@@ -480,6 +494,13 @@ public final class World implements AutoCloseable {
         if (!masterDown) {
             master.tick();
             observeLost(now);
+            if (!driftSeen) {
+                List<String> drift = master.drift();
+                if (!drift.isEmpty()) {
+                    driftSeen = true; // once: a drift stays
+                    violation("the master's books differ from its engine: " + drift);
+                }
+            }
         }
         Invariants.everyStep(this);
     }
@@ -489,6 +510,7 @@ public final class World implements AutoCloseable {
     }
 
     private final Map<String, String> peerStates = new HashMap<>();
+    private boolean driftSeen;
 
     /** Notes which nodes the master holds for lost, and since when (a task may run again elsewhere then); logs peers' state changes. */
     private void observeLost(long now) {

@@ -16,6 +16,8 @@ class TraceOneCase {
         System.setProperty("granary.trace", "all");
         Cases.Outcome o = id != null ? Cases.run(Cases.all().stream().filter(c -> c.id().equals(id)).findFirst().orElseThrow(), 42)
                 : "none".equals(System.getProperty("granary.faults")) ? Schedules.run(Long.parseLong(seed), java.util.List.of())
+                : "minimal".equals(System.getProperty("granary.faults"))
+                ? Schedules.run(Long.parseLong(seed), Schedules.shrink(Long.parseLong(seed), Schedules.generate(Long.parseLong(seed))))
                 : Schedules.run(Long.parseLong(seed));
         StringBuilder b = new StringBuilder(o.id() + " " + o.title() + " (" + o.injected() + ")\n");
         o.violations().forEach(v -> b.append("VIOLATION ").append(v).append('\n'));

@@ -30,6 +30,8 @@ final class AgentPeer extends Peer {
     final Session session;
     Register registration;
     long registeredIncarnation = -1;
+    /** The node's epoch as its agent registered it: named in every placement on the node (docs/recovery.md, "A silent node"). */
+    long epoch;
     int workers;
     /** Slots per unit on this node, as the engine holds them. */
     final Map<UnitId, Integer> caps = new HashMap<>();

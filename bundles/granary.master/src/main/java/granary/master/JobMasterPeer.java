@@ -109,7 +109,7 @@ final class JobMasterPeer extends Peer {
     }
 
     /** The hint to send next (at most {@code max} placements and exits), or null if nothing changed. */
-    Hint nextHint(Function<String, String> endpoint, int max) {
+    Hint nextHint(Function<String, String> endpoint, java.util.function.ToLongFunction<String> epoch, int max) {
         if (!hasNews()) {
             return null;
         }
@@ -123,7 +123,7 @@ final class JobMasterPeer extends Peer {
             Spot s = it.next();
             it.remove();
             int slots = placements.getOrDefault(s.unit(), Map.of()).getOrDefault(s.node(), 0);
-            out.add(new Hint.Placement(s.unit(), s.node(), slots, endpoint.apply(s.node())));
+            out.add(new Hint.Placement(s.unit(), s.node(), slots, endpoint.apply(s.node()), epoch.applyAsLong(s.node())));
         }
         int n = Math.min(exits.size(), Math.max(0, max - out.size()));
         List<Hint.Exit> sent = new ArrayList<>(exits.subList(0, n));

@@ -16,6 +16,7 @@ public final class LaunchAnswers {
 
     private static final String RUNNING = " is already running";
     private static final String PLANNED = " is already planned and waiting for its cap";
+    private static final String NOT_STARTED = " was not started: ";
     private static final String ENDED = " already ended with exit code ";
 
     private LaunchAnswers() {
@@ -35,6 +36,20 @@ public final class LaunchAnswers {
     /** The problem for a launch of a slot the agent took already and keeps until its cap arrives. */
     public static Problem planned(String subject, String field, UnitId unit, int slot) {
         return Problem.of(subject, field, "slot " + slot + " of unit " + unit + PLANNED);
+    }
+
+    /**
+     * The problem for a probe that could not start at once ({@link Plan.Launch#probe}): the worker does
+     * not run here, and nothing of it is kept (a copy that waited for its cap is dropped).
+     */
+    public static Problem notStarted(String subject, String field, UnitId unit, int slot, String why) {
+        return Problem.of(subject, field, "slot " + slot + " of unit " + unit + NOT_STARTED + why
+                + " (a probe starts at once or not at all; nothing of it is kept)");
+    }
+
+    /** True if one of {@code problems} says a probe's worker was not started and nothing of it is kept. */
+    public static boolean notStarted(List<Problem> problems) {
+        return problems.stream().anyMatch(p -> p.message() != null && p.message().contains(NOT_STARTED));
     }
 
     /**

@@ -50,7 +50,7 @@ final class MessageReader {
     }
 
     private Register register(JsonObject o, String p) {
-        known(o, p, "node", "room", "labels", "capacity", "endpoint", "caps");
+        known(o, p, "node", "room", "labels", "capacity", "endpoint", "caps", "epoch");
         String node = json.string(o, "node", p, null);
         String room = json.string(o, "room", p, null);
         Map<String, String> labels = json.labels(o, "labels", p);
@@ -58,7 +58,8 @@ final class MessageReader {
         Resources capacity = resources(o, "capacity", p, true);
         String endpoint = json.string(o, "endpoint", p, null);
         List<Cap.Grant> caps = list(o, "caps", p, this::grant);
-        return json.ok() ? new Register(node, room, labels, capacity, endpoint, caps) : null;
+        long epoch = epoch(o, p);
+        return json.ok() ? new Register(node, room, labels, capacity, endpoint, caps, epoch) : null;
     }
 
     private Heartbeat heartbeat(JsonObject o, String p) {
@@ -141,8 +142,8 @@ final class MessageReader {
         known(o, p, "placements", "exits", "nodes");
         List<Hint.Placement> placements = list(o, "placements", p, (e, at) -> object(e, at, x ->
                 new Hint.Placement(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at),
-                        json.string(x, "endpoint", at, null)),
-                "unit", "node", "slots", "endpoint"));
+                        json.string(x, "endpoint", at, null), epoch(x, at)),
+                "unit", "node", "slots", "endpoint", "epoch"));
         List<Hint.Exit> exits = list(o, "exits", p, (e, at) -> object(e, at, x ->
                 new Hint.Exit(unit(x, at), json.string(x, "node", at, null), count(x, "slot", at),
                         json.int32(x, "exitCode", at, null)),
@@ -174,9 +175,10 @@ final class MessageReader {
         known(o, p, "launches");
         List<Plan.Launch> launches = list(o, "launches", p, (e, at) -> object(e, at, x -> {
             json.field(x, "environment", at, true);
+            boolean probe = x.get("probe") != null && json.bool(x, "probe", at, false);
             return new Plan.Launch(unit(x, at), count(x, "slot", at), list(x, "command", at, this::string),
-                    json.labels(x, "environment", at), json.string(x, "workingDirectory", at, null));
-        }, "unit", "slot", "command", "environment", "workingDirectory"));
+                    json.labels(x, "environment", at), json.string(x, "workingDirectory", at, null), epoch(x, at), probe);
+        }, "unit", "slot", "command", "environment", "workingDirectory", "epoch", "probe"));
         return json.ok() ? new Plan(launches) : null;
     }
 
@@ -266,6 +268,19 @@ final class MessageReader {
         int v = json.int32(o, field, path, null);
         if (v < 0) {
             json.problem(o.get(field), JsonPath.member(path, field), "must not be negative, got " + v);
+        }
+        return v;
+    }
+
+    /** An optional {@code epoch} (protocol version 4): 0 when absent, never negative. */
+    private long epoch(JsonObject o, String path) {
+        if (o.get("epoch") == null) {
+            return 0;
+        }
+        long v = json.integer(o, "epoch", path, 0L);
+        if (v < 0) {
+            json.problem(o.get("epoch"), JsonPath.member(path, "epoch"), "must not be negative, got " + v);
+            return 0;
         }
         return v;
     }

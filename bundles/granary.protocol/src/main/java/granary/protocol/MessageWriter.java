@@ -32,9 +32,14 @@ final class MessageWriter {
             return request(r);
         }
         if (m instanceof Hint h) {
-            JsonObject.Builder o = JsonObject.builder().put("placements", list(h.placements(), p -> JsonObject.builder()
-                    .put("unit", unit(p.unit())).put("node", p.node()).put("slots", p.slots())
-                    .put("endpoint", p.endpoint()).build()))
+            JsonObject.Builder o = JsonObject.builder().put("placements", list(h.placements(), p -> {
+                JsonObject.Builder x = JsonObject.builder().put("unit", unit(p.unit())).put("node", p.node()).put("slots", p.slots())
+                        .put("endpoint", p.endpoint());
+                if (p.epoch() > 0) {
+                    x.put("epoch", p.epoch());
+                }
+                return x.build();
+            }))
                     .put("exits", list(h.exits(), x -> JsonObject.builder().put("unit", unit(x.unit()))
                             .put("node", x.node()).put("slot", x.slot()).put("exitCode", x.exitCode()).build()));
             if (!h.nodes().isEmpty()) {
@@ -59,9 +64,13 @@ final class MessageWriter {
     }
 
     private static JsonObject register(Register r) {
-        return JsonObject.builder().put("node", r.node()).put("room", r.room()).put("labels", strings(r.labels()))
+        JsonObject.Builder o = JsonObject.builder().put("node", r.node()).put("room", r.room()).put("labels", strings(r.labels()))
                 .put("capacity", JobCodec.resourcesJson(r.capacity())).put("endpoint", r.endpoint())
-                .put("caps", list(r.caps(), MessageWriter::grant)).build();
+                .put("caps", list(r.caps(), MessageWriter::grant));
+        if (r.epoch() > 0) {
+            o.put("epoch", r.epoch());
+        }
+        return o.build();
     }
 
     private static JsonObject heartbeat(Heartbeat h) {
@@ -129,9 +138,16 @@ final class MessageWriter {
     }
 
     private static JsonObject launch(Plan.Launch l) {
-        return JsonObject.builder().put("unit", unit(l.unit())).put("slot", l.slot())
+        JsonObject.Builder o = JsonObject.builder().put("unit", unit(l.unit())).put("slot", l.slot())
                 .put("command", list(l.command(), JsonValue::of)).put("environment", strings(l.environment()))
-                .put("workingDirectory", l.workingDirectory()).build();
+                .put("workingDirectory", l.workingDirectory());
+        if (l.epoch() > 0) {
+            o.put("epoch", l.epoch());
+        }
+        if (l.probe()) {
+            o.put("probe", true);
+        }
+        return o.build();
     }
 
     private static JsonObject problem(Problem p) {

@@ -20,13 +20,26 @@ import java.util.TreeMap;
  *                 {@code http://10.0.0.7:7071}; the master passes it on in {@link Hint}s
  * @param caps     every cap the agent holds (from memory, or from its checkpoint after a restart):
  *                 what a master that restarted rebuilds its grants from (docs/recovery.md)
+ * @param epoch    how many times this node's agent was told it had been declared lost (it keeps the
+ *                 count in its checkpoint): the master names it in every placement on the node, and
+ *                 the agent starts no launch planned against an earlier one. Protocol version 4; 0
+ *                 when not said
  */
 public record Register(String node, String room, Map<String, String> labels, Resources capacity, String endpoint,
-                       List<Cap.Grant> caps) implements Message {
+                       List<Cap.Grant> caps, long epoch) implements Message {
+
+    /** The problem text with which a master refuses a heartbeat of an agent it declared lost. */
+    public static final String DECLARED_LOST = " was declared lost after ";
 
     /** A registration holding no caps. */
     public Register(String node, String room, Map<String, String> labels, Resources capacity, String endpoint) {
-        this(node, room, labels, capacity, endpoint, List.of());
+        this(node, room, labels, capacity, endpoint, List.of(), 0);
+    }
+
+    /** A registration that names no epoch. */
+    public Register(String node, String room, Map<String, String> labels, Resources capacity, String endpoint,
+                    List<Cap.Grant> caps) {
+        this(node, room, labels, capacity, endpoint, caps, 0);
     }
 
 

@@ -51,9 +51,11 @@ public final class WireCodec {
 
     /** The lowest version that carries {@code m}: 4 for node states, uncapped workers or a cap's reason; 3 for a restart spec or a launch; else 2. */
     public static int versionFor(Message m) {
-        boolean v4 = m instanceof Hint h && !h.nodes().isEmpty()
+        boolean v4 = m instanceof Hint h && (!h.nodes().isEmpty() || h.placements().stream().anyMatch(p -> p.epoch() > 0))
                 || m instanceof Heartbeat b && !b.uncapped().isEmpty()
-                || m instanceof Cap c && c.reason() != null;
+                || m instanceof Cap c && c.reason() != null
+                || m instanceof Register r && r.epoch() > 0
+                || m instanceof Plan p && p.launches().stream().anyMatch(l -> l.epoch() > 0 || l.probe());
         if (v4) {
             return 4;
         }
@@ -138,7 +140,7 @@ public final class WireCodec {
         Message message = message(json, o);
         if (message != null && versionFor(message) > version) {
             json.problem(o.get("message"), "$.message", "carries " + (versionFor(message) == 4
-                    ? "node states, uncapped workers or a cap's reason" : "a restart spec or a launch") + ", which protocol version "
+                    ? "node states, epochs, uncapped workers or a cap's reason" : "a restart spec or a launch") + ", which protocol version "
                     + versionFor(message) + " added; the envelope says version " + version);
         }
         long least = message instanceof Ack ? 0 : 1;

@@ -63,7 +63,7 @@ class WireCodecTest {
                 Arguments.of("unknown field in the envelope", envelope("hint", HINT).replace("\"sequence\"", "\"colour\": 1, \"sequence\""),
                         "$.colour", "unknown field; known fields: incarnation, message, sender, sequence, type, version"),
                 Arguments.of("unknown field in a message", envelope("hint", HINT.replace("\"slots\": 2", "\"slots\": 2, \"slot\": 1")),
-                        "$.message.placements[0].slot", "unknown field; known fields: endpoint, node, slots, unit"),
+                        "$.message.placements[0].slot", "unknown field; known fields: endpoint, epoch, node, slots, unit"),
                 Arguments.of("wrong type", envelope("hint", HINT.replace("\"slots\": 2", "\"slots\": \"2\"")),
                         "$.message.placements[0].slots", "expected a whole number, got the string \"2\""),
                 Arguments.of("wrong type of the sequence", envelope("hint", HINT).replace("\"sequence\": 3", "\"sequence\": 3.5"),

@@ -63,8 +63,6 @@ public final class SampleJobMaster implements Listener {
     public record Outcome(int code, String message) {
     }
 
-    private record Held(String endpoint, int slots) {
-    }
 
     private final Settings settings;
     private final Loop loop;
@@ -75,10 +73,7 @@ public final class SampleJobMaster implements Listener {
     private final UnitId service;
     private TaskBoard board;
     private TaskBoard services;
-    private final Map<String, Held> nodes = new TreeMap<>();
-    private final Map<String, Held> serviceNodes = new TreeMap<>();
-    /** Each node's agent endpoint as last heard, kept when no slot is held there any more: its agent still knows. */
-    private final Map<String, String> endpoints = new HashMap<>();
+
     /** When each running task and service worker was launched (loop ms); absent: to ask about at the next verification. */
     private final Map<Integer, Long> taskSince = new HashMap<>();
     private final Map<Integer, Long> serviceSince = new HashMap<>();
@@ -196,19 +191,15 @@ public final class SampleJobMaster implements Listener {
 
     // --- callbacks (on the client's loop) -----------------------------------------------------------
 
+    /** Slots changed: the work is fitted to what the client holds now (not to this callback's numbers, which may be older). */
     @Override
     public void placementChanged(UnitId u, String node, String endpoint, int oldSlots, int newSlots) {
-        Map<String, Held> m = u.equals(unit) ? nodes : u.equals(service) ? serviceNodes : null;
-        if (m == null) {
-            return;
+        if (System.getProperty("granary.debug.placements") != null) {
+            say("DBG placement " + u + " " + node + " " + oldSlots + "->" + newSlots + " now=" + client.placements(u).get(node));
         }
-        if (newSlots == 0) {
-            m.remove(node);
-        } else {
-            m.put(node, new Held(endpoint, newSlots));
-            if (!endpoint.isEmpty()) {
-                endpoints.put(node, endpoint);
-            }
+        if (ending != null) {
+            endIfReleased();
+            return;
         }
         fill();
     }
@@ -250,6 +241,9 @@ public final class SampleJobMaster implements Listener {
     public void resynced(long masterIncarnation) {
         say("resynced master-incarnation=" + masterIncarnation + " running=" + board.running());
         knownEnds.clear(); // a new master's full hint says what the units hold
+        if (ending != null) {
+            endIfReleased();
+        }
         servicesToVerify = true;
         troubleSince = -1;
         fill();
@@ -302,9 +296,10 @@ public final class SampleJobMaster implements Listener {
                 }
             }
             // A late or repeated end. Unless it stopped (its slot went with the cap) or its end was known
-            // already from its agent, the master released a slot and lowered the unit's desire for it:
-            // ask again, or a waiting task never gets one.
-            if (!known && code != Heartbeat.STOPPED && board.waiting() > 0) {
+            // already from its agent, the master lowered the unit's desire for it, which no task's end
+            // accounts for: ask again, or a task that waits now or later never gets its slot. (Asked for
+            // more than needed, the spare slot is given back when nothing waits.)
+            if (!known && code != Heartbeat.STOPPED) {
                 wantMore(unit, 1);
             }
             fill();
@@ -370,11 +365,27 @@ public final class SampleJobMaster implements Listener {
         client.cancel(settings.job()).whenComplete((v, ex) -> {
             if (ex == null) {
                 say("cancelled job=" + settings.job() + " service=" + settings.online());
+                // Done once the master took the slots back (the hints say so): a master that dies before
+                // its withdrawals reach the agents learns of the cancel from the next full request,
+                // which this job master sends only while it runs (docs/recovery.md).
+                ending = o;
+                loop.schedule(settings.patience().toMillis(), () -> complete(o));
+                endIfReleased();
             } else {
                 err.accept("granary-jobmaster: cannot cancel the service of job " + settings.job() + ": " + cause(ex).getMessage());
+                complete(o);
             }
-            complete(o);
         });
+    }
+
+    /** The outcome once the cancelled job holds no slot any more, or null while the job runs. */
+    private Outcome ending;
+
+    private void endIfReleased() {
+        if (ending != null && !done() && client.holdings().keySet().stream().noneMatch(u -> u.job().equals(settings.job()))) {
+            say("released job=" + settings.job());
+            complete(ending);
+        }
     }
 
     private void complete(Outcome o) {
@@ -406,11 +417,12 @@ public final class SampleJobMaster implements Listener {
         if (done() || finishing || client == null || !client.masterAnswers()) {
             return; // with no master answering, nothing is launched again on a guess
         }
+        wantEnough();
         long oldEnough = loop.now() - settings.verify().toMillis();
         for (Map.Entry<Integer, String> e : board.runningWorkers().entrySet()) {
             int t = e.getKey();
-            String endpoint = endpoints.get(e.getValue());
-            if (endpoint != null && taskSince.getOrDefault(t, Long.MIN_VALUE) <= oldEnough) {
+            String endpoint = client.endpoint(e.getValue());
+            if (endpoint != null && !endpoint.isEmpty() && taskSince.getOrDefault(t, Long.MIN_VALUE) <= oldEnough) {
                 int slot = board.slot(t);
                 taskSince.put(t, loop.now());
                 ask(endpoint, e.getValue(), taskLaunch(t, slot), false);
@@ -419,8 +431,8 @@ public final class SampleJobMaster implements Listener {
         if (servicesToVerify) {
             boolean all = true;
             for (Map.Entry<Integer, String> e : services.runningWorkers().entrySet()) {
-                String endpoint = endpoints.get(e.getValue());
-                if (endpoint == null) {
+                String endpoint = client.endpoint(e.getValue());
+                if (endpoint == null || endpoint.isEmpty()) {
                     all = false;
                     continue;
                 }
@@ -430,9 +442,9 @@ public final class SampleJobMaster implements Listener {
         }
     }
 
-    /** Sends a launch whose run the job master is not sure of; reads the agent's answer. */
+    /** Sends a launch whose run the job master is not sure of, as a probe (started at once or not at all); reads the agent's answer. */
     private void ask(String endpoint, String node, Plan.Launch l, boolean isService) {
-        client.launch(endpoint, List.of(l)).whenComplete((v, ex) -> {
+        client.launch(endpoint, List.of(l.asProbe())).whenComplete((v, ex) -> {
             if (ex == null) {
                 say("relaunched " + (isService ? "service" : "task") + "=" + index(l, isService) + " node=" + node + " slot="
                         + l.slot() + " (its agent did not know it)");
@@ -471,6 +483,15 @@ public final class SampleJobMaster implements Listener {
                 workerExited(isService ? service : unit, node, l.slot(), ended.getAsInt());
                 return;
             }
+            if (LaunchAnswers.notStarted(ire.problems())) {
+                // it does not run there, and the agent keeps nothing of it: it runs again (not a retry)
+                say("not-running " + what + " slot=" + l.slot() + " (" + ire.problems().get(0).message() + ")");
+                b.lost(i);
+                (isService ? serviceSince : taskSince).remove(i);
+                save();
+                fill();
+                return;
+            }
             refused(node, i, isService, ire.getMessage());
             return;
         }
@@ -497,40 +518,71 @@ public final class SampleJobMaster implements Listener {
 
     // --- work ------------------------------------------------------------------------------------------
 
-    /** Launches waiting tasks into free slots, node by node; gives back slots no task will use. */
+    /**
+     * Launches waiting tasks into free slots, node by node, as the client holds them now; gives back
+     * task slots no task will use, and service slots beyond the service's size (an agent that came
+     * back with slots the master did not know of: the master keeps them and lets the job master decide).
+     */
     private void fill() {
         if (done() || finishing || client == null) {
             return; // done, or not started: start() fills
         }
-        for (Map.Entry<String, Held> e : new ArrayList<>(nodes.entrySet())) {
+        for (Map.Entry<String, Integer> e : client.placements(unit).entrySet()) {
             String node = e.getKey();
-            if (e.getValue().endpoint().isEmpty()) {
+            String endpoint = client.endpoint(node);
+            if (endpoint == null || endpoint.isEmpty()) {
                 continue; // slots kept for an agent that has not come back yet: nothing to plan there
             }
-            int free = e.getValue().slots() - board.runningOn(node) - endsNotReleased(node);
+            int free = e.getValue() - board.runningOn(node) - endsNotReleased(node);
             List<Integer> batch = new ArrayList<>();
             for (Integer t; batch.size() < free && (t = board.take()) != null; ) {
                 batch.add(t);
             }
             if (!batch.isEmpty()) {
-                launch(node, e.getValue().endpoint(), board, batch, false);
+                launch(node, endpoint, board, batch, false);
             } else if (free > 0 && board.waiting() == 0) {
                 give(unit, node, free);
             }
         }
-        for (Map.Entry<String, Held> e : new ArrayList<>(serviceNodes.entrySet())) {
+        int spare = client.placements(service).values().stream().mapToInt(Integer::intValue).sum() - services.size();
+        for (Map.Entry<String, Integer> e : client.placements(service).entrySet()) {
             String node = e.getKey();
-            if (e.getValue().endpoint().isEmpty()) {
+            String endpoint = client.endpoint(node);
+            if (endpoint == null || endpoint.isEmpty()) {
                 continue;
             }
-            int free = e.getValue().slots() - services.runningOn(node);
+            int free = e.getValue() - services.runningOn(node);
             List<Integer> batch = new ArrayList<>();
             for (Integer s; batch.size() < free && (s = services.take()) != null; ) {
                 batch.add(s);
             }
             if (!batch.isEmpty()) {
-                launch(node, e.getValue().endpoint(), services, batch, true);
+                launch(node, endpoint, services, batch, true);
+            } else if (free > 0 && spare > 0 && services.waiting() == 0) {
+                int back = Math.min(free, spare);
+                spare -= back;
+                give(service, node, back);
             }
+        }
+    }
+
+    /**
+     * The desire never falls below the work left: every task not finished and every service slot.
+     * The exits keep the count right one by one; this mends what they cannot (an exit counted twice
+     * through a restart, one of a slot taken back elsewhere), so that no waiting task waits forever.
+     */
+    private void wantEnough() {
+        int tasksLeft = board.unfinished();
+        if (board.waiting() > 0 && client.desired(unit) >= 0 && client.desired(unit) < tasksLeft) {
+            client.desire(unit, tasksLeft).whenComplete((v, ex) -> {
+                if (ex != null && cause(ex) instanceof InvalidRequestException) {
+                    client.submit(job(board.unfinished(), settings.online()));
+                }
+            });
+        }
+        if (settings.online() > 0 && services.waiting() > 0 && client.desired(service) >= 0
+                && client.desired(service) < services.size()) {
+            client.desire(service, services.size());
         }
     }
 
