@@ -188,7 +188,8 @@ class PausedLeaderIT {
             leader = standby;
         }
         System.out.println("granary-ha paused leader: " + ROUNDS + " rounds, calls at the resumed old leader: " + accepted
-                + " accepted (2xx), " + refused + " refused, " + unanswered + " unanswered (it had halted); caps of their jobs at the agent: 0");
+                + " accepted (2xx), " + refused + " refused, " + unanswered + " unanswered (it had halted); caps of their jobs at the agent: "
+                + agent.stdout().lines().filter(l -> l.contains("cap unit=lease-")).count());
         assertEquals(0, accepted, String.join("\n", rounds));
         assertTrue(agent.process().isAlive(), "the agent kept running: " + agent);
     }
