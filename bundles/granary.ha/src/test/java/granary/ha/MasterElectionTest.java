@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Elections against a real ZooKeeper server in this JVM (Curator's TestingServer on loopback). */
 class MasterElectionTest {
@@ -26,9 +28,13 @@ class MasterElectionTest {
     private TestingServer zk;
     private final List<MasterElection> elections = new ArrayList<>();
 
+    /** The server's data (and the configuration file it writes) stay in here, not in java.io.tmpdir. */
+    @TempDir
+    Path dir;
+
     @BeforeEach
     void startZooKeeper() throws Exception {
-        zk = ZooKeeperFixture.start();
+        zk = ZooKeeperFixture.start(dir.resolve("zk").toFile());
     }
 
     @AfterEach
