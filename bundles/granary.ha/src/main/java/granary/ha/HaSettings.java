@@ -60,6 +60,22 @@ public record HaSettings(String connectString, String cluster, URI advertise, Du
         return new HaSettings(connectString, cluster, advertise, d, connectionTimeout);
     }
 
+    /**
+     * How long before the session could expire at the server the leader's {@link Lease} lapses: a
+     * quarter of the session timeout (docs/ha.md, "The lease"). It covers a touch the ensemble
+     * relays half a tick late (a tick is at most half the session timeout), clock rates, and the
+     * instant between the last check and a message leaving.
+     */
+    public Duration leaseMargin() {
+        return sessionTimeout.dividedBy(4);
+    }
+
+    /** How often the leader renews its lease with a round trip: a tenth of the session timeout, at least 50 ms. */
+    public Duration leaseRenewal() {
+        Duration d = sessionTimeout.dividedBy(10);
+        return d.toMillis() < 50 ? Duration.ofMillis(50) : d;
+    }
+
     /** {@code /granary/<cluster>}: the parent of every znode of this cluster. */
     public String root() {
         return "/granary/" + cluster;

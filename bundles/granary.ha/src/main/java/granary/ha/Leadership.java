@@ -14,9 +14,11 @@ public interface Leadership {
     void elected(long epoch);
 
     /**
-     * This master must stop serving at once: its ZooKeeper session was suspended or lost, or it
-     * lost the leadership. Another master may already lead. The election is over; a master that
-     * wants to lead again must start empty, with a new election.
+     * This master must stop serving at once: its lease lapsed, its ZooKeeper session was suspended
+     * or lost, or it lost the leadership. Its {@link Lease} is revoked before this is called.
+     * Another master may already lead. The election is over; a master that wants to lead again
+     * must start empty, with a new election. Also called without {@link #elected} when the latch
+     * was won but the lease could not be taken.
      *
      * @param reason why, in words, for the log
      */

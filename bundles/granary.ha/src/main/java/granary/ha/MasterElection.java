@@ -1,10 +1,13 @@
 package granary.ha;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -17,6 +20,7 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * One master's part in the election of its cluster's leader, for one life of that master.
@@ -26,10 +30,13 @@ import org.apache.zookeeper.KeeperException;
  * epoch, advanced by compare-and-set) and {@code leader} (ephemeral: {@code <epoch> <url>} of the
  * master that leads and serves now).
  *
- * <p>On winning the latch the master takes the next epoch, {@link Leadership#elected} is called
- * with it, then {@code leader} is written. When the ZooKeeper connection is SUSPENDED or LOST, or
- * the latch is lost, {@link Leadership#deposed} is called once and the election ends (the latch is
- * left, so another master can lead): a deposed master must not serve again from the same memory.
+ * <p>On winning the latch the master takes the next epoch and its {@link Lease} (one round trip in
+ * its session), {@link Leadership#elected} is called with the epoch, then {@code leader} is written.
+ * While it leads, a round trip every {@link HaSettings#leaseRenewal()} renews the lease
+ * (docs/ha.md, "The lease"). When the lease lapses, the ZooKeeper connection is SUSPENDED or LOST,
+ * or the latch is lost, the lease is revoked, {@link Leadership#deposed} is called once and the
+ * election ends (the latch is left, so another master can lead): a deposed master must not serve
+ * again from the same memory.
  *
  * <p>{@link #leader()} is what a standby tells peers: the published leader, from a watched cache.
  */
@@ -43,18 +50,34 @@ public final class MasterElection implements AutoCloseable {
     private final CuratorCache leaderCache;
     private final Epochs epochs;
     private final ExecutorService events;
+    private final LongSupplier nanos;
+    private final Lease lease;
+    private final ScheduledExecutorService renewals;
     private final Object lock = new Object();
     private boolean started;
     private boolean over;
     private long epoch;
+    /** The ZooKeeper handle of the session the leadership was won in, and its latch node; set when elected. */
+    private volatile ZooKeeper session;
+    private volatile String latchNode;
 
     /**
      * @param clock the wall clock in ms (an epoch is at least its value)
      */
     public MasterElection(HaSettings settings, Leadership leadership, LongSupplier clock) {
+        this(settings, leadership, clock, System::nanoTime);
+    }
+
+    /**
+     * @param clock the wall clock in ms (an epoch is at least its value)
+     * @param nanos the monotonic clock of the lease, in ns
+     */
+    public MasterElection(HaSettings settings, Leadership leadership, LongSupplier clock, LongSupplier nanos) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.leadership = Objects.requireNonNull(leadership, "leadership");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.nanos = Objects.requireNonNull(nanos, "nanos");
+        this.lease = new Lease(settings.connectString(), settings.sessionTimeout(), settings.leaseMargin(), nanos);
         this.zk = CuratorFrameworkFactory.builder().connectString(settings.connectString())
                 .sessionTimeoutMs((int) settings.sessionTimeout().toMillis())
                 .connectionTimeoutMs((int) settings.connectionTimeout().toMillis())
@@ -67,10 +90,24 @@ public final class MasterElection implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.renewals = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "granary-ha lease " + settings.cluster());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     public HaSettings settings() {
         return settings;
+    }
+
+    /**
+     * This master's leadership lease: held from the election until it lapses or the master is
+     * deposed; never before it is elected. Check it before every decision and every answer that
+     * acts as the leader (docs/ha.md, "The lease").
+     */
+    public Lease lease() {
+        return lease;
     }
 
     /**
@@ -87,7 +124,7 @@ public final class MasterElection implements AutoCloseable {
         }
         zk.getConnectionStateListenable().addListener((client, state) -> {
             if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
-                events.execute(() -> depose("the ZooKeeper connection to " + settings.connectString() + " is " + state));
+                events.execute(() -> depose(lease.silence() + "; the connection is " + state));
             }
         }, events);
         latch.addListener(new LeaderLatchListener() {
@@ -98,7 +135,10 @@ public final class MasterElection implements AutoCloseable {
 
             @Override
             public void notLeader() {
-                depose("another master holds the leadership of cluster " + settings.cluster());
+                // the latch lets go on SUSPENDED and LOST too: name a ZooKeeper outage as such
+                boolean outage = !zk.getZookeeperClient().isConnected() || !lease.held();
+                depose(outage ? lease.silence() + "; the leader's latch was reset"
+                        : "another master holds the leadership of cluster " + settings.cluster());
             }
         }, events);
         zk.start();
@@ -162,6 +202,12 @@ public final class MasterElection implements AutoCloseable {
             }
             epoch = e;
         }
+        try {
+            takeLease();
+        } catch (Exception ex) {
+            depose("could not take the leadership lease: " + lease.silence() + ": " + ex);
+            return;
+        }
         leadership.elected(e);
         try {
             publish(new LeaderInfo(settings.advertise(), e));
@@ -187,6 +233,72 @@ public final class MasterElection implements AutoCloseable {
         }
     }
 
+    // ---- the lease (docs/ha.md, "The lease") ---------------------------------------------------
+
+    /**
+     * On the events thread, once elected: binds the lease to the session the latch was won in (a
+     * later session, after an expiry, never renews it), asks for the session timeout the server
+     * granted, takes the lease with one round trip and starts renewing it.
+     */
+    private void takeLease() throws Exception {
+        ZooKeeper zooKeeper = zk.getZookeeperClient().getZooKeeper();
+        String node = latch.getOurPath();
+        if (node == null) {
+            throw new IllegalStateException("the latch has no node of this master");
+        }
+        session = zooKeeper;
+        latchNode = node;
+        if (zooKeeper.getSessionTimeout() > 0) {
+            lease.sessionTimeout(Duration.ofMillis(zooKeeper.getSessionTimeout()));
+        }
+        renew().get(settings.sessionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        if (!lease.held()) {
+            throw new IllegalStateException("the first round trip took longer than the lease lasts, " + lease.validity().toMillis() + " ms");
+        }
+        long period = settings.leaseRenewal().toMillis();
+        renewals.scheduleAtFixedRate(this::renewOrStepDown, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** On the lease thread: steps down once the lease is not held, else renews it. */
+    private void renewOrStepDown() {
+        if (!lease.held()) {
+            events.execute(() -> depose(lease.why()));
+            renewals.shutdown();
+            return;
+        }
+        renew();
+    }
+
+    /**
+     * One cheap round trip in the leader's session: {@code exists} of its own latch node. The send
+     * time is read before the request leaves; an answer renews the lease from it. Completes when
+     * the answer renewed the lease; a failure (no connection, a slow server) leaves it to lapse.
+     */
+    private CompletableFuture<Void> renew() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        ZooKeeper zooKeeper = session;
+        String node = latchNode;
+        long sent = nanos.getAsLong();
+        try {
+            zooKeeper.exists(node, false, (rc, path, ctx, stat) -> {
+                if (rc == KeeperException.Code.OK.intValue() && stat != null) {
+                    lease.renewed(sent);
+                    done.complete(null);
+                    return;
+                }
+                if (rc == KeeperException.Code.OK.intValue() || rc == KeeperException.Code.SESSIONEXPIRED.intValue()) {
+                    lease.revoke(rc == KeeperException.Code.OK.intValue()
+                            ? "the leader's latch node " + node + " is gone from ZooKeeper at " + settings.connectString()
+                            : "the ZooKeeper session of the leader expired at " + settings.connectString());
+                }
+                done.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+            }, null);
+        } catch (RuntimeException ex) {
+            done.completeExceptionally(ex); // a closed handle: the lease lapses
+        }
+        return done;
+    }
+
     /** On the events thread: ends the election; tells the master if it led. */
     private void depose(String reason) {
         boolean led;
@@ -200,6 +312,8 @@ public final class MasterElection implements AutoCloseable {
             }
             over = true;
         }
+        lease.revoke(reason); // first: every gate that checks the lease is closed before the master hears of it
+        renewals.shutdown();
         leadership.deposed(reason);
         events.execute(this::leave);
     }
@@ -218,6 +332,8 @@ public final class MasterElection implements AutoCloseable {
         synchronized (lock) {
             over = true;
         }
+        lease.revoke("the election of " + settings.advertise() + " in cluster " + settings.cluster() + " was closed");
+        renewals.shutdownNow();
         leave();
         leaderCache.close();
         zk.close();

@@ -15,9 +15,13 @@ final class ZooKeeperFixture {
     private ZooKeeperFixture() {
     }
 
-    /** A ZooKeeper server on 127.0.0.1, a free port, tick 200 ms (sessions of 1 s and up are allowed). */
-    static TestingServer start() throws Exception {
-        InstanceSpec spec = new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1");
+    /**
+     * A ZooKeeper server on 127.0.0.1, a free port, tick 200 ms (sessions of 1 s and up are allowed),
+     * its data in {@code dir}: a test's temporary directory (without one the server leaves a
+     * configuration file in java.io.tmpdir).
+     */
+    static TestingServer start(java.io.File dir) throws Exception {
+        InstanceSpec spec = new InstanceSpec(dir, -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1");
         return new TestingServer(spec, true);
     }
 

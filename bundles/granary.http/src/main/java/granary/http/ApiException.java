@@ -1,7 +1,9 @@
 package granary.http;
 
 import granary.api.model.Problem;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A request the API refuses, answered as problem JSON (RFC 9457; docs/api.md, "Errors"): an HTTP
@@ -18,6 +20,7 @@ public final class ApiException extends RuntimeException {
     private final String type;
     private final String title;
     private final transient List<Problem> problems;
+    private final transient Map<String, String> headers = new LinkedHashMap<>();
 
     public ApiException(int status, String type, String title, String detail, List<Problem> problems) {
         super(detail);
@@ -62,5 +65,15 @@ public final class ApiException extends RuntimeException {
 
     public List<Problem> problems() {
         return problems;
+    }
+
+    /** Adds a header to the answer (a redirect's {@code Location}). */
+    public ApiException header(String name, String value) {
+        headers.put(name, value);
+        return this;
+    }
+
+    public Map<String, String> headers() {
+        return headers;
     }
 }

@@ -3,6 +3,7 @@ package granary.http;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import granary.api.model.Problem;
+import granary.master.LeaderLease;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -39,12 +41,23 @@ public final class ApiServlet extends HttpServlet {
     private final transient ApiAuth auth;
     private final transient EventStream stream;
     private final transient String version;
+    private final transient LeaderWrites writes;
 
+    /** A servlet of the only master: it always takes writes. */
     public ApiServlet(Api api, ApiAuth auth, EventStream stream, String version) {
+        this(api, auth, stream, version, () -> LeaderLease.ALWAYS);
+    }
+
+    /**
+     * @param lease the runtime's leadership (docs/ha.md, "The API of a standby"): writes are taken
+     *              only while it is held; null from it: no master side runs, no write is taken
+     */
+    public ApiServlet(Api api, ApiAuth auth, EventStream stream, String version, Supplier<LeaderLease> lease) {
         this.api = api;
         this.auth = auth;
         this.stream = stream;
         this.version = version;
+        this.writes = new LeaderWrites(lease);
     }
 
     @Override
@@ -69,9 +82,16 @@ public final class ApiServlet extends HttpServlet {
             }
             Matched m = match(method, path);
             ApiAuth.require(caller, m.route.role(), method + " " + instance);
+            if (write) {
+                // only the leader holding its lease takes a write; checked before anything is read or changed
+                writes.before(req.getRequestURI() + (req.getQueryString() == null ? "" : "?" + req.getQueryString()));
+            }
             byte[] body = m.route.body() == null ? new byte[0] : body(req);
             Call call = new Call(caller.identity(), caller.role(), m.params, query(req), headers(req), body);
             answer = m.route.handler().handle(call);
+            if (write) {
+                writes.after(); // a lease lost while the write was applied: not acknowledged
+            }
         } catch (ApiException e) {
             refusal = e;
         } catch (Exception e) {
@@ -208,6 +228,7 @@ public final class ApiServlet extends HttpServlet {
         }
         resp.reset();
         resp.setStatus(e.status());
+        e.headers().forEach(resp::setHeader);
         if (e.status() == 401) {
             resp.setHeader("WWW-Authenticate", "Bearer realm=\"granary\"");
         }

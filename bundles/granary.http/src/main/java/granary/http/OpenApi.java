@@ -122,6 +122,11 @@ public final class OpenApi {
         }
         responses.add("401", response(401, r));
         responses.add("403", response(403, r));
+        if (!r.method().equals("GET")) {
+            // every write: a standby points at the leader, or says none is known (docs/ha.md, "The API of a standby")
+            responses.add("307", response(307, r));
+            responses.add("503", response(503, r));
+        }
         op.add("responses", responses);
         return op;
     }
@@ -150,13 +155,16 @@ public final class OpenApi {
             case 409 -> "Conflict with the state in force (exists, stale revision, policy not installed)";
             case 413 -> "Body larger than 1 MiB";
             case 415 -> "Body is not application/json";
-            case 503 -> "The scheduler did not answer in time, or too many subscribers";
+            case 307 -> "This master is a standby: Location names the leader, to send the write to; nothing changed";
+            case 503 -> r.method().equals("GET") ? "The scheduler did not answer in time, or too many subscribers"
+                    : "The scheduler did not answer in time, or this master does not lead now (a standby that knows no"
+                    + " leader, a leader whose lease lapsed); see the problem's type";
             default -> "Status " + status;
         });
         JsonObject content = new JsonObject();
         JsonObject media = new JsonObject();
         JsonObject schema = new JsonObject();
-        if (status >= 400) {
+        if (status >= 400 || status == 307) {
             schema.addProperty("$ref", "#/components/schemas/Problem");
             media.add("schema", schema);
             content.add("application/problem+json", media);

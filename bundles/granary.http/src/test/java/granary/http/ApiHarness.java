@@ -8,6 +8,7 @@ import granary.api.event.PolicyInstalled;
 import granary.api.model.NodeSpec;
 import granary.api.model.Resources;
 import granary.api.spi.PolicyProvider;
+import granary.master.LeaderLease;
 import granary.protocol.link.Tokens;
 import granary.testkit.LiveEngine;
 import jakarta.servlet.http.HttpServlet;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.function.Supplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -48,6 +50,11 @@ final class ApiHarness implements AutoCloseable {
     final String agent;
 
     ApiHarness(Path auditFile, int streamBuffer) throws Exception {
+        this(auditFile, streamBuffer, () -> LeaderLease.ALWAYS);
+    }
+
+    /** The API of a runtime whose leadership is {@code lease} (null from it: no master side). */
+    ApiHarness(Path auditFile, int streamBuffer, Supplier<LeaderLease> lease) throws Exception {
         List<PolicyProvider> providers = new ArrayList<>();
         ServiceLoader.load(PolicyProvider.class).forEach(providers::add);
         engine = new LiveEngine(List.of("fifo"), List.of("fifo"));
@@ -66,7 +73,7 @@ final class ApiHarness implements AutoCloseable {
         audit = new AuditLog(auditFile, 100, System::currentTimeMillis);
         api = new Api(engine.loop, () -> providers, audit, () -> null, Duration.ofSeconds(10));
         stream = new EventStream(engine.loop, streamBuffer, "test", 8).start(100);
-        HttpServlet servlet = new ApiServlet(api, new ApiAuth(tokens, false), stream, "test");
+        HttpServlet servlet = new ApiServlet(api, new ApiAuth(tokens, false), stream, "test", lease);
         jetty = new Server();
         ServerConnector c = new ServerConnector(jetty);
         c.setHost("127.0.0.1");

@@ -19,17 +19,26 @@ import java.util.Objects;
  * @param manualTicks       true: no timer thread of the master's own; timeouts and the end of the
  *                          recovery window are checked only when the caller calls
  *                          {@link ProtocolMaster#tick()} (deterministic tests and the conformance kit)
+ * @param lease             whether the master may act as the leader now: checked before it takes a
+ *                          message, grants or sends a cap or hint (docs/ha.md, "The lease");
+ *                          {@link LeaderLease#ALWAYS} for a single master
  */
 public record MasterOptions(String name, long incarnation, Duration agentTimeout, Duration jobMasterTimeout,
-                            int maxPlacements, Duration engineTimeout, boolean manualTicks) {
+                            int maxPlacements, Duration engineTimeout, boolean manualTicks, LeaderLease lease) {
 
     public MasterOptions(String name, long incarnation, Duration agentTimeout, Duration jobMasterTimeout,
                          int maxPlacements, Duration engineTimeout) {
         this(name, incarnation, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, false);
     }
 
+    public MasterOptions(String name, long incarnation, Duration agentTimeout, Duration jobMasterTimeout,
+                         int maxPlacements, Duration engineTimeout, boolean manualTicks) {
+        this(name, incarnation, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, manualTicks, LeaderLease.ALWAYS);
+    }
+
     public MasterOptions {
         Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(lease, "lease");
         if (maxPlacements < 1) {
             throw new IllegalArgumentException("maxPlacements must be at least 1, got " + maxPlacements);
         }
@@ -42,15 +51,20 @@ public record MasterOptions(String name, long incarnation, Duration agentTimeout
     }
 
     public MasterOptions withTimeouts(Duration agents, Duration jobMasters) {
-        return new MasterOptions(name, incarnation, agents, jobMasters, maxPlacements, engineTimeout, manualTicks);
+        return new MasterOptions(name, incarnation, agents, jobMasters, maxPlacements, engineTimeout, manualTicks, lease);
     }
 
     public MasterOptions withIncarnation(long value) {
-        return new MasterOptions(name, value, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, manualTicks);
+        return new MasterOptions(name, value, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, manualTicks, lease);
     }
 
     /** The same options with timeouts checked only by {@link ProtocolMaster#tick()}. */
     public MasterOptions withManualTicks() {
-        return new MasterOptions(name, incarnation, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, true);
+        return new MasterOptions(name, incarnation, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, true, lease);
+    }
+
+    /** The same options for a master under high availability: it acts only while {@code value} is held. */
+    public MasterOptions withLease(LeaderLease value) {
+        return new MasterOptions(name, incarnation, agentTimeout, jobMasterTimeout, maxPlacements, engineTimeout, manualTicks, value);
     }
 }

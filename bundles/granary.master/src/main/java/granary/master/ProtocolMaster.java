@@ -169,6 +169,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * caller does.
      */
     public void tick() {
+        if (!options.lease().held()) {
+            return; // HA: no decision without the leader's lease (docs/ha.md, "The lease")
+        }
         recoverIfDue();
         expire();
     }
@@ -195,6 +198,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     @Override
     public Reply post(String authorization, byte[] body, String remote) {
+        if (!options.lease().held()) {
+            return notLeader("connection from " + remote); // HA: checked first, so nothing changes (docs/ha.md, "The lease")
+        }
         Sender who = tokens.verify(Tokens.bearer(authorization));
         if (who == null) {
             return reply(401, 0, Problem.of("connection from " + remote, "Authorization",
@@ -231,6 +237,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         };
         if (!options.manualTicks()) {
             recoverIfDue(); // a report that completes the window closes it without waiting for the timer
+        }
+        if (!options.lease().held()) {
+            // HA: the lease lapsed while the message was applied (a pause): this master steps down and
+            // forgets it, so it must not be acknowledged; the peer sends it to the next master
+            return notLeader(who.toString());
         }
         return answer;
     }
@@ -1302,6 +1313,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     @Override
     public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, long incarnation, String remote) {
+        if (!options.lease().held()) {
+            return CompletableFuture.completedFuture(notLeader("connection from " + remote)); // HA: checked first
+        }
         Sender who = tokens.verify(Tokens.bearer(authorization));
         if (who == null) {
             return CompletableFuture.completedFuture(reply(401, 0, Problem.of("connection from " + remote, "Authorization",
@@ -1333,7 +1347,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             peer.lastSeen = clock.millis();
             Envelope due = due(peer, after);
             if (due != null) {
-                return CompletableFuture.completedFuture(new Reply(200, codec.encode(due)));
+                return CompletableFuture.completedFuture(leased(new Reply(200, codec.encode(due))));
             }
             if (waitMillis <= 0 || closed) {
                 return CompletableFuture.completedFuture(Reply.empty());
@@ -1388,8 +1402,25 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         Envelope e = due(peer, box.parkedAfter());
         if (e != null) {
             CompletableFuture<Reply> poll = box.unpark();
-            wake.add(() -> poll.complete(new Reply(200, codec.encode(e))));
+            wake.add(() -> poll.complete(leased(new Reply(200, codec.encode(e)))));
         }
+    }
+
+    // ---- the leader's lease (docs/ha.md, "The lease") -------------------------------------------
+
+    /**
+     * {@code capOrHint} if the lease holds now, read after it was built and right before it leaves
+     * (a pause in between is caught); else a 503 in its place: nothing decided without the lease
+     * reaches a peer.
+     */
+    private Reply leased(Reply capOrHint) {
+        return options.lease().held() ? capOrHint : notLeader(self.toString());
+    }
+
+    /** 503 while this master does not hold the leader's lease: the peer tries its next master. */
+    private Reply notLeader(String subject) {
+        return reply(503, 0, Problem.of(subject, "$", self + " incarnation " + options.incarnation()
+                + " is not the leader (it does not hold the leadership lease: " + options.lease().why() + "); send to another master"));
     }
 
     private String endpoint(String node) {

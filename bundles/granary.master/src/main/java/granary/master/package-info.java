@@ -6,7 +6,10 @@
  * through the HTTP whiteboard, tests and benchmarks through {@link granary.protocol.link.JdkHttpServer}.
  * {@link granary.master.MasterMonitor} is what monitors read of a running master (its peers, its
  * recovery state, its delivery latency); the runtime registers it as a service.
+ * {@link granary.master.LeaderLease} is whether the master may act as the leader now (docs/ha.md,
+ * "The lease"): the master checks it before it takes a message and before a cap or hint leaves; the
+ * runtime registers it as a service for the HTTP API's writes.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package granary.master;

@@ -52,7 +52,7 @@ class MasterFailoverIT {
     @Test
     void whenTheLeaderIsKilledTheStandbyLeadsAndTheAgentRegistersWithIt() throws Exception {
         // ticks of 200 ms: ZooKeeper grants the 2 s sessions the masters ask for
-        zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1"), true);
+        zk = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1"), true);
         cluster = new Cluster(dir);
         java.nio.file.Path agentToken = cluster.token("agent/n1"); // also creates the secret both masters share
         int[] ports = {freePort(), freePort()};
@@ -120,7 +120,7 @@ class MasterFailoverIT {
      */
     @Test
     void aLeaderThatLosesZooKeeperHaltsWithExitCode75() throws Exception {
-        zk = new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1"), true);
+        zk = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1"), true);
         cluster = new Cluster(dir);
         cluster.token("agent/n1"); // creates the secret
         int[] ports = {freePort()};

@@ -8,6 +8,7 @@ import granary.http.ApiServlet;
 import granary.http.AuditLog;
 import granary.http.EventStream;
 import granary.http.PeerSource;
+import granary.master.LeaderLease;
 import granary.master.MasterMonitor;
 import granary.master.PeerStatus;
 import granary.protocol.link.Tokens;
@@ -34,7 +35,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
  * Puts the HTTP API on the runtime's HTTP whiteboard at {@code /api/v1/*}, with its settings from
- * Config Admin PID {@value #PID} (docs/api.md, "Running it").
+ * Config Admin PID {@value #PID} (docs/api.md, "Running it"). Writes are taken only while the
+ * master side's {@link LeaderLease} service is held (docs/ha.md, "The API of a standby"): always
+ * for a single master; for the elected leader while its lease holds; never for a standby.
  */
 @Component(immediate = true, service = {}, configurationPid = ApiComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = ApiComponent.Config.class)
@@ -106,7 +109,25 @@ public final class ApiComponent {
         props.put("osgi.http.whiteboard.servlet.asyncSupported", Boolean.TRUE);
         props.put("osgi.http.whiteboard.servlet.name", "granary-api");
         servlet = context.registerService(Servlet.class, new ApiServlet(api, new ApiAuth(tokens, config.openReads()), stream,
-                context.getBundle().getVersion().toString()), props);
+                context.getBundle().getVersion().toString(), () -> lease), props);
+    }
+
+    /**
+     * The master side's leadership (registered by granary.master's component before it serves);
+     * null while none is registered: then no write is taken, so a standby that is still starting
+     * never takes one.
+     */
+    private volatile LeaderLease lease;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    void bindLease(LeaderLease l) {
+        lease = l;
+    }
+
+    void unbindLease(LeaderLease l) {
+        if (lease == l) {
+            lease = null;
+        }
     }
 
     /** The master's peers while a master serves here (a single master, or the elected leader), else null. */

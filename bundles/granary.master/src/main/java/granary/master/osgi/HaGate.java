@@ -44,6 +44,16 @@ final class HaGate implements Endpoint {
         return m;
     }
 
+    /** True while this master leads and serves (elected, not stopped). */
+    boolean serving() {
+        return master != null;
+    }
+
+    /** True once this master stopped serving (it was deposed, or is shutting down). */
+    boolean stopped() {
+        return stopped;
+    }
+
     /** The leader to name in a refusal: null while this master serves, or when none is known or this one stopped. */
     URI leaderToName() {
         if (master != null) {

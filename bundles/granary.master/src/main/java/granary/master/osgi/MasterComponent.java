@@ -6,6 +6,7 @@ import granary.ha.HaSettings;
 import granary.ha.LeaderInfo;
 import granary.ha.Leadership;
 import granary.ha.MasterElection;
+import granary.master.LeaderLease;
 import granary.master.MasterMonitor;
 import granary.master.MasterOptions;
 import granary.master.PeerStatus;
@@ -38,9 +39,14 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * <p>High availability (docs/ha.md): with {@code zk} set, this master joins the election of
  * {@code haCluster} and serves as a standby (every call refused with the leader's URL) until it is
  * elected. Then, and only then, it creates its {@link ProtocolMaster}, empty, with the leadership
- * epoch as its incarnation. When it is deposed (ZooKeeper session suspended or lost, leadership
- * lost) it stops serving at once and halts the JVM with exit code {@value #EXIT_STEPPED_DOWN}, so
- * that its supervisor restarts it as a standby with empty memory.
+ * epoch as its incarnation, and its election's lease: it acts only while the lease holds
+ * (docs/ha.md, "The lease"). When it is deposed (lease lapsed, ZooKeeper session suspended or
+ * lost, leadership lost) it stops serving at once and halts the JVM with exit code
+ * {@value #EXIT_STEPPED_DOWN}, so that its supervisor restarts it as a standby with empty memory.
+ *
+ * <p>Whenever it has a master side the component registers a {@link LeaderLease} service before
+ * it serves anything: {@link LeaderLease#ALWAYS} for a single master, else the election's
+ * ({@link ElectionLease}). The HTTP API takes writes only while it is held.
  *
  * <p>While its {@link ProtocolMaster} serves (at once for a single master, once elected under high
  * availability) the component registers it as a {@link MasterMonitor} service, for the metrics and
@@ -91,6 +97,7 @@ public class MasterComponent {
     private ServiceRegistration<?> servlet;
     private volatile ServiceRegistration<?> commands;
     private volatile ServiceRegistration<?> monitor;
+    private ServiceRegistration<?> leaderLease;
     private MasterElection election;
     private HaGate gate;
     private BundleContext context;
@@ -115,7 +122,8 @@ public class MasterComponent {
         props.put("osgi.http.whiteboard.servlet.name", "granary-protocol");
         if (config.zk().isBlank()) {
             // a single master: serves from the start, its start time as its incarnation
-            master = newMaster(tokens, config, System.currentTimeMillis());
+            leaderLease = context.registerService(LeaderLease.class, LeaderLease.ALWAYS, null);
+            master = newMaster(tokens, config, System.currentTimeMillis(), LeaderLease.ALWAYS);
             servlet = context.registerService(Servlet.class, new EndpointServlet(master), props);
             registerCommands(master);
             registerMonitor(master);
@@ -132,13 +140,13 @@ public class MasterComponent {
         MasterElection[] holder = new MasterElection[1];
         gate = new HaGate(config.name(), ha.advertise(),
                 () -> holder[0] == null ? null : holder[0].leader().map(LeaderInfo::url).orElse(null));
-        servlet = context.registerService(Servlet.class, new EndpointServlet(gate), props);
+        LeaderLease[] lease = new LeaderLease[1];
         election = new MasterElection(ha, new Leadership() {
             @Override
             public void elected(long epoch) {
                 // A new leader starts empty, with the epoch as its incarnation, and opens its recovery
                 // window (docs/recovery.md): it rebuilds from the agents' caps and job masters' requests.
-                ProtocolMaster m = newMaster(tokens, config, epoch);
+                ProtocolMaster m = newMaster(tokens, config, epoch, lease[0]);
                 master = m;
                 gate.lead(m);
                 registerCommands(m);
@@ -153,6 +161,9 @@ public class MasterComponent {
             }
         }, System::currentTimeMillis);
         holder[0] = election;
+        lease[0] = new ElectionLease(election.lease(), gate, ha.advertise(), ha.cluster());
+        leaderLease = context.registerService(LeaderLease.class, lease[0], null);
+        servlet = context.registerService(Servlet.class, new EndpointServlet(gate), props);
         System.err.println("granary: master " + ha.advertise() + " is a standby of cluster " + ha.cluster()
                 + " (ZooKeeper " + ha.connectString() + ")");
         try {
@@ -163,11 +174,11 @@ public class MasterComponent {
         }
     }
 
-    private ProtocolMaster newMaster(Tokens tokens, Config config, long incarnation) {
+    private ProtocolMaster newMaster(Tokens tokens, Config config, long incarnation, LeaderLease lease) {
         MasterOptions d = MasterOptions.defaults();
         MasterOptions options = new MasterOptions(config.name(), incarnation,
                 Duration.ofSeconds(config.agentTimeoutSeconds()), Duration.ofSeconds(config.jobMasterTimeoutSeconds()),
-                d.maxPlacements(), d.engineTimeout());
+                d.maxPlacements(), d.engineTimeout()).withLease(lease);
         return new ProtocolMaster(scheduler, tokens, options, Clock.system(), recovery);
     }
 
@@ -235,6 +246,9 @@ public class MasterComponent {
         }
         if (servlet != null) {
             unregister(servlet);
+        }
+        if (leaderLease != null) {
+            unregister(leaderLease);
         }
         if (gate != null) {
             gate.stop();
