@@ -175,10 +175,11 @@ public final class AgentRole {
         // Every cap held goes with the registration: a master that restarted rebuilds from them (docs/recovery.md).
         Register r = new Register(config.node(), config.room(), config.labels(), config.capacity(), endpoint.toString(),
                 node.caps(), node.epoch());
-        link.send(r, this::registrationAnswered);
+        long sentAt = loop.now();
+        link.send(r, o -> registrationAnswered(sentAt, o));
     }
 
-    private void registrationAnswered(Link.Outcome o) {
+    private void registrationAnswered(long sentAt, Link.Outcome o) {
         registering = false;
         if (!o.answered()) {
             return; // RESTARTED: the watcher registers again; CLOSED: nothing more
@@ -197,7 +198,7 @@ public final class AgentRole {
         everRegistered = true;
         failedAttempts = 0;
         node.registered();
-        node.confirmed(true);
+        node.confirmed(true, sentAt);
         events.accept("registered node=" + config.node() + " master=" + link.base() + " endpoint=" + endpoint
                 + " master-incarnation=" + link.serverIncarnation());
         started.complete(null);
@@ -286,10 +287,17 @@ public final class AgentRole {
         node.expire();
         Heartbeat h = node.drain(true);
         beating = true;
-        link.send(h, o -> beatAnswered(h, o));
+        long sentAt = loop.now();
+        link.send(h, o -> beatAnswered(h, sentAt, o));
     }
 
-    private void beatAnswered(Heartbeat h, Link.Outcome o) {
+    /**
+     * The answer to the heartbeat first sent at {@code sentAt}. An acknowledgement says the master
+     * counted this agent alive at some moment after {@code sentAt} — not now: a heartbeat posted
+     * again after a long pause may get the answer its first post got, before the master declared
+     * the node lost (docs/recovery.md, "A silent node").
+     */
+    private void beatAnswered(Heartbeat h, long sentAt, Link.Outcome o) {
         beating = false;
         if (!o.answered()) {
             node.unsent(h); // dropped with a master that restarted: reported again after the registration
@@ -309,7 +317,7 @@ public final class AgentRole {
             return;
         }
         node.acknowledged(h);
-        node.confirmed(true);
+        node.confirmed(true, sentAt);
         if (beatAgain || node.changed()) {
             beat();
         } else {

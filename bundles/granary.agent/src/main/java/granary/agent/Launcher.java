@@ -43,9 +43,13 @@ public interface Launcher {
     /**
      * A worker a previous life of the agent left: still running ({@code running} not null), or
      * ended with {@code exitCode} ({@link granary.protocol.Heartbeat#EXIT_UNKNOWN} if nobody
-     * recorded it).
+     * recorded it); {@code reported} if a master had acknowledged that end ({@link #reported}).
      */
-    record Left(Record record, Running running, int exitCode) {
+    record Left(Record record, Running running, int exitCode, boolean reported) {
+        /** A worker whose end, if it ended, no master acknowledged. */
+        public Left(Record record, Running running, int exitCode) {
+            this(record, running, exitCode, false);
+        }
     }
 
     /** Starts {@code launch}; keeps {@code record} until {@link #forget}. @throws IOException if it cannot be started */
@@ -54,6 +58,13 @@ public interface Launcher {
     /** The workers a previous life of the agent left; what cannot be read is told to {@code problems} and dropped. */
     List<Left> left(Consumer<String> problems);
 
-    /** The end of the worker in {@code slot} of {@code unit} reached the master: its record goes. */
+    /**
+     * The end of the worker in {@code slot} of {@code unit} reached the master: its record stays,
+     * marked so, so that a restarted agent answers a launch of that slot again with its end instead
+     * of starting it, and does not report the end twice (docs/recovery.md, "Exits that never arrive").
+     */
+    void reported(UnitId unit, int slot);
+
+    /** The end of the worker in {@code slot} of {@code unit} is no longer remembered: its record goes. */
     void forget(UnitId unit, int slot);
 }

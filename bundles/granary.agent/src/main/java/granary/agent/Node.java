@@ -34,16 +34,20 @@ import java.util.function.Consumer;
  * is kept and retried when a cap arrives; withdrawals stop the newest workers beyond the cap.
  *
  * <p>Exits (docs/recovery.md, "Exits that never arrive"): a worker's exit is reported until the
- * master acknowledged a heartbeat carrying it; then its run record goes. The exit stays known for
- * {@link AgentConfig#exitRetention()}: a launch of that slot again is answered with it, not run
- * again.
+ * master acknowledged a heartbeat carrying it; then its run record is marked reported. The exit
+ * stays known for {@link AgentConfig#exitRetention()}, across a restart of the agent too (the
+ * record goes after that): a launch of that slot again is answered with it, not run again.
  */
 final class Node {
 
     private record Slot(UnitId unit, int slot) {
     }
 
-    private record Held(int code, long at) {
+    /** An ended worker's slot: its code, when it ended, and whether a master acknowledged its exit. */
+    private record Held(int code, long at, boolean reported) {
+        Held asReported() {
+            return new Held(code, at, true);
+        }
     }
 
     /** Most ended slots remembered for answering launches of them again. */
@@ -71,6 +75,7 @@ final class Node {
      * (it learns so from the master's answer), and then the plan's work runs elsewhere already.
      */
     private boolean confirmed;
+    private long confirmedAt = Long.MIN_VALUE / 2;
     /** A full cap came since the last registration: from then on, workers beyond their caps are reported. */
     private boolean fullSeen;
     /** The workers without a cap reported last (logged when the set changes). */
@@ -98,6 +103,8 @@ final class Node {
                 Workers.Worker w = workers.adopt(l);
                 events.accept("adopted unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.pid());
                 w.process().onExit(code -> exited(w, code));
+            } else if (l.running() == null && l.reported()) {
+                held.put(new Slot(r.unit(), r.slot()), new Held(l.exitCode(), loop.now(), true)); // a master has it
             } else if (l.running() == null) {
                 exited.add(new Heartbeat.Exit(r.unit(), r.slot(), l.exitCode()));
                 hold(r.unit(), r.slot(), l.exitCode());
@@ -149,11 +156,30 @@ final class Node {
 
     /** Whether the master answers now; when it does again, the launches kept meanwhile start (those their caps allow). */
     void confirmed(boolean c) {
-        boolean was = confirmed;
+        confirmed(c, loop.now());
+    }
+
+    /** As {@link #confirmed(boolean)}, by an answer to a message sent at {@code sentAt}: the master's word is as old as that. */
+    void confirmed(boolean c, long sentAt) {
+        boolean was = confirmedNow();
         confirmed = c;
+        if (c) {
+            confirmedAt = Math.max(confirmedAt, sentAt);
+        }
         if (c && !was) {
             caps.all().forEach(g -> startKept(g.unit()));
         }
+    }
+
+    /**
+     * True if the master answered lately: the message its last answer was to was sent at most three
+     * heartbeats ago.
+     * An agent that was frozen (SIGSTOP, a long pause) does not start the plans that queued up
+     * meanwhile before the master answered again — it may have been declared lost, and that work run
+     * elsewhere (docs/recovery.md, "A silent node").
+     */
+    private boolean confirmedNow() {
+        return confirmed && loop.now() - confirmedAt <= Math.max(3 * config.heartbeat().toMillis(), 1_000);
     }
 
     /** The master declared this node lost: launches planned before are void from now on. */
@@ -194,10 +220,11 @@ final class Node {
         fullSeen = false;
         confirmed = false; // confirmed again by the caller, once the pending launches of an earlier epoch are dropped
         // Launches kept from before were planned under grants this registration's master may not
-        // hold: those of an earlier epoch (the node was declared lost since) can never start, and
-        // those that name none cannot be told apart. Dropped; a job master that still wants one
-        // asks again (docs/recovery.md, "Exits that never arrive").
-        for (PendingLaunches.Kept k : pending.removeIf(k -> k.launch().epoch() < epoch || k.launch().epoch() == 0)) {
+        // hold: the node may have been declared lost meanwhile by a master that died before it could
+        // say so (its work then runs elsewhere), and a new master cannot tell. Dropped, whatever
+        // epoch they name; a job master that still wants one asks again with a probe, which starts
+        // at once or not at all (docs/recovery.md, "A silent node").
+        for (PendingLaunches.Kept k : pending.removeIf(k -> true)) {
             events.accept("dropped unit=" + k.launch().unit() + " slot=" + k.launch().slot()
                     + " reason=it waited for a cap from before this registration");
         }
@@ -309,7 +336,7 @@ final class Node {
             if (workers.isRunning(l.unit(), l.slot())) {
                 out.add(LaunchAnswers.running(subject, at + ".slot", l.unit(), l.slot()));
             } else if (h != null) {
-                out.add(LaunchAnswers.ended(subject, at + ".slot", l.unit(), l.slot(), h.code(), now - h.at()));
+                out.add(LaunchAnswers.ended(subject, at + ".slot", l.unit(), l.slot(), h.code(), now - h.at(), h.reported()));
             } else if (l.epoch() > 0 && l.epoch() < epoch) {
                 out.add(new Problem(subject, at + ".epoch", "was planned before node " + config.node() + " was declared lost"
                         + " (epoch " + l.epoch() + ", now " + epoch + "): not started, its work runs elsewhere", epoch, l.epoch()));
@@ -325,11 +352,11 @@ final class Node {
                 continue; // the slot's state answers the probe
             }
             int r = room.computeIfAbsent(l.unit(), u -> g == null ? 0 : caps.slots(u) - workers.running(u));
-            if (r > 0 && agentRoom > 0 && (confirmed || !l.probe())) {
+            if (r > 0 && agentRoom > 0 && (confirmedNow() || !l.probe())) {
                 room.put(l.unit(), r - 1);
                 agentRoom--;
             } else if (l.probe()) {
-                String why = g == null ? "no cap of its unit here" : !confirmed ? "the master does not answer this agent now"
+                String why = g == null ? "no cap of its unit here" : !confirmedNow() ? "the master does not answer this agent now"
                         : r <= 0 ? "its cap is full (" + workers.running(l.unit()) + " of " + caps.slots(l.unit()) + " running)"
                         : "the agent runs its most workers (" + config.maxWorkers() + ")";
                 out.add(LaunchAnswers.notStarted(subject, at + ".slot", l.unit(), l.slot(), why));
@@ -347,7 +374,7 @@ final class Node {
 
     /** Null if the kept launch may start now, else why it waits. */
     private String waitReason(PendingLaunches.Kept k) {
-        if (!confirmed) {
+        if (!confirmedNow()) {
             return "master-unconfirmed";
         }
         UnitId u = k.launch().unit();
@@ -405,8 +432,9 @@ final class Node {
 
     private void exited(Workers.Worker w, int rawCode) {
         boolean stopped = workers.exited(w);
-        int code = stopped ? Heartbeat.STOPPED : rawCode;
-        exited.add(new Heartbeat.Exit(w.unit(), w.slot(), code));
+        // one stopped as it finished its work keeps its 0: its job master need not run it again
+        int code = stopped && rawCode != 0 ? Heartbeat.STOPPED : rawCode;
+        exited.add(new Heartbeat.Exit(w.unit(), w.slot(), code, stopped));
         hold(w.unit(), w.slot(), code);
         events.accept("exited unit=" + w.unit() + " slot=" + w.slot() + " code=" + code);
         heartbeatNow.run();
@@ -414,11 +442,14 @@ final class Node {
 
     private void hold(UnitId unit, int slot, int code) {
         held.remove(new Slot(unit, slot));
-        held.put(new Slot(unit, slot), new Held(code, loop.now()));
+        held.put(new Slot(unit, slot), new Held(code, loop.now(), false));
         while (held.size() > MAX_HELD_EXITS) {
-            Iterator<Slot> it = held.keySet().iterator();
-            it.next();
+            Iterator<Map.Entry<Slot, Held>> it = held.entrySet().iterator();
+            Map.Entry<Slot, Held> e = it.next();
             it.remove();
+            if (e.getValue().reported()) {
+                workers.launcher().forget(e.getKey().unit(), e.getKey().slot());
+            }
         }
     }
 
@@ -439,7 +470,15 @@ final class Node {
                     + " reason=no cap within " + config.pendingExpiry().toSeconds() + "s");
         }
         long retention = config.exitRetention().toMillis();
-        held.values().removeIf(h -> now - h.at() > retention);
+        for (Iterator<Map.Entry<Slot, Held>> it = held.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Slot, Held> e = it.next();
+            if (now - e.getValue().at() > retention) {
+                it.remove();
+                if (e.getValue().reported()) {
+                    workers.launcher().forget(e.getKey().unit(), e.getKey().slot());
+                }
+            }
+        }
     }
 
     /** The deltas for the next heartbeat, and forgets them; null if nothing changed and not {@code evenIfEmpty}. */
@@ -494,14 +533,19 @@ final class Node {
     }
 
     /**
-     * The master applied {@code h}: the run records of its exits go, nobody needs to report them
-     * again. (The caps are not lowered here: the master's next cap says what it released, and a
+     * The master applied {@code h}: nobody needs to report its exits again. Their run records stay,
+     * marked reported, as long as the ends are remembered: an agent that restarts meanwhile still
+     * answers a launch of such a slot with its end, and does not report it twice. (The caps are not lowered here: the master's next cap says what it released, and a
      * master that dies before sending it rebuilds from a count one too high for a while — a slot the
      * job master may use or give back — never one too low.)
      */
     void acknowledged(Heartbeat h) {
         for (Heartbeat.Exit x : h.exited()) {
-            workers.launcher().forget(x.unit(), x.slot());
+            if (held.computeIfPresent(new Slot(x.unit(), x.slot()), (k, v) -> v.asReported()) != null) {
+                workers.launcher().reported(x.unit(), x.slot());
+            } else {
+                workers.launcher().forget(x.unit(), x.slot());
+            }
         }
     }
 

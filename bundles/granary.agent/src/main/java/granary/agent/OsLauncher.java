@@ -36,7 +36,8 @@ import java.util.function.IntConsumer;
  * its key, the slot's size, online or not, the wrapper's pid and start time. A restarted agent reads
  * them: a worker whose process still runs (same pid <em>and</em> start time, so not a pid used
  * again) is adopted; one that ended is reported with the code its wrapper wrote. The record stays
- * until the master acknowledged the worker's end ({@link #forget}).
+ * after the master acknowledged the worker's end, marked by a {@code .reported} file, for as long as the
+ * agent remembers ended slots ({@link #forget}).
  *
  * <p>Stopping stops the process tree: the worker's descendants and the wrapper.
  *
@@ -172,7 +173,8 @@ final class OsLauncher implements Launcher {
                 Path exitFile = runDir.resolve(base(r.unit(), r.slot()) + ".exit");
                 Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
                         .filter(x -> start < 0 || startMillis(x) == start);
-                out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, exitFile), 0) : new Left(r, null, recorded(exitFile)));
+                out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, exitFile), 0)
+                        : new Left(r, null, recorded(exitFile), records.read(base(r.unit(), r.slot()) + ".reported") != null));
             } catch (IOException | RuntimeException ex) {
                 problems.accept("run record " + records.where(name) + " does not read (" + ex.getMessage() + "): dropped");
                 try {
@@ -182,7 +184,89 @@ final class OsLauncher implements Launcher {
                 }
             }
         }
+        out.addAll(unrecorded(out, problems));
         return out;
+    }
+
+    /**
+     * Workers of this agent that run without a run record (it was lost with the disk, or never
+     * written: a kill between the start and the record): found among the node's processes by the
+     * exit file their environment names, which lies in this agent's run directory. Their record
+     * names no job master: the agent reports them and the master decides (docs/recovery.md,
+     * "Workers without a cap"). Only where {@code /proc} lists processes.
+     */
+    private List<Left> unrecorded(List<Left> recorded, Consumer<String> problems) {
+        Path proc = Path.of("/proc");
+        if (!Files.isDirectory(proc)) {
+            return List.of();
+        }
+        java.util.Set<Long> known = new java.util.HashSet<>();
+        recorded.forEach(l -> {
+            if (l.running() != null) {
+                known.add(l.running().pid());
+            }
+        });
+        String prefix = "GRANARY_EXIT_FILE=" + runDir + java.io.File.separator;
+        Map<Long, Map<String, String>> ours = new HashMap<>();
+        try (java.util.stream.Stream<Path> pids = Files.list(proc)) {
+            pids.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit)).forEach(p -> {
+                Map<String, String> env = environ(p.resolve("environ"), prefix);
+                if (env != null) {
+                    ours.put(Long.parseLong(p.getFileName().toString()), env);
+                }
+            });
+        } catch (IOException | RuntimeException ex) {
+            problems.accept("cannot list the node's processes in /proc (" + ex.getMessage() + "): workers without a run record are not found");
+            return List.of();
+        }
+        List<Left> out = new ArrayList<>();
+        ours.forEach((pid, env) -> {
+            Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+            // the topmost process of a worker (its wrapper), not its children, which share its environment
+            boolean child = h.flatMap(ProcessHandle::parent).map(pp -> ours.containsKey(pp.pid())).orElse(false);
+            if (h.isEmpty() || child || known.contains(pid) || known.stream().anyMatch(k -> isDescendant(h.get(), k))) {
+                return;
+            }
+            try {
+                Record r = new Record(UnitId.parse(env.get("GRANARY_UNIT")), Integer.parseInt(env.get("GRANARY_SLOT")), "", "",
+                        Resources.ZERO, false);
+                out.add(new Left(r, new Os(h.get(), null, Path.of(env.get("GRANARY_EXIT_FILE"))), 0));
+            } catch (RuntimeException ex) {
+                // not a worker this agent could have started: left alone
+            }
+        });
+        return out;
+    }
+
+    private static boolean isDescendant(ProcessHandle h, long ancestor) {
+        for (Optional<ProcessHandle> p = h.parent(); p.isPresent(); p = p.get().parent()) {
+            if (p.get().pid() == ancestor) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The GRANARY_ variables of a process whose exit file variable starts with {@code prefix}; null for any other (or unreadable). */
+    private static Map<String, String> environ(Path file, String prefix) {
+        byte[] b;
+        try {
+            b = Files.readAllBytes(file);
+        } catch (IOException | RuntimeException ex) {
+            return null; // another user's, or gone
+        }
+        Map<String, String> env = new HashMap<>();
+        boolean ours = false;
+        for (String kv : new String(b, StandardCharsets.UTF_8).split("\0")) {
+            if (kv.startsWith("GRANARY_")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0) {
+                    env.put(kv.substring(0, eq), kv.substring(eq + 1));
+                }
+                ours |= kv.startsWith(prefix);
+            }
+        }
+        return ours ? env : null;
     }
 
     /** The code a wrapper wrote, or {@link Heartbeat#EXIT_UNKNOWN}. */
@@ -195,11 +279,21 @@ final class OsLauncher implements Launcher {
     }
 
     @Override
+    public void reported(UnitId unit, int slot) {
+        try {
+            records.replace(base(unit, slot) + ".reported", new byte[0], false);
+        } catch (IOException ex) {
+            // a restarted agent reports the end once more: the master takes an exit it knows once
+        }
+    }
+
+    @Override
     public void forget(UnitId unit, int slot) {
         String base = base(unit, slot);
         try {
             records.delete(base + ".worker");
             records.delete(base + ".exit");
+            records.delete(base + ".reported");
         } catch (IOException ex) {
             // a stale record: the next start finds its process gone and reports it ended again
         }

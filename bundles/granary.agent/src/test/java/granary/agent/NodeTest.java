@@ -115,7 +115,25 @@ class NodeTest {
             assertFalse(Files.exists(runDir.resolve("torn.worker")));
             assertTrue(Files.exists(runDir.resolve("j.u.1.worker")), "a record stays until the master has its exit");
             second.acknowledged(h);
-            assertFalse(Files.exists(runDir.resolve("j.u.1.worker")) || Files.exists(runDir.resolve("j.u.1.exit")));
+            assertTrue(Files.exists(runDir.resolve("j.u.1.reported")), "an acknowledged end stays on disk, marked reported");
+
+            // An agent that restarts now still knows the end: it answers a launch of that slot with it,
+            // saying a master has it, and reports it no more.
+            Node third = node(10, Duration.ofMinutes(5));
+            third.load(List.of(new Cap.Grant("jm1", u, 2, "k")));
+            third.adopt(launcher().left(events::add));
+            Ack ended = third.plan("jm1", "k", Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 3, 1,
+                    new Plan(List.of(new Plan.Launch(u, 1, List.of("true"), Map.of(), "").asProbe()))));
+            assertEquals(java.util.OptionalInt.of(3), granary.protocol.LaunchAnswers.endedWith(ended.problems()), ended.toString());
+            assertTrue(granary.protocol.LaunchAnswers.endReported(ended.problems()), ended.toString());
+            third.registered();
+            assertEquals(List.of(), third.drain(true).exited().stream().filter(x -> x.slot() == 1).toList(),
+                    "an end a master acknowledged is not reported twice");
+            // Once remembered long enough, the record goes.
+            clock.advance(AgentConfig.DEFAULT_EXIT_RETENTION.toMillis() + 1);
+            third.expire();
+            assertFalse(Files.exists(runDir.resolve("j.u.1.worker")) || Files.exists(runDir.resolve("j.u.1.exit"))
+                    || Files.exists(runDir.resolve("j.u.1.reported")), "forgotten after the exit retention");
 
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
             // Both nodes see the worker end (the first one is still the wrapper's parent); what counts is

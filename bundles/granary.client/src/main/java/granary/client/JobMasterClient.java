@@ -131,7 +131,7 @@ public final class JobMasterClient implements AutoCloseable {
     }
 
     /** A change sent and not answered yet: replayed on the confirmed book to give the client's view. */
-    private record Change(Consumer<JobBook> edit, CompletableFuture<Void> done) {
+    private record Change(Consumer<JobBook> edit, Request delta, CompletableFuture<Void> done) {
     }
 
     private final Sender self;
@@ -148,6 +148,8 @@ public final class JobMasterClient implements AutoCloseable {
     private JobBook confirmed = new JobBook();
     private final List<Change> pending = new ArrayList<>();
     private final Holdings holdings = new Holdings();
+    /** The mark of the last request sent (docs/protocol.md, "Marks"). */
+    private long marks;
     /** Each agent endpoint's node epoch as the hints last said: a plan to it is stamped with it (docs/recovery.md, "A silent node"). */
     private final Map<String, Long> epochs = new HashMap<>();
     /** Each node's agent endpoint as the hints last said (kept when no slot is held there any more: its agent still knows). */
@@ -317,19 +319,13 @@ public final class JobMasterClient implements AutoCloseable {
                 return CompletableFuture.failedFuture(new InvalidRequestException(Problem.of("unit " + unit, "slots",
                         "holds " + held + " slots on node " + node + ", cannot release " + slots, held, slots)));
             }
-            if (System.getProperty("granary.debug.hints") != null) {
-                listenerDebug("DBG release " + unit + " " + node + " " + slots + " of " + held);
-            }
+            long mark = ++marks;
             CompletableFuture<Void> f = change(b -> {
                 for (int i = 0; i < slots; i++) {
                     b.exited(unit);
                 }
-            }, new Request(false, List.of(), List.of(), List.of(), List.of(new Request.Release(unit, node, slots))));
-            Holdings.Change c = null;
-            for (int i = 0; i < slots; i++) {
-                c = merge(c, holdings.release(unit, node));
-            }
-            firePlacement(c);
+            }, new Request(false, List.of(), List.of(), List.of(), List.of(new Request.Release(unit, node, slots))).withMark(mark));
+            firePlacement(holdings.releasing(mark, unit, node, slots));
             storeHints();
             return f;
         });
@@ -345,12 +341,13 @@ public final class JobMasterClient implements AutoCloseable {
         } catch (InvalidRequestException ex) {
             return CompletableFuture.failedFuture(ex);
         }
-        Change c = new Change(edit, new CompletableFuture<>());
+        Request marked = delta.mark() > 0 ? delta : delta.withMark(++marks);
+        Change c = new Change(edit, marked, new CompletableFuture<>());
         pending.add(c);
         if (!inSync() && !resyncing) {
             resync(); // the full request carries the change
         } else {
-            master.send(delta, o -> answered(c, o));
+            master.send(marked, o -> answered(c, o));
         }
         return c.done();
     }
@@ -371,6 +368,9 @@ public final class JobMasterClient implements AutoCloseable {
                 pending.remove(c);
                 c.done().completeExceptionally(o.failure());
             }
+            if (o.failure().kind() == LinkException.Kind.FENCED) {
+                fence(o.failure()); // a later incarnation runs its jobs: this one stops
+            }
             return; // RESTARTED: the full request that follows carries it
         }
         pending.remove(c);
@@ -379,6 +379,9 @@ public final class JobMasterClient implements AutoCloseable {
             if (o.status() == 409) {
                 syncedWith = null; // the master no longer knows this job master's jobs: say everything again
                 resync();
+            } else {
+                // its releases took nothing (an exit released some of those slots meanwhile)
+                holdings.refused(c.delta().mark()).forEach(this::firePlacement);
             }
             return;
         }
@@ -420,7 +423,7 @@ public final class JobMasterClient implements AutoCloseable {
         List<Change> carried = new ArrayList<>(pending);
         // What the hints gave it goes along: a master that restarted uses it for agents that do not
         // report (docs/recovery.md); it answers with a full hint and a 0 for every pair it does not confirm.
-        Request full = new Request(true, v.jobs(), List.of(), List.of(), List.of(), holdings.all(), options.restart());
+        Request full = new Request(true, v.jobs(), List.of(), List.of(), List.of(), holdings.all(), options.restart(), ++marks);
         master.send(full, o -> resynced(v, carried, o));
     }
 
@@ -567,9 +570,10 @@ public final class JobMasterClient implements AutoCloseable {
         LinkException f = p.failure();
         if (f != null) {
             switch (f.kind()) {
-                case CLOSED, RESTARTED -> {
-                    // closed; or the full request that follows a restart polls again when applied
+                case CLOSED -> {
+                    // nothing more
                 }
+                case RESTARTED -> poll(); // in sync already (the full request was answered first): poll the new master; else its answer polls
                 case FENCED -> fence(f);
                 case FORGOTTEN -> {
                     // declared lost after a timeout: its offline jobs were dropped; say everything again
@@ -602,11 +606,8 @@ public final class JobMasterClient implements AutoCloseable {
 
     /** Exits first (each frees one slot the master released already), then the absolute placements, then node states. */
     private void apply(Hint h) {
-        if (System.getProperty("granary.debug.hints") != null) {
-            listenerDebug("DBG hint " + h);
-        }
         for (Hint.Exit x : h.exits()) {
-            if (x.exitCode() != Heartbeat.STOPPED) {
+            if (!x.stopped()) {
                 // a stop by the agent gave its slot back with the lower cap: the placement below says so, and the desire stays
                 confirmed.exited(x.unit());
                 firePlacement(holdings.release(x.unit(), x.node()));
@@ -618,16 +619,12 @@ public final class JobMasterClient implements AutoCloseable {
                 epochs.put(p.endpoint(), p.epoch());
                 endpoints.put(p.node(), p.endpoint());
             }
-            firePlacement(holdings.set(p.unit(), p.node(), p.slots(), p.endpoint(), p.epoch()));
+            firePlacement(holdings.set(p.unit(), p.node(), p.slots(), p.endpoint(), p.epoch(), h.through()));
         }
         for (Hint.NodeState n : h.nodes()) {
             tell(() -> listener.nodeChanged(n.node(), n.state()));
         }
         storeHints();
-    }
-
-    private void listenerDebug(String line) {
-        System.err.println(loop.now() + " " + self.id() + "#" + incarnation + " " + line);
     }
 
     // ---- hints on disk ------------------------------------------------------------------------------
@@ -682,13 +679,6 @@ public final class JobMasterClient implements AutoCloseable {
     }
 
     // ---- helpers ------------------------------------------------------------------------------------
-
-    private static Holdings.Change merge(Holdings.Change first, Holdings.Change last) {
-        if (first == null || last == null) {
-            return first == null ? last : first;
-        }
-        return new Holdings.Change(last.unit(), last.node(), last.endpoint(), first.oldSlots(), last.newSlots());
-    }
 
     private void firePlacement(Holdings.Change c) {
         if (c != null) {

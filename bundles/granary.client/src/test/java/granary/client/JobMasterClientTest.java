@@ -126,8 +126,9 @@ class JobMasterClientTest {
 
         List<Request> got = master.requests();
         assertEquals(4, got.size(), got.toString());
-        assertEquals(new Request(true, List.of(), List.of(), List.of(), List.of()), got.get(0));
-        assertEquals(new Request(false, List.of(WC), List.of(), List.of(), List.of()), got.get(1));
+        assertEquals(new Request(true, List.of(), List.of(), List.of(), List.of()).withMark(1), got.get(0));
+        assertEquals(new Request(false, List.of(WC), List.of(), List.of(), List.of()).withMark(2), got.get(1));
+        assertEquals(List.of(1L, 2L, 3L, 4L), got.stream().map(Request::mark).toList(), "each request has a larger mark");
         assertEquals(List.of(new Request.Desire(MAP, 5)), got.get(2).desires());
         assertFalse(got.get(2).full());
         assertEquals(List.of("wc"), got.get(3).cancels());
@@ -143,7 +144,7 @@ class JobMasterClientTest {
         open.add(c);
         List<Request> got = master.requests();
         assertEquals(1, got.size(), got.toString());
-        assertEquals(new Request(true, List.of(WC), List.of(), List.of(), List.of()), got.get(0));
+        assertEquals(new Request(true, List.of(WC), List.of(), List.of(), List.of()).withMark(1), got.get(0));
         assertTrue(c.desired(MAP) >= 0, "the client books the job it was given");
     }
 

@@ -16,16 +16,21 @@ import java.util.function.Function;
 final class DirectScheduler implements Scheduler {
 
     private final Engine engine;
+    private final Consumer<String> trace;
 
-    DirectScheduler(Engine engine) {
+    DirectScheduler(Engine engine, Consumer<String> trace) {
         this.engine = engine;
+        this.trace = trace;
     }
 
     @Override
     public CompletableFuture<Receipt> submit(InputEvent event) {
         try {
-            return CompletableFuture.completedFuture(engine.handle(event));
+            Receipt r = engine.handle(event);
+            trace.accept(event.toString());
+            return CompletableFuture.completedFuture(r);
         } catch (RuntimeException ex) {
+            trace.accept(event + " REFUSED: " + ex.getMessage());
             return CompletableFuture.failedFuture(ex);
         }
     }

@@ -92,8 +92,14 @@ final class SimOs {
             }
 
             @Override
+            public void reported(UnitId unit, int slot) {
+                runDisk.replaceQuietly(base(unit, slot) + ".reported", new byte[0]);
+            }
+
+            @Override
             public void forget(UnitId unit, int slot) {
                 runDisk.delete(base(unit, slot) + ".worker");
+                runDisk.delete(base(unit, slot) + ".reported");
             }
         };
     }
@@ -200,7 +206,8 @@ final class SimOs {
             Proc p = procs.get(pid);
             recorded.add(pid);
             out.add(p != null && p.alive ? new Launcher.Left(r, handle(p, loop), 0)
-                    : new Launcher.Left(r, null, p == null ? Heartbeat.EXIT_UNKNOWN : p.code));
+                    : new Launcher.Left(r, null, p == null ? Heartbeat.EXIT_UNKNOWN : p.code,
+                            runDisk.read(base(r.unit(), r.slot()) + ".reported") != null));
         }
         // Workers whose record is gone: found among the node's processes (their environment names them).
         for (Proc p : procs.values()) {

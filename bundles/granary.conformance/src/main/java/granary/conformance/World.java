@@ -265,7 +265,9 @@ public final class World implements AutoCloseable {
         MasterOptions options = new MasterOptions("master", masterIncarnation, settings.agentTimeout(),
                 settings.jobMasterTimeout(), 5_000, Duration.ofSeconds(5)).withManualTicks();
         RecoveryOptions recovery = first ? RecoveryOptions.none() : new RecoveryOptions(settings.window(), settings.settle());
-        master = new ProtocolMaster(new DirectScheduler(engine), t, options, clock, Recovery.of(recovery));
+        boolean traceEngine = System.getProperty("granary.debug.engine") != null;
+        master = new ProtocolMaster(new DirectScheduler(engine, traceEngine ? e -> trace("engine-in", e) : e -> { }), t, options,
+                clock, Recovery.of(recovery));
         masterDown = false;
         wrongSecret = t != tokens;
     }

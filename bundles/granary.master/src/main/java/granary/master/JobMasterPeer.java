@@ -45,6 +45,8 @@ final class JobMasterPeer extends Peer {
     String restarting;
     /** When the next attempt to start it again is due (after a start that failed). */
     long retryAt = Long.MAX_VALUE;
+    /** The mark of its last request applied (of its current incarnation): said in each hint (docs/protocol.md, "Marks"). */
+    long applied;
 
     JobMasterPeer(String id) {
         this.id = id;
@@ -63,6 +65,21 @@ final class JobMasterPeer extends Peer {
         }
         changed.add(new Spot(unit, node));
         mark(now);
+    }
+
+    /**
+     * The request marked {@code mark} was applied, with releases on {@code spots}: those go in a
+     * hint again, one that says the mark — a hint written while the request was being applied may
+     * have carried their new counts with an older mark.
+     */
+    void applied(long mark, List<Spot> spots, long now) {
+        if (mark > applied) {
+            applied = mark;
+        }
+        if (!spots.isEmpty()) {
+            changed.addAll(spots);
+            mark(now);
+        }
     }
 
     void exited(Hint.Exit exit, long now) {
@@ -131,7 +148,7 @@ final class JobMasterPeer extends Peer {
         List<Hint.NodeState> states = new ArrayList<>();
         nodes.forEach((node, state) -> states.add(new Hint.NodeState(node, state)));
         nodes.clear();
-        return new Hint(out, sent, states);
+        return new Hint(out, sent, states, applied);
     }
 
     long slots() {

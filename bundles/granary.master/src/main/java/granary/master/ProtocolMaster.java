@@ -94,9 +94,6 @@ import java.util.function.Function;
  */
 public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoCloseable {
 
-    /** The exit code an agent reports for a worker it stopped because its cap was withdrawn (docs/protocol.md). */
-    static final int STOPPED_BY_AGENT = -15;
-
     private final Scheduler scheduler;
     private final Tokens tokens;
     private final MasterOptions options;
@@ -108,6 +105,18 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private final Map<String, JobMasterPeer> jobMasters = new HashMap<>();
     /** Job id → the job master that runs it. */
     private final Map<String, String> owners = new HashMap<>();
+    /**
+     * Jobs cancelled or dropped lately → the job master that ran them: the exits of their workers,
+     * stopped by the withdrawals, still go to it (a job master is done once its workers are gone).
+     * The most recent {@value #FORMER_OWNERS}.
+     */
+    private final Map<String, String> formerOwners = new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > FORMER_OWNERS;
+        }
+    };
+    private static final int FORMER_OWNERS = 4096;
     private final Map<String, String> keys = new HashMap<>();
     private final Latencies latencies = new Latencies();
     private final ScheduledExecutorService timer;
@@ -443,7 +452,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             // A worker the agent stopped because its cap went down (exit code -15) gave its slot back
             // already: the lower cap was the release (or revocation). Counting it again would take a
             // second slot from the unit: a running worker.
-            fresh.stream().filter(x -> x.exitCode() != STOPPED_BY_AGENT)
+            fresh.stream().filter(x -> !x.stopped())
                     .forEach(x -> exitsPerUnit.merge(x.unit(), 1, Integer::sum));
             exitsPerUnit.forEach((unit, n) -> {
                 int slots = Math.min(n, p.caps.getOrDefault(unit, 0));
@@ -707,6 +716,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 synchronized (lock) {
                     if (reborn) {
                         addIfNotNull(wake, p.outbox.reset()); // its inbox numbering starts again
+                        p.applied = 0; // and so do its marks
                     }
                     fillPlacements(p, v);
                     p.sendFull(clock.millis());
@@ -737,6 +747,14 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         Set<UnitId> units = new LinkedHashSet<>();
         Set<String> nodes = new LinkedHashSet<>();
         for (Request.Release x : r.releases()) {
+            // Checked before the caps go down: a release of more than the unit holds there (an exit
+            // released some of them meanwhile) is refused whole and stops no worker.
+            int held = await(scheduler.query(v -> v.cluster().node(x.node()) == null ? 0 : v.cluster().node(x.node()).slotsOf(x.unit())));
+            if (held < x.slots()) {
+                problems.add(Problem.of(who, "$.message.releases[" + r.releases().indexOf(x) + "].slots", "unit " + x.unit() + " holds " + held + " slots on node "
+                        + x.node() + ", cannot release " + x.slots(), held, x.slots()));
+                continue;
+            }
             synchronized (lock) {
                 lower(x.node(), x.unit(), x.slots(), true);
             }
@@ -745,6 +763,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             collect(problems, () -> apply(new GrantReleased(x.unit(), x.node(), x.slots())));
         }
         sync(units, nodes, true);
+        synchronized (lock) {
+            List<JobMasterPeer.Spot> spots = new ArrayList<>();
+            r.releases().forEach(x -> spots.add(new JobMasterPeer.Spot(x.unit(), x.node())));
+            p.applied(r.mark(), spots, clock.millis());
+        }
         return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
     }
 
@@ -780,7 +803,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         collect(problems, () -> apply(new JobCancelled(job)));
         synchronized (lock) {
-            owners.remove(job);
+            String owner = owners.remove(job);
+            if (owner != null) {
+                formerOwners.put(job, owner);
+            }
             p.jobs.remove(job);
             unitSpecs.keySet().removeIf(u -> u.job().equals(job));
         }
@@ -915,9 +941,13 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 wakeLater(() -> w.complete(Reply.empty()));
             }
         }
+        if (p.requestIncarnation != e.incarnation()) {
+            p.applied = 0;
+        }
         p.requestIncarnation = e.incarnation();
+        p.applied(r.mark(), List.of(), clock.millis()); // the rebuild's full hint counts what it held
         if (!r.desires().isEmpty() || !r.cancels().isEmpty() || !r.releases().isEmpty()) {
-            Request rest = new Request(false, List.of(), r.desires(), r.cancels(), r.releases());
+            Request rest = new Request(false, List.of(), r.desires(), r.cancels(), r.releases(), List.of(), null, r.mark());
             deferred.add(() -> request(p, e, rest));
         }
         return Ack.applied(e.sequence());
@@ -989,6 +1019,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         synchronized (lock) {
             owners.putAll(b.owners());
+            // caps dropped by the rebuild are withdrawn: their workers' exits go to the job master they named
+            b.dropped().forEach(d -> {
+                if (!owners.containsKey(d.unit().job()) && d.jobMaster() != null) {
+                    formerOwners.put(d.unit().job(), d.jobMaster());
+                }
+            });
             for (JobSpec j : b.jobs()) {
                 j.units().forEach(u -> unitSpecs.putIfAbsent(new UnitId(j.id(), u.name()), u));
                 if (b.mocks().contains(j.id())) {
@@ -1248,8 +1284,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             for (Heartbeat.Exit x : exited) {
                 JobMasterPeer j = jobMasterOf(x.unit().job());
                 if (j != null) {
-                    j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode()), now);
+                    j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped()), now);
                     j.set(x.unit(), node, j.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(node, 0), now);
+                    told.add(j);
+                } else if (formerOwners.containsKey(x.unit().job()) && jobMasters.get(formerOwners.get(x.unit().job())) != null) {
+                    j = jobMasters.get(formerOwners.get(x.unit().job()));
+                    j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped()), now); // a worker of a job it cancelled: gone
                     told.add(j);
                 }
             }
@@ -1750,7 +1790,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 run = restarts.of(x.unit().job());
                 j = run == null ? null : jobMasters.get(run.jobMaster);
             }
-            if (run == null || x.exitCode() == STOPPED_BY_AGENT) {
+            if (run == null || x.stopped()) {
                 continue;
             }
             endRun(run);

@@ -48,11 +48,19 @@ public record Heartbeat(List<Worker> started, List<Exit> exited, Resources capac
 
     /**
      * A worker that ended: {@code exitCode} as the operating system reported it (0 success; a
-     * negative value when the agent stopped it or could not start it, see docs/protocol.md).
+     * negative value when the agent stopped it or could not start it, see docs/protocol.md);
+     * {@code stopped} if the agent stopped it because its cap went down — its slot went with the
+     * cap, and its exit releases none. A worker stopped as it finished its work ends with 0 and
+     * {@code stopped} (protocol version 4); every other stopped one with {@link #STOPPED}.
      */
-    public record Exit(UnitId unit, int slot, int exitCode) {
+    public record Exit(UnitId unit, int slot, int exitCode, boolean stopped) {
         public Exit {
             Objects.requireNonNull(unit, "unit");
+        }
+
+        /** An exit that is a stop exactly when its code is {@link #STOPPED}. */
+        public Exit(UnitId unit, int slot, int exitCode) {
+            this(unit, slot, exitCode, exitCode == STOPPED);
         }
     }
 

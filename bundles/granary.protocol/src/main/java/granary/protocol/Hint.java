@@ -15,12 +15,20 @@ import java.util.Objects;
  * @param nodes      nodes where this job master holds slots whose agent went silent or came back
  *                   (docs/recovery.md, "A silent node"): the master keeps online slots there and
  *                   lets the job master decide. Protocol version 4
+ * @param through    the mark of the last request of this job master applied before this hint was
+ *                   written ({@link Request#mark}; 0: none): its placements count the releases of
+ *                   that request and those before. Protocol version 4
  */
-public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState> nodes) implements Message {
+public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState> nodes, long through) implements Message {
 
     /** A hint without node states. */
     public Hint(List<Placement> placements, List<Exit> exits) {
         this(placements, exits, List.of());
+    }
+
+    /** A hint that says no mark. */
+    public Hint(List<Placement> placements, List<Exit> exits, List<NodeState> nodes) {
+        this(placements, exits, nodes, 0);
     }
 
     /**
@@ -59,11 +67,20 @@ public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState>
         }
     }
 
-    /** The worker in {@code slot} of {@code unit} on {@code node} ended with {@code exitCode}. */
-    public record Exit(UnitId unit, String node, int slot, int exitCode) {
+    /**
+     * The worker in {@code slot} of {@code unit} on {@code node} ended with {@code exitCode};
+     * {@code stopped}: its agent stopped it when its cap went down (its slot went with the cap, the
+     * unit's desire is unchanged), as {@link Heartbeat.Exit#stopped}.
+     */
+    public record Exit(UnitId unit, String node, int slot, int exitCode, boolean stopped) {
         public Exit {
             Objects.requireNonNull(unit, "unit");
             Objects.requireNonNull(node, "node");
+        }
+
+        /** An exit that is a stop exactly when its code is {@link Heartbeat#STOPPED}. */
+        public Exit(UnitId unit, String node, int slot, int exitCode) {
+            this(unit, node, slot, exitCode, exitCode == Heartbeat.STOPPED);
         }
     }
 

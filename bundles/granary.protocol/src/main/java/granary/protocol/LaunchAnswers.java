@@ -18,6 +18,7 @@ public final class LaunchAnswers {
     private static final String PLANNED = " is already planned and waiting for its cap";
     private static final String NOT_STARTED = " was not started: ";
     private static final String ENDED = " already ended with exit code ";
+    private static final String REPORTED = "; a master acknowledged its exit";
 
     private LaunchAnswers() {
     }
@@ -27,10 +28,21 @@ public final class LaunchAnswers {
         return Problem.of(subject, field, "slot " + slot + " of unit " + unit + RUNNING);
     }
 
-    /** The problem for a launch of a slot whose worker ended {@code agoMillis} ago with {@code code}. */
-    public static Problem ended(String subject, String field, UnitId unit, int slot, int code, long agoMillis) {
+    /**
+     * The problem for a launch of a slot whose worker ended {@code agoMillis} ago with {@code code};
+     * {@code reported} if a master acknowledged the heartbeat carrying the exit (it released the slot
+     * then, or — if it died before its cap said so — the slot stays held and free for other work).
+     */
+    public static Problem ended(String subject, String field, UnitId unit, int slot, int code, long agoMillis,
+            boolean reported) {
         return new Problem(subject, field, "slot " + slot + " of unit " + unit + ENDED + code + " " + (agoMillis / 1000)
-                + " s ago; it is not started again (a new run takes a new slot)", null, (long) code);
+                + " s ago" + (reported ? REPORTED : "; its exit is on its way to the master")
+                + "; it is not started again (a new run takes a new slot)", null, (long) code);
+    }
+
+    /** True if one of {@code problems} says a slot's worker ended and a master acknowledged its exit. */
+    public static boolean endReported(List<Problem> problems) {
+        return problems.stream().anyMatch(p -> p.message() != null && p.message().contains(ENDED) && p.message().contains(REPORTED));
     }
 
     /** The problem for a launch of a slot the agent took already and keeps until its cap arrives. */

@@ -66,15 +66,16 @@ final class MessageReader {
         known(o, p, "started", "exited", "capacity", "uncapped");
         List<Heartbeat.Worker> started = list(o, "started", p, this::worker);
         List<Heartbeat.Exit> exited = list(o, "exited", p, (e, at) -> object(e, at, x ->
-                new Heartbeat.Exit(unit(x, at), count(x, "slot", at), json.int32(x, "exitCode", at, null)),
-                "unit", "slot", "exitCode"));
+                exit(x, at, json.int32(x, "exitCode", at, null), (code, stopped) -> new Heartbeat.Exit(unit(x, at),
+                        count(x, "slot", at), code, stopped)),
+                "unit", "slot", "exitCode", "stopped"));
         Resources capacity = resources(o, "capacity", p, false);
         List<Heartbeat.Worker> uncapped = o.get("uncapped") == null ? List.of() : list(o, "uncapped", p, this::worker);
         return json.ok() ? new Heartbeat(started, exited, capacity, uncapped) : null;
     }
 
     private Request request(JsonObject o, String p) {
-        known(o, p, "full", "jobs", "desires", "cancels", "releases", "holdings", "restart");
+        known(o, p, "full", "jobs", "desires", "cancels", "releases", "holdings", "restart", "mark");
         json.field(o, "full", p, true);
         boolean full = json.bool(o, "full", p, false);
         List<JobSpec> jobs = list(o, "jobs", p, (e, at) -> JobCodec.job(json, e, at, Set.of(), Set.of()));
@@ -94,7 +95,8 @@ final class MessageReader {
         if (!full && o.get("restart") != null) {
             json.problem(o.get("restart"), p + ".restart", "only a full request carries a restart spec; a delta has none");
         }
-        return json.ok() ? new Request(full, jobs, desires, cancels, releases, holdings, restart) : null;
+        long mark = notNegative(o, "mark", p);
+        return json.ok() ? new Request(full, jobs, desires, cancels, releases, holdings, restart, mark) : null;
     }
 
     /** A job master's restart spec (docs/protocol.md, "Restarting a job master"): a program, a slot size, maybe its node. */
@@ -139,15 +141,15 @@ final class MessageReader {
     }
 
     private Hint hint(JsonObject o, String p) {
-        known(o, p, "placements", "exits", "nodes");
+        known(o, p, "placements", "exits", "nodes", "through");
         List<Hint.Placement> placements = list(o, "placements", p, (e, at) -> object(e, at, x ->
                 new Hint.Placement(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at),
                         json.string(x, "endpoint", at, null), epoch(x, at)),
                 "unit", "node", "slots", "endpoint", "epoch"));
         List<Hint.Exit> exits = list(o, "exits", p, (e, at) -> object(e, at, x ->
-                new Hint.Exit(unit(x, at), json.string(x, "node", at, null), count(x, "slot", at),
-                        json.int32(x, "exitCode", at, null)),
-                "unit", "node", "slot", "exitCode"));
+                exit(x, at, json.int32(x, "exitCode", at, null), (code, stopped) -> new Hint.Exit(unit(x, at),
+                        json.string(x, "node", at, null), count(x, "slot", at), code, stopped)),
+                "unit", "node", "slot", "exitCode", "stopped"));
         List<Hint.NodeState> nodes = o.get("nodes") == null ? List.of() : list(o, "nodes", p, (e, at) -> object(e, at, x -> {
             String node = json.string(x, "node", at, null);
             String state = json.string(x, "state", at, null);
@@ -158,7 +160,8 @@ final class MessageReader {
             }
             return node == null || state == null ? null : new Hint.NodeState(node, state);
         }, "node", "state"));
-        return json.ok() ? new Hint(placements, exits, nodes) : null;
+        long through = notNegative(o, "through", p);
+        return json.ok() ? new Hint(placements, exits, nodes, through) : null;
     }
 
     private Cap cap(JsonObject o, String p) {
@@ -273,13 +276,25 @@ final class MessageReader {
     }
 
     /** An optional {@code epoch} (protocol version 4): 0 when absent, never negative. */
+    /** An exit's code and whether its agent stopped it ({@code stopped}; absent: a stop exactly when the code is -15). */
+    private <T> T exit(JsonObject x, String at, Integer code, java.util.function.BiFunction<Integer, Boolean, T> make) {
+        int c = code == null ? 0 : code;
+        boolean stopped = x.get("stopped") == null ? c == Heartbeat.STOPPED : json.bool(x, "stopped", at, false);
+        return make.apply(c, stopped);
+    }
+
     private long epoch(JsonObject o, String path) {
-        if (o.get("epoch") == null) {
+        return notNegative(o, "epoch", path);
+    }
+
+    /** An optional whole number that is not negative; 0 when absent. */
+    private long notNegative(JsonObject o, String field, String path) {
+        if (o.get(field) == null) {
             return 0;
         }
-        long v = json.integer(o, "epoch", path, 0L);
+        long v = json.integer(o, field, path, 0L);
         if (v < 0) {
-            json.problem(o.get("epoch"), JsonPath.member(path, "epoch"), "must not be negative, got " + v);
+            json.problem(o.get(field), JsonPath.member(path, field), "must not be negative, got " + v);
             return 0;
         }
         return v;

@@ -40,10 +40,13 @@ final class MessageWriter {
                 }
                 return x.build();
             }))
-                    .put("exits", list(h.exits(), x -> JsonObject.builder().put("unit", unit(x.unit()))
-                            .put("node", x.node()).put("slot", x.slot()).put("exitCode", x.exitCode()).build()));
+                    .put("exits", list(h.exits(), x -> stopped(JsonObject.builder().put("unit", unit(x.unit()))
+                            .put("node", x.node()).put("slot", x.slot()).put("exitCode", x.exitCode()), x.exitCode(), x.stopped())));
             if (!h.nodes().isEmpty()) {
                 o.put("nodes", list(h.nodes(), n -> JsonObject.builder().put("node", n.node()).put("state", n.state()).build()));
+            }
+            if (h.through() > 0) {
+                o.put("through", h.through());
             }
             return o.build();
         }
@@ -63,6 +66,14 @@ final class MessageWriter {
                 .put("problems", list(a.problems(), MessageWriter::problem)).build();
     }
 
+    /** An exit's {@code stopped}, written only where its code does not say it (a stop that ended with another code). */
+    private static JsonObject stopped(JsonObject.Builder o, int code, boolean stopped) {
+        if (stopped != (code == Heartbeat.STOPPED)) {
+            o.put("stopped", stopped);
+        }
+        return o.build();
+    }
+
     private static JsonObject register(Register r) {
         JsonObject.Builder o = JsonObject.builder().put("node", r.node()).put("room", r.room()).put("labels", strings(r.labels()))
                 .put("capacity", JobCodec.resourcesJson(r.capacity())).put("endpoint", r.endpoint())
@@ -75,8 +86,8 @@ final class MessageWriter {
 
     private static JsonObject heartbeat(Heartbeat h) {
         JsonObject.Builder o = JsonObject.builder().put("started", list(h.started(), MessageWriter::worker))
-                .put("exited", list(h.exited(), x -> JsonObject.builder().put("unit", unit(x.unit()))
-                        .put("slot", x.slot()).put("exitCode", x.exitCode()).build()));
+                .put("exited", list(h.exited(), x -> stopped(JsonObject.builder().put("unit", unit(x.unit()))
+                        .put("slot", x.slot()).put("exitCode", x.exitCode()), x.exitCode(), x.stopped())));
         if (h.capacity() != null) {
             o.put("capacity", JobCodec.resourcesJson(h.capacity()));
         }
@@ -98,6 +109,9 @@ final class MessageWriter {
                         .put("unit", unit(x.unit())).put("node", x.node()).put("slots", x.slots()).build()));
         if (r.restart() != null) {
             o.put("restart", restart(r.restart()));
+        }
+        if (r.mark() > 0) {
+            o.put("mark", r.mark());
         }
         return o.build();
     }

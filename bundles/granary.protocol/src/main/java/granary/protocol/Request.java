@@ -23,9 +23,24 @@ import java.util.Objects;
  * @param restart  with {@code full}, optionally: how the master may start this job master again when
  *                 it is declared lost (spec case 3, docs/recovery.md "Restarting a lost job
  *                 master"); null: nobody but its own operator restarts it. Null in a delta.
+ * @param mark     a number the job master gives each request, larger than the one before (0: none).
+ *                 Each hint says the mark of the last request applied before it was written
+ *                 ({@link Hint#through}), so that the job master knows which of its releases a
+ *                 hint's placements count already (docs/protocol.md, "Marks"). Protocol version 4
  */
 public record Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels,
-                      List<Release> releases, List<Holding> holdings, Restart restart) implements Message {
+                      List<Release> releases, List<Holding> holdings, Restart restart, long mark) implements Message {
+
+    /** A request without a mark. */
+    public Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels,
+                   List<Release> releases, List<Holding> holdings, Restart restart) {
+        this(full, jobs, desires, cancels, releases, holdings, restart, 0);
+    }
+
+    /** This request with {@code m} as its mark. */
+    public Request withMark(long m) {
+        return new Request(full, jobs, desires, cancels, releases, holdings, restart, m);
+    }
 
     /** A request without holdings. */
     public Request(boolean full, List<JobSpec> jobs, List<Desire> desires, List<String> cancels, List<Release> releases) {

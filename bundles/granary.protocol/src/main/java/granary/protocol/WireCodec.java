@@ -39,8 +39,8 @@ public final class WireCodec {
 
     /**
      * The newest protocol version this code speaks. Version 3 added a full request's {@code restart}
-     * and a cap grant's {@code launch}; version 4 a hint's {@code nodes}, a heartbeat's
-     * {@code uncapped} and a cap's {@code reason} (docs/protocol.md, "Versioning"). A message is sent
+     * and a cap grant's {@code launch}; version 4 a hint's {@code nodes} and {@code through}, a
+     * request's {@code mark}, node epochs, probes, a heartbeat's {@code uncapped} and a cap's {@code reason} (docs/protocol.md, "Versioning"). A message is sent
      * as the lowest version that carries it, so a peer of this version talks to an older master as
      * long as it does not need what came later.
      */
@@ -51,7 +51,10 @@ public final class WireCodec {
 
     /** The lowest version that carries {@code m}: 4 for node states, uncapped workers or a cap's reason; 3 for a restart spec or a launch; else 2. */
     public static int versionFor(Message m) {
-        boolean v4 = m instanceof Hint h && (!h.nodes().isEmpty() || h.placements().stream().anyMatch(p -> p.epoch() > 0))
+        boolean v4 = m instanceof Hint h && (!h.nodes().isEmpty() || h.through() > 0 || h.placements().stream().anyMatch(p -> p.epoch() > 0))
+                || m instanceof Request q && q.mark() > 0
+                || m instanceof Heartbeat e && e.exited().stream().anyMatch(x -> x.stopped() != (x.exitCode() == Heartbeat.STOPPED))
+                || m instanceof Hint t && t.exits().stream().anyMatch(x -> x.stopped() != (x.exitCode() == Heartbeat.STOPPED))
                 || m instanceof Heartbeat b && !b.uncapped().isEmpty()
                 || m instanceof Cap c && c.reason() != null
                 || m instanceof Register r && r.epoch() > 0

@@ -24,17 +24,29 @@ import java.util.Set;
  * last one stopped instead of running finished tasks again: every task's and service slot's state,
  * attempts and runs, and the node of a run in progress. A {@link Sealed} file {@value #NAME}, written
  * before every launch (so that a launch that happened is never forgotten) and after every end.
+ *
+ * <p>The file names the incarnation that wrote it. An incarnation never overwrites the progress of a
+ * later one ({@link Superseded}): a job master that was frozen, declared lost and started again
+ * elsewhere must not, when it thaws, write its older view over its successor's (the successor would
+ * run again what it finished meanwhile).
  */
 final class Progress {
 
     static final String NAME = "progress.checkpoint";
     static final String MAGIC = "granary-job-master-progress";
     static final int FORMAT = 1;
-    private static final Set<String> FIELDS = Set.of("job", "tasks", "services");
+    private static final Set<String> FIELDS = Set.of("job", "tasks", "services", "incarnation");
+
+    /** A later incarnation writes the progress: this one must stop. */
+    static final class Superseded extends Exception {
+        Superseded(String message) {
+            super(message);
+        }
+    }
     private static final Set<String> ENTRY = Set.of("state", "attempts", "runs", "node");
 
     /** What the file held: the boards' entries (null if there was none or it was damaged). */
-    record State(String job, List<TaskBoard.Entry> tasks, List<TaskBoard.Entry> services) {
+    record State(String job, List<TaskBoard.Entry> tasks, List<TaskBoard.Entry> services, long incarnation) {
     }
 
     /** What {@link #load} found. */
@@ -57,9 +69,25 @@ final class Progress {
         return new Loaded(l.damage() == null ? s[0] : null, l.damage(), l.movedTo());
     }
 
-    void store(String job, TaskBoard tasks, TaskBoard services) throws IOException {
-        JsonObject o = JsonObject.builder().put("job", job).put("tasks", entries(tasks)).put("services", entries(services)).build();
+    void store(String job, long incarnation, TaskBoard tasks, TaskBoard services) throws IOException, Superseded {
+        long writer = writer();
+        if (writer > incarnation) {
+            throw new Superseded("incarnation " + writer + " of this job master writes " + where() + " now; this one ("
+                    + incarnation + ") is older and stops");
+        }
+        JsonObject o = JsonObject.builder().put("job", job).put("incarnation", incarnation).put("tasks", entries(tasks))
+                .put("services", entries(services)).build();
         sealed.store(JsonWriter.write(o).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The incarnation that wrote the file now, or 0 (none, or it does not read). */
+    private long writer() throws IOException {
+        try {
+            byte[] body = sealed.read();
+            return body == null ? 0 : parse(body).incarnation();
+        } catch (Sealed.Damaged ex) {
+            return 0;
+        }
     }
 
     private static JsonArray entries(TaskBoard b) {
@@ -84,8 +112,9 @@ final class Progress {
             String job = json.string(o, "job", "$", null);
             List<TaskBoard.Entry> tasks = board(json, o, "tasks");
             List<TaskBoard.Entry> services = board(json, o, "services");
+            long incarnation = o.get("incarnation") == null ? 0 : json.integer(o, "incarnation", "$", 0L);
             json.throwIfProblems();
-            return new State(job, tasks, services);
+            return new State(job, tasks, services, incarnation);
         } catch (InvalidRequestException ex) {
             throw Sealed.damaged("the checksum matches but the body does not read: " + ex.getMessage());
         }

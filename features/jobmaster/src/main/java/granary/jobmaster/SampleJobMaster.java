@@ -88,11 +88,20 @@ public final class SampleJobMaster implements Listener {
     private Loop.Timer verifyTimer = Loop.NONE;
     private boolean finishing;
     /**
-     * Ends learned from an agent before the master's hint: node#slot. Until the hint's exit comes
-     * (the master released the slot) such a slot is not free to launch into: the master has not
-     * given it back yet. A master that restarted rebuilt without it (cleared on a re-sync).
+     * Ends learned from an agent before the master's hint brought them: node#slot. When the hint's
+     * exit comes it lowers the unit's desire for a task already counted as ended, so nothing is asked
+     * again for it. While no master acknowledged the exit ({@code slotHeld}) the slot is not free to
+     * launch into: the master has not given it back yet. A master that restarted rebuilt without
+     * them (cleared on a re-sync), and one that died with the exit leaves the slot held and free: an
+     * entry goes after two verification rounds.
      */
-    private final java.util.Set<String> knownEnds = new java.util.HashSet<>();
+    private final Map<String, Ahead> endsAhead = new HashMap<>();
+
+    private record Ahead(long at, boolean slotHeld) {
+    }
+
+    /** The slots the unit held at the last verification round, to see whether waiting tasks get any. */
+    private int heldAtLastVerify = -1;
 
     /**
      * @param state where the progress is kept (and found after a restart), or null: in memory only
@@ -194,9 +203,6 @@ public final class SampleJobMaster implements Listener {
     /** Slots changed: the work is fitted to what the client holds now (not to this callback's numbers, which may be older). */
     @Override
     public void placementChanged(UnitId u, String node, String endpoint, int oldSlots, int newSlots) {
-        if (System.getProperty("granary.debug.placements") != null) {
-            say("DBG placement " + u + " " + node + " " + oldSlots + "->" + newSlots + " now=" + client.placements(u).get(node));
-        }
         if (ending != null) {
             endIfReleased();
             return;
@@ -217,6 +223,16 @@ public final class SampleJobMaster implements Listener {
     public void nodeChanged(String node, String state) {
         say("node node=" + node + " state=" + state);
         if (!Hint.NodeState.LOST.equals(state) || done()) {
+            return;
+        }
+        if (ending != null) {
+            // a cancelled job's service workers on a silent node: not waited for (its agent stops them when it returns)
+            services.runningWorkers().forEach((s, n) -> {
+                if (node.equals(n)) {
+                    services.lost(s);
+                }
+            });
+            endIfReleased();
             return;
         }
         // Its offline slots were taken back and are granted again elsewhere: the tasks there run
@@ -240,7 +256,7 @@ public final class SampleJobMaster implements Listener {
     @Override
     public void resynced(long masterIncarnation) {
         say("resynced master-incarnation=" + masterIncarnation + " running=" + board.running());
-        knownEnds.clear(); // a new master's full hint says what the units hold
+        endsAhead.clear(); // a new master's full hint says what the units hold
         if (ending != null) {
             endIfReleased();
         }
@@ -284,7 +300,7 @@ public final class SampleJobMaster implements Listener {
             return;
         }
         if (!board.isCurrent(slot, node)) {
-            boolean known = knownEnds.remove(node + "#" + slot);
+            boolean known = endsAhead.remove(node + "#" + slot) != null;
             if (board.succeededEarlier(slot, code)) {
                 // an earlier run of a task that was started again (its end was in doubt) succeeded: it is done
                 say("finished task=" + board.workerOf(slot) + " node=" + node + " slot=" + slot + " code=0 (an earlier run)");
@@ -335,10 +351,16 @@ public final class SampleJobMaster implements Listener {
 
     /** A service worker ended: it is started again in a new slot (a service runs until the job is done). */
     private void serviceEnded(String node, int slot, int code) {
-        if (done() || finishing || !services.isCurrent(slot, node)) {
+        if (done() || !services.isCurrent(slot, node)) {
             return;
         }
         int s = services.workerOf(slot);
+        if (finishing) {
+            services.lost(s); // stopped by the cancel: one fewer to wait for
+            say("service-stopped service=" + s + " node=" + node + " slot=" + slot + " code=" + code);
+            endIfReleased();
+            return;
+        }
         services.lost(s);
         serviceSince.remove(s);
         say("service-exited service=" + s + " node=" + node + " slot=" + slot + " code=" + code);
@@ -365,10 +387,7 @@ public final class SampleJobMaster implements Listener {
         client.cancel(settings.job()).whenComplete((v, ex) -> {
             if (ex == null) {
                 say("cancelled job=" + settings.job() + " service=" + settings.online());
-                // Done once the master took the slots back (the hints say so): a master that dies before
-                // its withdrawals reach the agents learns of the cancel from the next full request,
-                // which this job master sends only while it runs (docs/recovery.md).
-                ending = o;
+                ending = o; // done once the slots are gone and the service workers ended (endIfReleased)
                 loop.schedule(settings.patience().toMillis(), () -> complete(o));
                 endIfReleased();
             } else {
@@ -381,8 +400,15 @@ public final class SampleJobMaster implements Listener {
     /** The outcome once the cancelled job holds no slot any more, or null while the job runs. */
     private Outcome ending;
 
+    /**
+     * Done once the cancelled job holds no slot and every service worker it ran reported its end:
+     * a master that dies between its answer to the cancel and the withdrawals reaching the agents
+     * hears of the cancel again from the full request this job master sends its successor, which it
+     * does only while it runs (docs/recovery.md, "Ending a job").
+     */
     private void endIfReleased() {
-        if (ending != null && !done() && client.holdings().keySet().stream().noneMatch(u -> u.job().equals(settings.job()))) {
+        if (ending != null && !done() && services.running() == 0
+                && client.holdings().keySet().stream().noneMatch(u -> u.job().equals(settings.job()))) {
             say("released job=" + settings.job());
             complete(ending);
         }
@@ -414,11 +440,27 @@ public final class SampleJobMaster implements Listener {
      * master answers (docs/recovery.md, "Exits that never arrive").
      */
     void verify() {
-        if (done() || finishing || client == null || !client.masterAnswers()) {
+        if (done() || client == null || !client.masterAnswers()) {
             return; // with no master answering, nothing is launched again on a guess
         }
-        wantEnough();
+        if (finishing) {
+            // A cancelled job's service workers whose ends did not come (a master died with them):
+            // their agents say (a probe starts nothing the withdrawal took the cap of).
+            if (ending != null) {
+                services.runningWorkers().forEach((s, node) -> {
+                    String endpoint = client.endpoint(node);
+                    if (endpoint != null && !endpoint.isEmpty()) {
+                        ask(endpoint, node, serviceLaunch(s, services.slot(s)), true);
+                    }
+                });
+            }
+            return;
+        }
         long oldEnough = loop.now() - settings.verify().toMillis();
+        if (endsAhead.values().removeIf(a -> a.at() < oldEnough - settings.verify().toMillis())) {
+            fill(); // a master that died with those exits left their slots held: they are free
+        }
+        wantEnough();
         for (Map.Entry<Integer, String> e : board.runningWorkers().entrySet()) {
             int t = e.getKey();
             String endpoint = client.endpoint(e.getValue());
@@ -478,18 +520,19 @@ public final class SampleJobMaster implements Listener {
                 say("ended " + what + " slot=" + l.slot() + " code=" + ended.getAsInt() + " (its agent kept its end)");
                 if (ended.getAsInt() != Heartbeat.STOPPED) {
                     // its slot is released when the master hears of the end (a stop's went with its cap)
-                    knownEnds.add(node + "#" + l.slot());
+                    endsAhead.put(node + "#" + l.slot(), new Ahead(loop.now(), !LaunchAnswers.endReported(ire.problems())));
                 }
                 workerExited(isService ? service : unit, node, l.slot(), ended.getAsInt());
                 return;
             }
-            if (LaunchAnswers.notStarted(ire.problems())) {
+            if (LaunchAnswers.notStarted(ire.problems()) || finishing) {
                 // it does not run there, and the agent keeps nothing of it: it runs again (not a retry)
                 say("not-running " + what + " slot=" + l.slot() + " (" + ire.problems().get(0).message() + ")");
                 b.lost(i);
                 (isService ? serviceSince : taskSince).remove(i);
                 save();
                 fill();
+                endIfReleased();
                 return;
             }
             refused(node, i, isService, ire.getMessage());
@@ -573,7 +616,15 @@ public final class SampleJobMaster implements Listener {
      */
     private void wantEnough() {
         int tasksLeft = board.unfinished();
-        if (board.waiting() > 0 && client.desired(unit) >= 0 && client.desired(unit) < tasksLeft) {
+        int held = client.placements(unit).values().stream().mapToInt(Integer::intValue).sum();
+        boolean starved = board.waiting() > 0 && heldAtLastVerify >= 0 && held <= heldAtLastVerify;
+        heldAtLastVerify = held;
+        if (starved && client.desired(unit) >= 0) {
+            // Tasks wait and no slot came since the last round: say again what is wanted, whatever
+            // this side believes the master has (an exit counted twice through a restart lowers it
+            // there and not here). Never below what the unit holds: the master refuses that.
+            client.desire(unit, Math.max(tasksLeft, held));
+        } else if (board.waiting() > 0 && client.desired(unit) >= 0 && client.desired(unit) < tasksLeft) {
             client.desire(unit, tasksLeft).whenComplete((v, ex) -> {
                 if (ex != null && cause(ex) instanceof InvalidRequestException) {
                     client.submit(job(board.unfinished(), settings.online()));
@@ -589,8 +640,8 @@ public final class SampleJobMaster implements Listener {
     /** Slots on {@code node} whose worker ended (its agent said) and that the master has not released yet. */
     private int endsNotReleased(String node) {
         int n = 0;
-        for (String k : knownEnds) {
-            if (k.startsWith(node + "#")) {
+        for (Map.Entry<String, Ahead> e : endsAhead.entrySet()) {
+            if (e.getValue().slotHeld() && e.getKey().startsWith(node + "#")) {
                 n++;
             }
         }
@@ -606,6 +657,9 @@ public final class SampleJobMaster implements Listener {
             launches.add(isService ? serviceLaunch(i, slot) : taskLaunch(i, slot));
         }
         save();
+        if (done()) {
+            return; // superseded: a later incarnation runs the job
+        }
         for (Plan.Launch l : launches) {
             say("launched " + (isService ? "service" : "task") + "=" + index(l, isService) + " node=" + node + " slot=" + l.slot());
         }
@@ -656,6 +710,9 @@ public final class SampleJobMaster implements Listener {
 
     /** Wants {@code n} more slots; if the master ended the job meanwhile (nothing was wanted), submits it again. */
     private void wantMore(UnitId u, int n) {
+        if (finishing) {
+            return; // the job is done: a late end asks for nothing (nor submits the cancelled job again)
+        }
         int desired = Math.max(0, client.desired(u)) + n;
         client.desire(u, desired).whenComplete((v, ex) -> {
             Throwable why = ex == null ? null : cause(ex);
@@ -689,9 +746,12 @@ public final class SampleJobMaster implements Listener {
             return;
         }
         try {
-            progress.store(settings.job(), board, services);
+            progress.store(settings.job(), client == null ? 0 : client.incarnation(), board, services);
         } catch (IOException ex) {
             err.accept("granary-jobmaster: cannot write the progress to " + progress.where() + ": " + ex.getMessage());
+        } catch (Progress.Superseded ex) {
+            say("superseded " + ex.getMessage());
+            complete(new Outcome(Main.FENCED, "job master " + settings.id() + " was started again elsewhere: " + ex.getMessage()));
         }
     }
 

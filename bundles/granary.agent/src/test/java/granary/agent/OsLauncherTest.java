@@ -1,0 +1,119 @@
+package granary.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import granary.api.model.ManualClock;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
+import granary.protocol.Plan;
+import granary.protocol.link.ManualLoop;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a worker leaves for the agent's next life, on real processes: the code its wrapper writes
+ * when no agent watches, the mark of an end a master acknowledged, a worker whose run record is
+ * gone found among the node's processes, and a stop that takes the worker's children too
+ * (docs/recovery.md, "Exits that never arrive", "Workers without a cap").
+ */
+class OsLauncherTest {
+
+    private static final UnitId UNIT = UnitId.parse("j/u");
+
+    @TempDir
+    Path dir;
+
+    private final ManualLoop loop = new ManualLoop(new ManualClock(1_000));
+    private final List<Launcher.Running> started = new ArrayList<>();
+
+    @AfterEach
+    void killAll() {
+        started.forEach(Launcher.Running::kill);
+    }
+
+    private Launcher.Running start(OsLauncher l, int slot, String script) throws Exception {
+        Launcher.Running r = l.start(new Plan.Launch(UNIT, slot, List.of("/bin/sh", "-c", script), Map.of(), ""),
+                new Launcher.Record(UNIT, slot, "jm1", "k", Resources.of(100, 64), false));
+        started.add(r);
+        return r;
+    }
+
+    private static void waitFor(BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(20); // real processes end on their own time: poll, bounded
+        }
+        assertTrue(done.getAsBoolean(), "not within 20 s");
+    }
+
+    private static Launcher.Left find(List<Launcher.Left> left, int slot) {
+        return left.stream().filter(x -> x.record().slot() == slot).findFirst().orElse(null);
+    }
+
+    @Test
+    void aWorkerThatEndsWhileNoAgentWatchesLeavesItsCodeAndAnAcknowledgedEndIsMarked() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/bin/sh")));
+        OsLauncher first = new OsLauncher(dir, "n1", loop);
+        Launcher.Running r = start(first, 3, "exit 7");
+        waitFor(() -> !r.alive());
+        waitFor(() -> Files.exists(dir.resolve("run/j.u.3.exit")));
+
+        List<String> problems = new ArrayList<>();
+        Launcher.Left left = find(new OsLauncher(dir, "n1", loop).left(problems::add), 3);
+        assertNotNull(left, "the record of the ended worker");
+        assertNull(left.running());
+        assertEquals(7, left.exitCode(), "the code its wrapper wrote");
+        assertFalse(left.reported());
+        assertEquals("jm1", left.record().jobMaster());
+
+        first.reported(UNIT, 3);
+        Launcher.Left again = find(new OsLauncher(dir, "n1", loop).left(problems::add), 3);
+        assertTrue(again.reported(), "a master acknowledged it: the next life does not report it again");
+        first.forget(UNIT, 3);
+        assertNull(find(new OsLauncher(dir, "n1", loop).left(problems::add), 3), "forgotten");
+        try (var files = Files.list(dir.resolve("run"))) {
+            assertEquals(List.of(), files.toList());
+        }
+        assertEquals(List.of(), problems);
+    }
+
+    @Test
+    void aWorkerWhoseRunRecordIsLostIsFoundAmongTheNodesProcesses() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/bin/sh")) && Files.isDirectory(Path.of("/proc")));
+        OsLauncher first = new OsLauncher(dir, "n1", loop);
+        Launcher.Running kept = start(first, 1, "sleep 30");
+        Launcher.Running lost = start(first, 2, "sleep 30 & wait");
+        Files.delete(dir.resolve("run/j.u.2.worker"));
+
+        // another agent's worker on the same machine, with the same node name, is not taken
+        Path other = dir.resolve("other");
+        Files.createDirectories(other);
+        start(new OsLauncher(other, "n1", loop), 2, "sleep 30");
+
+        List<Launcher.Left> left = new OsLauncher(dir, "n1", loop).left(p -> { });
+        assertEquals(2, left.size(), left.toString());
+        assertEquals(kept.pid(), find(left, 1).running().pid());
+        Launcher.Left found = find(left, 2);
+        assertEquals(lost.pid(), found.running().pid(), "its wrapper, not the children that share its environment");
+        assertEquals("", found.record().jobMaster(), "no record names its job master: the master decides");
+        assertEquals(UNIT, found.record().unit());
+
+        List<ProcessHandle> children = ProcessHandle.of(lost.pid()).orElseThrow().descendants().toList();
+        assertFalse(children.isEmpty());
+        found.running().stop();
+        waitFor(() -> !lost.alive() && children.stream().noneMatch(ProcessHandle::isAlive));
+    }
+}
