@@ -99,8 +99,8 @@ public final class AgentRole {
 
     /**
      * Loads the checkpoint (a damaged one is moved aside and reported), adopts the workers a previous
-     * life left and reports those that ended, rebuilds the caps of adopted workers the checkpoint does
-     * not hold, and writes the checkpoint. Returns the plan endpoint to serve.
+     * life left and reports those that ended, rebuilds the caps of adopted workers if there was no
+     * checkpoint to load (lost or torn), and writes the checkpoint. Returns the plan endpoint to serve.
      *
      * @throws IOException if the work dir cannot be used
      */
@@ -120,7 +120,12 @@ public final class AgentRole {
             events.accept("checkpoint-loaded file=" + checkpoint.file() + " caps=" + loaded.caps().size());
         }
         node.adopt(launcher.left(p -> events.accept("run-record-dropped " + p)));
-        node.rebuildCaps();
+        if (loaded == null) {
+            // No checkpoint (lost or torn): the caps of the workers found running are rebuilt from their
+            // run records. With one, a worker it holds no cap for is reported, and the master decides
+            // (docs/recovery.md, "Workers without a cap").
+            node.rebuildCaps();
+        }
         try {
             checkpoint.write(new Checkpoint.State(config.node(), incarnation, node.caps(), node.epoch()));
         } catch (IOException ex) {
@@ -172,6 +177,7 @@ public final class AgentRole {
         }
         registering = true;
         registered = false;
+        node.nextEpoch();
         // Every cap held goes with the registration: a master that restarted rebuilds from them (docs/recovery.md).
         Register r = new Register(config.node(), config.room(), config.labels(), config.capacity(), endpoint.toString(),
                 node.caps(), node.epoch());
@@ -309,8 +315,7 @@ public final class AgentRole {
             events.accept("heartbeat-refused problems=" + o.ack().problems() + " (registering again)");
             node.unsent(h);
             if (o.ack().problems().stream().anyMatch(p -> p.message() != null && p.message().contains(Register.DECLARED_LOST))) {
-                node.declaredLost();
-                save(node.caps(), () -> { });
+                node.declaredLost(); // the registration below begins a new epoch
             }
             registered = false;
             register();

@@ -64,9 +64,9 @@ final class Node {
     private final List<Heartbeat.Exit> exited = new ArrayList<>();
     private final Map<Slot, Held> held = new LinkedHashMap<>();
     /**
-     * How many times this agent was told it had been declared lost (docs/recovery.md, "A silent
-     * node"): a launch planned against an earlier epoch is not started — its work was run again
-     * elsewhere while the node was away.
+     * The epoch of this agent's registration (docs/recovery.md, "A silent node"): a launch planned
+     * against an earlier one is not started — the node may have been declared lost in between, and
+     * its work run again elsewhere.
      */
     private long epoch = 1;
     /**
@@ -184,8 +184,19 @@ final class Node {
 
     /** The master declared this node lost: launches planned before are void from now on. */
     void declaredLost() {
-        epoch++;
         events.accept("declared-lost epoch=" + epoch + " (launches planned before are not started: their work runs elsewhere)");
+    }
+
+    /**
+     * A new registration begins a new epoch: a plan made under an earlier registration is not
+     * started. The node may have been declared lost meanwhile by a master that died before it could
+     * say so — its job masters then ran that work elsewhere, and a new master cannot tell
+     * (docs/recovery.md, "A silent node"). Epochs grow with the clock too (the time in ms, as
+     * incarnations do), so that an agent that restarts never uses one again, checkpoint or not.
+     */
+    long nextEpoch() {
+        epoch = Math.max(epoch + 1, loop.now());
+        return epoch;
     }
 
     List<Cap.Grant> caps() {
@@ -338,8 +349,9 @@ final class Node {
             } else if (h != null) {
                 out.add(LaunchAnswers.ended(subject, at + ".slot", l.unit(), l.slot(), h.code(), now - h.at(), h.reported()));
             } else if (l.epoch() > 0 && l.epoch() < epoch) {
-                out.add(new Problem(subject, at + ".epoch", "was planned before node " + config.node() + " was declared lost"
-                        + " (epoch " + l.epoch() + ", now " + epoch + "): not started, its work runs elsewhere", epoch, l.epoch()));
+                out.add(new Problem(subject, at + ".epoch", "was planned under an earlier registration of node " + config.node()
+                        + " (epoch " + l.epoch() + ", now " + epoch + "; the node may have been declared lost in between, its work"
+                        + " run elsewhere): not started", epoch, l.epoch()));
             } else if (l.probe() && pending.contains(l.unit(), l.slot())) {
                 // a probe finds its launch still waiting for its cap: dropped, so that the job master may run it elsewhere
                 pending.removeIf(k -> k.launch().unit().equals(l.unit()) && k.launch().slot() == l.slot());

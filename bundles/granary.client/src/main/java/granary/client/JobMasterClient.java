@@ -373,16 +373,19 @@ public final class JobMasterClient implements AutoCloseable {
             }
             return; // RESTARTED: the full request that follows carries it
         }
+        if (o.ack().isRefusal() && (o.status() == 409
+                || o.ack().problems().stream().anyMatch(p -> "$.message.full".equals(p.field())))) {
+            // The master no longer knows this job master's jobs (declared lost, or it restarted):
+            // say everything again; the full request carries this change, which stays pending.
+            syncedWith = null;
+            resync();
+            return;
+        }
         pending.remove(c);
         if (o.ack().isRefusal()) {
             c.done().completeExceptionally(new InvalidRequestException(o.ack().problems()));
-            if (o.status() == 409) {
-                syncedWith = null; // the master no longer knows this job master's jobs: say everything again
-                resync();
-            } else {
-                // its releases took nothing (an exit released some of those slots meanwhile)
-                holdings.refused(c.delta().mark()).forEach(this::firePlacement);
-            }
+            // its releases took nothing (an exit released some of those slots meanwhile)
+            holdings.refused(c.delta().mark()).forEach(this::firePlacement);
             return;
         }
         c.edit().accept(confirmed);

@@ -45,6 +45,9 @@ final class JobMasterPeer extends Peer {
     String restarting;
     /** When the next attempt to start it again is due (after a start that failed). */
     long retryAt = Long.MAX_VALUE;
+    /** A start of it the master called off (its lost incarnation came back first): on which node, and until when a process of it is refused. */
+    String calledOffNode;
+    long calledOffUntil;
     /** The mark of its last request applied (of its current incarnation): said in each hint (docs/protocol.md, "Marks"). */
     long applied;
 

@@ -304,6 +304,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             if (peer != null && e.incarnation() <= peer.fencedThrough) {
                 return reply(409, e.sequence(), fenced(peer, e.incarnation()));
             }
+            if (peer != null && calledOff(peer, e)) {
+                return reply(409, e.sequence(), Problem.of("job master " + id + " incarnation " + e.incarnation(), "$.incarnation",
+                        "incarnation " + e.incarnation() + " is fenced: the master started it on " + peer.calledOffNode
+                                + " for job master " + id + ", then called that start off when incarnation "
+                                + peer.requestIncarnation + " came back; this process must exit"));
+            }
             if (peer == null) {
                 if (!((Request) e.message()).full()) {
                     return reply(409, e.sequence(), Problem.of(e.sender().toString(), "$.message.full",
@@ -1858,10 +1864,29 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 fence(run);
             }
             waiting = run != null && (lostOneBack || run.node == null) ? run : null;
+            if (waiting != null && waiting.node != null) {
+                // its launch may have started a process already: that one is told to exit when it speaks
+                p.calledOffNode = waiting.node;
+                p.calledOffUntil = clock.millis() + options.jobMasterTimeout().toMillis();
+            }
         }
         if (waiting != null) {
             endRun(waiting);
         }
+    }
+
+    /**
+     * True if {@code e} comes from the process of a start the master called off (the lost
+     * incarnation came back first): a newer incarnation whose first full request says it runs on the
+     * node that start was placed on, within a timeout of the call-off. Under the lock.
+     */
+    private boolean calledOff(JobMasterPeer p, Envelope e) {
+        if (p.calledOffNode == null || clock.millis() > p.calledOffUntil) {
+            p.calledOffNode = null;
+            return false;
+        }
+        return e.incarnation() > p.requestIncarnation && e.message() instanceof Request r && r.full() && r.restart() != null
+                && p.calledOffNode.equals(r.restart().node());
     }
 
     /** The refusal of a fenced incarnation: it was declared lost and replaced; the process should exit. */

@@ -189,6 +189,14 @@ class JobMasterRestartTest {
         assertEquals("live", status().state());
         assertNull(h.live.query(v -> v.job(launch.unit().job())), "its start is called off");
         assertEquals(200, post(5, 3, new Request(false, List.of(), List.of(), List.of(), List.of())).statusCode());
+
+        // The launch had started a process already: when it speaks, it is told to exit, and the one back goes on.
+        var late = post(9, 1, fullWithBatch(new Request.Restart(PROGRAM, Resources.of(50, 64), "n2")));
+        assertEquals(409, late.statusCode());
+        String text = new String(late.body(), StandardCharsets.UTF_8);
+        assertTrue(text.contains("incarnation 9 is fenced: the master started it on n2 for job master jm1, then called that start"
+                + " off when incarnation 5 came back; this process must exit"), text);
+        assertEquals(200, post(5, 4, new Request(false, List.of(), List.of(), List.of(), List.of())).statusCode());
     }
 
     /** The restart's process exits (code 1) before its job master reported back: tried again after one more timeout. */

@@ -50,8 +50,8 @@ public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState>
 
     /**
      * {@code unit} holds {@code slots} slots on {@code node} (0: none any more); the node's agent
-     * takes {@link Plan}s at {@code endpoint}. {@code epoch} is the node's epoch (how many times its
-     * agent was declared lost): launches planned against this placement carry it, and the agent
+     * takes {@link Plan}s at {@code endpoint}. {@code epoch} is the epoch of the agent's registration
+     * ({@link Register#epoch}): launches planned against this placement carry it, and the agent
      * refuses those of an earlier epoch (protocol version 4; 0 when not said).
      */
     public record Placement(UnitId unit, String node, int slots, String endpoint, long epoch) {

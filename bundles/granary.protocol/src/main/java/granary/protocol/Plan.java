@@ -23,8 +23,9 @@ public record Plan(List<Launch> launches) implements Message {
      * @param workingDirectory where the worker starts
      * @param epoch            the node's epoch of the placement this launch was planned against
      *                         ({@link Hint.Placement#epoch}); an agent does not start a launch of an
-     *                         earlier epoch: its node was declared lost since, and the work was run
-     *                         again elsewhere (docs/recovery.md, "A silent node"). 0: not said.
+     *                         earlier epoch: its agent registered again since, and the node may have
+     *                         been declared lost in between, the work run again elsewhere
+     *                         (docs/recovery.md, "A silent node"). 0: not said.
      *                         Protocol version 4
      * @param probe            sent to learn where the worker stands (docs/recovery.md, "Exits that
      *                         never arrive"): started at once if the agent never heard of it and its cap

@@ -20,10 +20,11 @@ import java.util.TreeMap;
  *                 {@code http://10.0.0.7:7071}; the master passes it on in {@link Hint}s
  * @param caps     every cap the agent holds (from memory, or from its checkpoint after a restart):
  *                 what a master that restarted rebuilds its grants from (docs/recovery.md)
- * @param epoch    how many times this node's agent was told it had been declared lost (it keeps the
- *                 count in its checkpoint): the master names it in every placement on the node, and
- *                 the agent starts no launch planned against an earlier one. Protocol version 4; 0
- *                 when not said
+ * @param epoch    this registration's epoch, larger than any before it on this node (each
+ *                 registration takes a new one): the master names it in every placement on the
+ *                 node, and the agent starts no launch planned against an earlier one — the node may
+ *                 have been declared lost in between, its work run elsewhere (docs/recovery.md,
+ *                 "A silent node"). Protocol version 4; 0 when not said
  */
 public record Register(String node, String room, Map<String, String> labels, Resources capacity, String endpoint,
                        List<Cap.Grant> caps, long epoch) implements Message {

@@ -153,7 +153,8 @@ public final class SampleJobMaster implements Listener {
 
     /** The job as the first full request must say it: the tasks not finished, and the service. */
     public List<JobSpec> jobs() {
-        return List.of(job(board.unfinished(), settings.online()));
+        // a job whose tasks are all done wants nothing more: its service is not asked for again
+        return List.of(job(board.unfinished(), board.complete() ? 0 : settings.online()));
     }
 
     /** The job with {@code desired} task slots and {@code svc} service slots. */
@@ -357,6 +358,7 @@ public final class SampleJobMaster implements Listener {
         int s = services.workerOf(slot);
         if (finishing) {
             services.lost(s); // stopped by the cancel: one fewer to wait for
+            save();
             say("service-stopped service=" + s + " node=" + node + " slot=" + slot + " code=" + code);
             endIfReleased();
             return;
@@ -542,9 +544,24 @@ public final class SampleJobMaster implements Listener {
             refused(node, i, isService, le.getMessage());
             return;
         }
+        if (finishing && isService && unansweredAtEnd.merge(i, 1, Integer::sum) >= UNANSWERED_AT_END
+                && client.holdings().keySet().stream().noneMatch(u -> u.job().equals(settings.job()))) {
+            // The job is cancelled and a master that answers holds none of its slots; an agent that
+            // does not answer either (gone, or moved where this job master is not told of) stops
+            // the worker when it returns, as one without a cap.
+            say("unconfirmed service=" + i + " node=" + node + " (its agent did not answer " + UNANSWERED_AT_END
+                    + " times; the master holds no slot of the job)");
+            b.lost(i);
+            endIfReleased();
+            return;
+        }
         err.accept("granary-jobmaster: no answer from node " + node + " about " + what + ": " + why.getMessage()
                 + " (asked again later)");
     }
+
+    /** Unanswered questions about a cancelled job's service workers, by worker, and how many make one given up. */
+    private final Map<Integer, Integer> unansweredAtEnd = new HashMap<>();
+    private static final int UNANSWERED_AT_END = 3;
 
     /** The agent refused a launch for another reason: the worker waits again, its slot goes back and as many are asked for. */
     private void refused(String node, int i, boolean isService, String why) {
@@ -626,7 +643,7 @@ public final class SampleJobMaster implements Listener {
             client.desire(unit, Math.max(tasksLeft, held));
         } else if (board.waiting() > 0 && client.desired(unit) >= 0 && client.desired(unit) < tasksLeft) {
             client.desire(unit, tasksLeft).whenComplete((v, ex) -> {
-                if (ex != null && cause(ex) instanceof InvalidRequestException) {
+                if (ex != null && cause(ex) instanceof InvalidRequestException && !finishing) {
                     client.submit(job(board.unfinished(), settings.online()));
                 }
             });
@@ -716,7 +733,8 @@ public final class SampleJobMaster implements Listener {
         int desired = Math.max(0, client.desired(u)) + n;
         client.desire(u, desired).whenComplete((v, ex) -> {
             Throwable why = ex == null ? null : cause(ex);
-            if (why instanceof InvalidRequestException) {
+            if (why instanceof InvalidRequestException && !finishing) {
+                // the master ended the job meanwhile (nothing was wanted): submitted again; not once it is done here
                 client.submit(job(board.unfinished(), settings.online()));
             } else if (why != null) {
                 err.accept("granary-jobmaster: cannot ask for " + n + " more slots: " + why.getMessage());
