@@ -716,7 +716,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (r.full()) {
             boolean reborn = p.requestIncarnation != e.incarnation();
             p.requestIncarnation = e.incarnation();
-            back(p, r);
+            back(p, r, reborn);
             List<CompletableFuture<Reply>> wake = new ArrayList<>();
             await(scheduler.query(v -> {
                 synchronized (lock) {
@@ -1031,8 +1031,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     formerOwners.put(d.unit().job(), d.jobMaster());
                 }
             });
+            recoverRestarts(b, now);
             for (JobSpec j : b.jobs()) {
                 j.units().forEach(u -> unitSpecs.putIfAbsent(new UnitId(j.id(), u.name()), u));
+                if (restarts.of(j.id()) != null) {
+                    continue; // a restart of a lost job master: the master's own, no placeholder holds it
+                }
                 if (b.mocks().contains(j.id())) {
                     // A job master that has not returned: a placeholder holds its mock jobs until it does.
                     JobMasterPeer jm = jobMasters.computeIfAbsent(b.owners().get(j.id()), JobMasterPeer::new);
@@ -1852,13 +1856,19 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * or one its operator started, if the start still waits for a slot (the start is not needed). A run that holds its slot is left alone: its
      * process is, most likely, this incarnation; its slot is freed when it exits.
      */
-    private void back(JobMasterPeer p, Request r) {
+    private void back(JobMasterPeer p, Request r, boolean reborn) {
         Restarts.Run waiting;
         synchronized (lock) {
             p.restart = r.restart();
             p.restarting = null;
             p.retryAt = Long.MAX_VALUE;
             Restarts.Run run = restarts.current(p.id);
+            if (run != null && run.lostIncarnation < 0 && run.node != null && r.restart() != null
+                    && run.node.equals(r.restart().node()) && reborn) {
+                // A run this master found in an agent's caps after it restarted: the incarnation that
+                // reports from its node is its process, and every one before it is the lost one.
+                run.lostIncarnation = p.requestIncarnation - 1;
+            }
             boolean lostOneBack = run != null && p.requestIncarnation == run.lostIncarnation;
             if (run != null && !lostOneBack && run.node != null) {
                 fence(run);
@@ -1887,6 +1897,34 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         return e.incarnation() > p.requestIncarnation && e.message() instanceof Request r && r.full() && r.restart() != null
                 && p.calledOffNode.equals(r.restart().node());
+    }
+
+    /**
+     * The restarts the agents' caps hold (a cap of a restart slot carries its launch): taken on as
+     * runs, so that a restart survives a failover of this master (docs/recovery.md, "Restarting a
+     * lost job master"). Under the lock.
+     */
+    private void recoverRestarts(Rebuild b, long now) {
+        Set<String> adopted = new HashSet<>();
+        b.adoptions().forEach(a -> adopted.add(a.unit() + "@" + a.node()));
+        for (AgentPeer a : agents.values()) {
+            if (a.registration == null) {
+                continue;
+            }
+            for (granary.protocol.Cap.Grant g : a.registration.caps()) {
+                if (g.launch() != null && Restarts.OWNER.equals(g.jobMaster()) && adopted.contains(g.unit() + "@" + a.node)) {
+                    Restarts.Run run = restarts.recover(g.unit(), g.launch(), g.size(), a.node, now);
+                    if (run != null) {
+                        JobMasterPeer j = jobMasters.computeIfAbsent(run.jobMaster, JobMasterPeer::new);
+                        if (j.restart != null && a.node.equals(j.restart.node()) && j.requestIncarnation > 0) {
+                            // its process reported in the window already: the incarnations before it are the lost one
+                            run.lostIncarnation = j.requestIncarnation - 1;
+                            fence(run);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /** The refusal of a fenced incarnation: it was declared lost and replaced; the process should exit. */

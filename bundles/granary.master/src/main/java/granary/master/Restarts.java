@@ -80,6 +80,33 @@ final class Restarts {
         return r;
     }
 
+    /**
+     * A run a master that restarted finds in an agent's caps (the cap of a restart slot carries its
+     * launch): taken on again, so that its process's exit ends it, its job master's return fences the
+     * incarnations before, and a next start numbers on (docs/recovery.md, "Restarting a lost job
+     * master"). Null if {@code unit} names no restart.
+     */
+    Run recover(UnitId unit, Program program, Resources size, String node, long now) {
+        String job = unit.job();
+        int at = job.lastIndexOf('@');
+        if (!isRestartJob(job) || at < 0 || at == job.length() - 1 || byJob.containsKey(job)) {
+            return null;
+        }
+        String jobMaster = job.substring(at + 1);
+        try {
+            starts.merge(jobMaster, Integer.parseInt(job.substring(PREFIX.length(), at)), Math::max);
+        } catch (NumberFormatException ex) {
+            return null;
+        }
+        UnitSpec u = new UnitSpec(UNIT, size, 1, PRIORITY, List.of(), 0, Set.of(), Map.of(), false, UnitKind.ONLINE);
+        Run r = new Run(jobMaster, unit, program, u);
+        r.node = node;
+        r.launchedAt = now;
+        byJob.put(job, r);
+        byJobMaster.put(jobMaster, r);
+        return r;
+    }
+
     /** The run of restart job {@code job}, or null. */
     Run of(String job) {
         return byJob.get(job);

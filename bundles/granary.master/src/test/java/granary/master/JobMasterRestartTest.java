@@ -312,6 +312,55 @@ class JobMasterRestartTest {
         }
     }
 
+    /**
+     * Case 3 across a failover of the master: the new master finds the restart in the cap its agent
+     * holds (the cap carries the launch), takes it on as its own run, and when the restarted process
+     * reports from that node the incarnations before it are fenced — the lost one goes on until then.
+     */
+    @Test
+    void aRestartSurvivesAFailoverOfTheMasterAndItsProcessFencesTheLostIncarnation() throws Exception {
+        PeerLink n1 = agent("n1", 300);
+        PeerLink n2 = agent("n2", 300);
+        Cap.Grant launch = lostAndLaunchedOnN2(n1, n2, fullWithBatch(ON_N1));
+        h.close();
+
+        MasterHarness w = new MasterHarness(MasterOptions.defaults().withIncarnation(78)
+                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)).withManualTicks(),
+                granary.recovery.Recovery.of(new granary.recovery.RecoveryOptions(Duration.ofSeconds(5), Duration.ofSeconds(1))));
+        try {
+            PeerLink a1 = w.link(Role.AGENT, "n1", 2);
+            PeerLink a2 = w.link(Role.AGENT, "n2", 2);
+            assertFalse(a1.send(new Register("n1", "r1", Map.of(), Resources.of(300, 1024), "http://127.0.0.1:9/n1")).isRefusal());
+            assertFalse(a2.send(new Register("n2", "r1", Map.of(), Resources.of(300, 1024), "http://127.0.0.1:9/n2",
+                    List.of(launch), 2)).isRefusal());
+            w.clock.advance(6_000);
+            w.master.tick(); // the window closes: the rebuild takes the restart on
+            assertNotNull(w.live.query(v -> v.job(launch.unit().job())), "the restart's slot is kept on n2");
+
+            String wToken = w.tokens.issue(JM);
+            assertEquals(200, postTo(w, wToken, 5, 1, fullWithBatch(ON_N1)).statusCode(), "the lost one, back first, goes on");
+            Request.Restart onN2 = new Request.Restart(PROGRAM, Resources.of(50, 64), "n2");
+            assertEquals(200, postTo(w, wToken, 9, 1, fullWithBatch(onN2)).statusCode(), "the restarted process reports from n2");
+            HttpResponse<byte[]> old = postTo(w, wToken, 5, 2, fullWithBatch(ON_N1));
+            assertEquals(409, old.statusCode());
+            assertTrue(new String(old.body(), StandardCharsets.UTF_8).contains("incarnation 5 is fenced"),
+                    new String(old.body(), StandardCharsets.UTF_8));
+
+            // Its process exits with 0: the run ends and its slot goes, as before the failover.
+            assertFalse(a2.send(new Heartbeat(List.of(), List.of(new Heartbeat.Exit(launch.unit(), 0, 0)), null)).isRefusal());
+            assertNull(w.live.query(v -> v.job(launch.unit().job())), "the restart's job is gone with its process");
+        } finally {
+            w.close();
+        }
+    }
+
+    private HttpResponse<byte[]> postTo(MasterHarness m, String tok, long incarnation, long sequence, Request r) throws Exception {
+        byte[] body = codec.encode(Envelope.of(JM, incarnation, sequence, r));
+        HttpRequest req = HttpRequest.newBuilder(URI.create(m.server.url() + Paths.MESSAGES)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + tok).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        return http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
     @Test
     void aJobMasterWithoutARestartSpecIsNotRestartedAndItsOfflineJobsAreCancelled() throws Exception {
         PeerLink n1 = agent("n1", 300);
