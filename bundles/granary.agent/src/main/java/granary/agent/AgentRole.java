@@ -404,9 +404,9 @@ public final class AgentRole {
         return endpoint;
     }
 
-    /** The caps held now. */
+    /** The caps held now (none before {@link #load}). */
     public List<Cap.Grant> caps() {
-        return node.caps();
+        return node == null ? List.of() : node.caps();
     }
 
     /** True while registered with a master. */
@@ -416,7 +416,7 @@ public final class AgentRole {
 
     /** The workers running now: unit, slot and pid of each. */
     public List<Launcher.Record> workers() {
-        return node.workers().stream().map(Workers.Worker::record).toList();
+        return node == null ? List.of() : node.workers().stream().map(Workers.Worker::record).toList();
     }
 
     Node node() {

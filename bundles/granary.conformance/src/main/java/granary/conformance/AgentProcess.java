@@ -48,6 +48,7 @@ final class AgentProcess {
                 desk = role.load();
             } catch (IOException ex) {
                 // as the process does: it exits (code 1) and its supervisor starts it again
+                gaveUp = true;
                 world.agentGaveUp(this, 1, "cannot use its work dir: " + ex.getMessage());
                 return;
             }

@@ -97,15 +97,23 @@ public final class Schedules {
     /** Runs {@code faults} on the standard cluster with wire seed {@code seed}. */
     public static Cases.Outcome run(long seed, List<Fault> faults) {
         try (World w = Cases.cluster(seed)) {
-            Map<String, List<Long>> services = Invariants.services(w);
-            w.faults(LOSSY);
-            long start = w.now();
-            for (Fault f : faults) {
-                w.run(start + f.at() - w.now());
-                f.inject(w);
+            try {
+                Map<String, List<Long>> services = Invariants.services(w);
+                w.faults(LOSSY);
+                long start = w.now();
+                for (Fault f : faults) {
+                    w.run(start + f.at() - w.now());
+                    f.inject(w);
+                }
+                w.run(start + HORIZON - w.now());
+                return Cases.finish(w, "seed " + seed, "random schedule", faults.toString(), services);
+            } catch (RuntimeException ex) {
+                // a failure of the world or of a role it hosts is this schedule's violation, not the end of the run
+                StackTraceElement at = ex.getStackTrace().length == 0 ? null : ex.getStackTrace()[0];
+                return new Cases.Outcome("seed " + seed, "random schedule", faults.toString(),
+                        List.of("internal error at t=" + w.now() + "ms: " + ex + (at == null ? "" : " at " + at)), w.log(),
+                        Map.of("jobMasterLaunches", 0L, "fencedJobMasters", 0L));
             }
-            w.run(start + HORIZON - w.now());
-            return Cases.finish(w, "seed " + seed, "random schedule", faults.toString(), services);
         }
     }
 

@@ -124,7 +124,12 @@ public final class Sealed {
             return new Loaded(body, null, null);
         } catch (Damaged ex) {
             String aside = name + ".corrupt-" + nowMillis;
-            disk.move(name, aside);
+            try {
+                disk.move(name, aside);
+            } catch (IOException full) {
+                // Not loaded all the same; it stays where it is, and is written over with the next good state.
+                return new Loaded(null, ex.getMessage(), disk.where(name) + " (could not be moved aside: " + full.getMessage() + ")");
+            }
             return new Loaded(null, ex.getMessage(), disk.where(aside));
         }
     }
