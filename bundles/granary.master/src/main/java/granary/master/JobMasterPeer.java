@@ -45,6 +45,10 @@ final class JobMasterPeer extends Peer {
     String restarting;
     /** When the next attempt to start it again is due (after a start that failed). */
     long retryAt = Long.MAX_VALUE;
+    /** When the process the master had started for it died after it ran (0: none): restarted after a grace unless it spoke since. */
+    long diedAt;
+    /** Nodes it was told were lost and not yet that they are back. */
+    final Set<String> toldLost = new HashSet<>();
     /** A start of it the master called off (its lost incarnation came back first): on which node, and until when a process of it is refused. */
     String calledOffNode;
     long calledOffUntil;

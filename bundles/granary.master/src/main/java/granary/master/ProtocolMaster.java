@@ -117,6 +117,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     };
     private static final int FORMER_OWNERS = 4096;
+    /** How long the master waits, after the process it started for a job master died, for another incarnation to speak. */
+    private static final long RESTART_GRACE_MILLIS = 3_000;
     private final Map<String, String> keys = new HashMap<>();
     private final Latencies latencies = new Latencies();
     private final ScheduledExecutorService timer;
@@ -379,6 +381,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             } else {
                 returned(wanted, r.caps());
             }
+            tellNodeState(toldLost(r.node()), Hint.NodeState.BACK); // a node with only offline work left the cluster when lost
         } else {
             if (!known.room().equals(r.room()) || !known.labels().equals(r.labels())) {
                 return refuse(e, Problem.of(who, "$.message.room", "node " + r.node() + " is in the cluster in room "
@@ -389,8 +392,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             if (p.lost) {
                 apply(new NodeBlacklisted(r.node(), false));
-                tellNodeState(List.of(r.node()), Hint.NodeState.BACK);
             }
+            tellNodeState(toldLost(r.node()), Hint.NodeState.BACK);
         }
         // Take the node's caps from the engine on its own thread, where no grant can slip between.
         List<CompletableFuture<Reply>> wake = new ArrayList<>();
@@ -1308,32 +1311,60 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         wake.forEach(Runnable::run);
     }
 
+    /** The job masters holding slots on each of {@code nodes} now: those to tell of a change of it. Under the lock or not. */
+    private Map<String, List<JobMasterPeer>> holdersOn(List<String> nodes) {
+        Map<String, List<JobMasterPeer>> out = new java.util.LinkedHashMap<>();
+        synchronized (lock) {
+            for (String node : nodes) {
+                for (JobMasterPeer j : jobMasters.values()) {
+                    if (j.holdsOn(node)) {
+                        out.computeIfAbsent(node, n -> new ArrayList<>()).add(j);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     /**
-     * Tells every job master holding slots on {@code nodes} that their agent is {@code state}
+     * Tells each job master in {@code toTell} that the agent of the node is {@code state}
      * (docs/recovery.md, "A silent node"): the master keeps online slots there and takes the offline
-     * ones back; the job master decides what to do about its work.
+     * ones back; the job master decides what to do about its work. A job master told a node is lost
+     * is told when it is back, whether it still holds slots there or not.
      */
-    private void tellNodeState(List<String> nodes, String state) {
-        if (nodes.isEmpty()) {
+    private void tellNodeState(Map<String, List<JobMasterPeer>> toTell, String state) {
+        if (toTell.isEmpty()) {
             return;
         }
         List<Runnable> wake = new ArrayList<>();
         synchronized (lock) {
             long now = clock.millis();
-            for (JobMasterPeer j : jobMasters.values()) {
-                boolean told = false;
-                for (String node : nodes) {
-                    if (j.holdsOn(node)) {
-                        j.nodeState(node, state, now);
-                        told = true;
-                    }
+            Set<JobMasterPeer> told = new LinkedHashSet<>();
+            toTell.forEach((node, jms) -> jms.forEach(j -> {
+                j.nodeState(node, state, now);
+                if (Hint.NodeState.LOST.equals(state)) {
+                    j.toldLost.add(node);
+                } else {
+                    j.toldLost.remove(node);
                 }
-                if (told) {
-                    deliver(j, wake);
+                told.add(j);
+            }));
+            told.forEach(j -> deliver(j, wake));
+        }
+        wake.forEach(Runnable::run);
+    }
+
+    /** The job masters told that {@code node} was lost: to be told it is back. */
+    private Map<String, List<JobMasterPeer>> toldLost(String node) {
+        Map<String, List<JobMasterPeer>> out = new java.util.LinkedHashMap<>();
+        synchronized (lock) {
+            for (JobMasterPeer j : jobMasters.values()) {
+                if (j.toldLost.contains(node)) {
+                    out.computeIfAbsent(node, n -> new ArrayList<>()).add(j);
                 }
             }
         }
-        wake.forEach(Runnable::run);
+        return out;
     }
 
     /** Takes {@code slots} off the mirror of {@code unit} on {@code node} (agent and job master). Under the lock. */
@@ -1510,7 +1541,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
         }
-        tellNodeState(lostAgents.stream().map(a -> a.node).toList(), Hint.NodeState.LOST);
+        // Told after the slots there were taken back (so that their hint does not find offline slots
+        // on the lost node still held), but those holding slots there now are the ones to tell.
+        Map<String, List<JobMasterPeer>> toTell = holdersOn(lostAgents.stream().map(a -> a.node).toList());
         for (AgentPeer a : lostAgents) {
             try {
                 try {
@@ -1534,6 +1567,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
         }
+        tellNodeState(toTell, Hint.NodeState.LOST);
         retryRestarts(now);
         for (JobMasterPeer j : lostJobMasters) {
             if (restartable(j)) {
@@ -1811,6 +1845,17 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 } else if (j != null && j.restarting != null) {
                     j.restarting = "its start on " + run.node + " exited with " + x.exitCode() + "; trying again";
                     j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
+                } else if (j != null && j.restart != null) {
+                    // The process the master started ran and died: unless another incarnation speaks
+                    // within a short grace, it is started again now, not a timeout later — until then
+                    // only this master's memory holds its spec, and a failover would leave its jobs to
+                    // nobody (docs/recovery.md, "Restarting a lost job master").
+                    long now = clock.millis();
+                    long grace = Math.min(options.jobMasterTimeout().toMillis(), RESTART_GRACE_MILLIS);
+                    j.restarting = "its process on " + run.node + " exited with " + x.exitCode()
+                            + "; started again unless another incarnation speaks within " + grace + " ms";
+                    j.retryAt = now + grace;
+                    j.diedAt = now;
                 }
             }
         }
@@ -1832,7 +1877,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
                 if (run == null && j.retryAt <= now) {
                     j.retryAt = Long.MAX_VALUE;
-                    due.add(j);
+                    if (j.diedAt > 0 && j.lastSeen > j.diedAt) {
+                        j.restarting = null; // another incarnation speaks for it: nothing to start
+                    } else {
+                        due.add(j);
+                    }
+                    j.diedAt = 0;
                 } else if (run != null && run.node != null && now - run.launchedAt > options.jobMasterTimeout().toMillis()) {
                     hung.add(j);
                 }

@@ -170,6 +170,45 @@ class JobMasterRestartTest {
         // The restarted process exits: its slot is released like any worker's, and its restart job is gone.
         reported(n2, launch, 3);
         assertNull(h.live.query(v -> v.job(launch.unit().job())));
+        assertEquals("its process on n2 exited with 3; started again unless another incarnation speaks within 3000 ms",
+                status().restart());
+    }
+
+    /**
+     * The process the master started ran, then died (not exit 0): it is started again after a short
+     * grace, not a timeout later — until then only this master's memory holds its spec, and a failover
+     * in between would leave its jobs to nobody (kit seed 5). Another incarnation that speaks within
+     * the grace calls it off.
+     */
+    @Test
+    void aStartedJobMasterThatDiesIsStartedAgainAfterAGraceUnlessAnotherIncarnationSpeaks() throws Exception {
+        PeerLink n1 = agent("n1", 300);
+        PeerLink n2 = agent("n2", 300);
+        Cap.Grant launch = lostAndLaunchedOnN2(n1, n2, fullWithBatch(ON_N1));
+        reported(n2, launch, null);
+        Request.Restart onN2 = new Request.Restart(PROGRAM, Resources.of(50, 64), "n2");
+        assertEquals(200, post(9, 1, fullWithBatch(onN2)).statusCode());
+        reported(n2, launch, 137); // killed
+
+        h.clock.advance(2_000);
+        h.master.expire();
+        assertNull(launchIn(n1, 2), "not within the grace");
+        h.clock.advance(1_500);
+        assertFalse(n1.send(new Heartbeat(List.of(), List.of(), null)).isRefusal());
+        h.master.expire();
+        Cap.Grant again = launchIn(n1, 25);
+        assertNotNull(again, "started again, away from n2 where it died");
+        assertEquals(Restarts.PREFIX + "2@jm1", again.unit().job());
+
+        // Its process reports, then dies; this time its operator's incarnation speaks within the grace.
+        reported(n1, again, null);
+        assertEquals(200, post(11, 1, fullWithBatch(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
+        reported(n1, again, 1);
+        h.clock.advance(1_000);
+        assertEquals(200, post(12, 1, fullWithBatch(onN2)).statusCode());
+        h.clock.advance(2_500);
+        h.master.expire();
+        assertNull(launchIn(n2, 3), "another incarnation speaks for it: nothing is started");
         assertEquals("", status().restart());
     }
 
