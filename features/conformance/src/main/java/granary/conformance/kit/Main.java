@@ -31,10 +31,11 @@ public final class Main {
             "  --seed S        seed of the first schedule (default 1); schedule i uses seed S+i, so a",
             "                  failing seed is a reproduction: --seed <it> --schedules 1",
             "  --report FILE   also write the results as JSON",
-            "  --processes     also run the real-process scenarios on this machine (rows P1-P4: kill -9 of",
-            "                  the master, an agent, the job master, each started again; a job master frozen past",
-            "                  its timeout, started again by the master; up to a minute each);",
-            "                  they listen on 127.0.0.1 only and kill every process they start",
+            "  --processes     also run the real-process scenarios on this machine (rows P1-P10: kill -9 of",
+            "                  the master, an agent, the job master, each started again; agents and job masters",
+            "                  frozen past their timeouts; a torn agent checkpoint; a master with another secret;",
+            "                  up to a minute each); they listen on 127.0.0.1 only and kill every process they start",
+            "  --rows P5,P7    with --processes: only these rows",
             "  --jars DIR      where the runnable jars are for --processes: DIR/standalone/target/granary-",
             "                  standalone.jar, DIR/agent/target/granary-agent.jar, DIR/jobmaster/target/",
             "                  granary-jobmaster.jar (default: the features/ directory this kit was built in)",
@@ -42,7 +43,7 @@ public final class Main {
             "  --help          this text",
             "Exit codes: 0 no violation, 1 a violation, 2 bad options.");
 
-    record Options(int schedules, long seed, Path report, boolean processes, Path jars, Path workDir) {
+    record Options(int schedules, long seed, Path report, boolean processes, Path jars, Path workDir, List<String> rows) {
     }
 
     private Main() {
@@ -102,7 +103,7 @@ public final class Main {
                 err.println("Error: cannot create the work directory " + o.workDir() + ": " + ex.getMessage());
                 return 2;
             }
-            for (Cases.Outcome r : new ProcessScenarios(jars, work, out).all()) {
+            for (Cases.Outcome r : new ProcessScenarios(jars, work, out).rows(o.rows())) {
                 outcomes.add(r);
                 row(out, r);
             }
@@ -153,6 +154,7 @@ public final class Main {
         boolean processes = false;
         Path jars = null;
         Path workDir = null;
+        List<String> rows = List.of();
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
                 return null;
@@ -179,14 +181,25 @@ public final class Main {
                 case "--report" -> report = Path.of(value);
                 case "--jars" -> jars = Path.of(value);
                 case "--work-dir" -> workDir = Path.of(value);
+                case "--rows" -> rows = rows(value);
                 case "--processes" -> throw new IllegalArgumentException("--processes takes no value, got '" + value + "'");
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }
-        if (!processes && (jars != null || workDir != null)) {
-            throw new IllegalArgumentException((jars != null ? "--jars" : "--work-dir") + ": only with --processes");
+        if (!processes && (jars != null || workDir != null || !rows.isEmpty())) {
+            throw new IllegalArgumentException((jars != null ? "--jars" : workDir != null ? "--work-dir" : "--rows") + ": only with --processes");
         }
-        return new Options(schedules, seed, report, processes, jars, workDir);
+        return new Options(schedules, seed, report, processes, jars, workDir, rows);
+    }
+
+    private static List<String> rows(String value) {
+        List<String> rows = List.of(value.split(",", -1));
+        for (String r : rows) {
+            if (!ProcessScenarios.IDS.contains(r)) {
+                throw new IllegalArgumentException("--rows: no row '" + r + "'; the rows are " + String.join(",", ProcessScenarios.IDS));
+            }
+        }
+        return rows;
     }
 
     private static long number(String name, String value, long min, long max) {

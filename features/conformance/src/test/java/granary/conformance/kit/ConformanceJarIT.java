@@ -28,7 +28,8 @@ class ConformanceJarIT {
             assertTrue(p.waitFor(5, TimeUnit.MINUTES), "the kit did not end within 5 minutes");
             String out = Files.readString(log, StandardCharsets.UTF_8);
             assertEquals(0, p.exitValue(), out);
-            assertTrue(out.contains("19 of 19 cases passed; 20 of 20 random schedules passed"), out);
+            // every named case passed (their number grows with the kit), and every schedule
+            assertTrue(java.util.regex.Pattern.compile("(\\d+) of \\1 cases passed; 20 of 20 random schedules passed").matcher(out).find(), out);
             assertTrue(Files.readString(report).matches("(?s).*\"violations\": ?0\\s*,.*"), "the report counts no violation");
         } finally {
             p.destroyForcibly();

@@ -8,7 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -16,7 +20,8 @@ import java.util.regex.Pattern;
  * Real processes of a cluster on loopback (docs/recovery.md, "Real processes"): the master (a
  * runnable jar of features/standalone), agents and job masters (the jars of features/agent and
  * features/jobmaster). Output goes to files in its directory; every process and its children are
- * killed by PID in {@link #close()}. Used by the conformance kit's {@code --processes} and by the
+ * killed by PID in {@link #close()}, and so is every worker of its agents still running then (found
+ * in {@code /proc}: {@link WorkerScan}). Used by the conformance kit's {@code --processes} and by the
  * integration tests of features/standalone. Every wait is bounded; a failure is a {@link ProcessFailure}.
  */
 public final class Cluster implements AutoCloseable {
@@ -70,6 +75,10 @@ public final class Cluster implements AutoCloseable {
     private OutputStream masterConsole;
     private Proc master;
     private String url;
+    private Thread watch;
+    /** Per node, the most workers of the watched job seen running at once, and which. */
+    private final Map<String, List<WorkerScan.Worker>> busiest = new TreeMap<>();
+    private final List<String> leftBehind = new ArrayList<>();
 
     /** A cluster whose agents and job masters are started from the jars where features/standalone's tests find them. */
     public Cluster(Path dir) {
@@ -77,7 +86,7 @@ public final class Cluster implements AutoCloseable {
     }
 
     public Cluster(Path dir, Path agentJar, Path jobMasterJar) {
-        this.dir = dir;
+        this.dir = dir.toAbsolutePath().normalize();   // the processes start in it: their paths must not be relative to it
         this.agentJar = agentJar;
         this.jobMasterJar = jobMasterJar;
     }
@@ -218,9 +227,69 @@ public final class Cluster implements AutoCloseable {
         return proc;
     }
 
-    /** Kills every process started here and their children, by PID. */
+    /** The standard output of every agent process started, in the order they started. */
+    public List<String> agentLogs() {
+        return started.stream().filter(p -> p.name().startsWith("agent ")).map(Proc::stdout).toList();
+    }
+
+    /** The workers of this cluster's agents running now, as the OS lists them. */
+    public List<WorkerScan.Worker> workers() {
+        return WorkerScan.scan(dir);
+    }
+
+    /**
+     * Samples the workers of {@code job} four times a second until {@link #close()}, keeping for each
+     * node the most seen running at once ({@link #busiest()}): a node never runs more than its slots.
+     */
+    public void watchWorkers(String job) {
+        watch = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                Map<String, List<WorkerScan.Worker>> now = new TreeMap<>();
+                List<WorkerScan.Worker> all;
+                try {
+                    all = workers();
+                } catch (ProcessFailure ex) {
+                    return;   // no /proc to read: nothing to watch
+                }
+                for (WorkerScan.Worker w : all) {
+                    List<WorkerScan.Worker> on = now.computeIfAbsent(w.node(), n -> new ArrayList<>());
+                    // one per slot: a worker's wrapper, command and its children share its environment
+                    if (w.job().equals(job) && on.stream().noneMatch(o -> o.unit().equals(w.unit()) && o.slot() == w.slot())) {
+                        on.add(w);
+                    }
+                }
+                synchronized (busiest) {
+                    now.forEach((node, ws) -> busiest.merge(node, ws, (a, b) -> b.size() > a.size() ? b : a));
+                }
+                try {
+                    Thread.sleep(250);   // other processes' state: nothing to be notified by
+                } catch (InterruptedException ex) {
+                    return;
+                }
+            }
+        }, "granary-conformance workers of " + job);
+        watch.setDaemon(true);
+        watch.start();
+    }
+
+    /** Per node, the most workers of the watched job seen running at once (one per slot). */
+    public Map<String, List<WorkerScan.Worker>> busiest() {
+        synchronized (busiest) {
+            return new TreeMap<>(busiest);
+        }
+    }
+
+    /** Processes still running after {@link #close()} killed them: none, or a line each. */
+    public List<String> leftBehind() {
+        return List.copyOf(leftBehind);
+    }
+
+    /** Kills every process started here and their children, and every worker of its agents, by PID. */
     @Override
     public void close() {
+        if (watch != null) {
+            watch.interrupt();
+        }
         for (Proc p : started) {
             p.process().descendants().forEach(ProcessHandle::destroyForcibly);
             p.process().destroyForcibly();
@@ -231,12 +300,64 @@ public final class Cluster implements AutoCloseable {
                 h.destroyForcibly();
             });
         }
+        // workers no longer below a started process: orphans of a killed agent, a job master an agent started
+        try {
+            for (WorkerScan.Worker w : workers()) {
+                ProcessHandle.of(w.pid()).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        } catch (ProcessFailure ex) {
+            leftBehind.add("workers not looked for: " + ex.getMessage());
+        }
         for (Proc p : started) {
             try {
-                p.process().waitFor(10, TimeUnit.SECONDS);
+                if (!p.process().waitFor(10, TimeUnit.SECONDS)) {
+                    leftBehind.add(p.name() + " (pid " + p.process().pid() + ") still runs after kill -9");
+                }
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
             }
         }
+        try {
+            await("every worker gone after kill -9", () -> workers().isEmpty(), this::workers, Duration.ofSeconds(10));
+        } catch (ProcessFailure ex) {
+            leftBehind.add(ex.getMessage());
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---- waiting and signalling, shared by the scenarios --------------------------------------
+
+    /** Polls {@code done} (other processes' state: nothing to be notified by) until it holds or {@code timeout} passes. */
+    public static void await(String what, BooleanSupplier done, Supplier<?> state, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new ProcessFailure("not within " + timeout.toSeconds() + " s: " + what + "; last state: " + state.get());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Sends SIGSTOP, SIGCONT, ... to {@code pid} with kill(1), waiting at most 10 s for it. */
+    public static void signal(String name, long pid) throws IOException, InterruptedException {
+        Process k = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+        if (!k.waitFor(10, TimeUnit.SECONDS)) {
+            k.destroyForcibly();
+            throw new ProcessFailure("kill -" + name + " " + pid + " did not return within 10 s");
+        }
+        if (k.exitValue() != 0) {
+            throw new ProcessFailure("kill -" + name + " " + pid + " exited with " + k.exitValue());
+        }
+    }
+
+    /** SIGKILL, and waits (at most 30 s) until the process is gone. */
+    public static void kill9(ProcessHandle h) throws InterruptedException {
+        h.destroyForcibly();   // SIGKILL on Unix
+        await("pid " + h.pid() + " gone after kill -9", () -> !h.isAlive(), () -> h, Duration.ofSeconds(30));
+    }
+
+    public static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 }

@@ -1,16 +1,24 @@
 package granary.conformance.kit.processes;
 
+import static granary.conformance.kit.processes.Cluster.alive;
+import static granary.conformance.kit.processes.Cluster.await;
+import static granary.conformance.kit.processes.Cluster.kill9;
+import static granary.conformance.kit.processes.Cluster.signal;
+import static granary.conformance.kit.processes.Scenario.CAPACITY;
+import static granary.conformance.kit.processes.Scenario.CAPACITY_WITH_ROOM;
+import static granary.conformance.kit.processes.Scenario.JOB;
+import static granary.conformance.kit.processes.Scenario.LONG;
+import static granary.conformance.kit.processes.Scenario.WINDOW;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,13 +28,14 @@ import granary.conformance.Cases;
 /**
  * The conformance kit's real-process scenarios ({@code --processes}; docs/recovery.md, "Real
  * processes"): a master, two agents (n1, n2: 4 slots each) and the sample job master with two
- * online (service) workers and a batch of 24 tasks of 3 s, all on loopback; then the master, an
- * agent or the job master is killed with -9 and started again. What must hold, checked on the
- * operating system's processes: every online worker that ran before the kill still runs after it
- * (the same PID), none is started twice, the batch finishes, and the online workers stop with the
- * job. A fourth (spec case 3) stops a restartable job master with SIGSTOP past its timeout: the
- * master must start it again through an agent and fence the old one. Each scenario is one row of the
- * kit's table; its timings are the row's counters.
+ * online (service) workers and a batch of 12 tasks of 2 s, all on loopback; then a failure of the
+ * 17 cases is played on them with kill -9, SIGSTOP and SIGCONT, or a master with another secret.
+ * What must hold is checked on the operating system's processes, not on what any role believes:
+ * every online worker that ran before the failure still runs after it (the same PID) and is not
+ * started again; the batch finishes with no task run twice (each run writes its start and end:
+ * {@link TaskRuns}); no node runs more workers of the job than it has slots; once the job master
+ * has ended, no worker of the job runs. Each scenario is one row of the kit's table; its timings
+ * are the row's counters.
  */
 public final class ProcessScenarios {
 
@@ -51,10 +60,6 @@ public final class ProcessScenarios {
         }
     }
 
-    private static final String WINDOW = "--config=granary.recovery:windowSeconds=5,settleMillis=1000";
-    private static final Duration LONG = Duration.ofSeconds(180);
-    private static final int TASKS = 24;
-
     private final Jars jars;
     private final Path work;
     private final PrintStream log;
@@ -69,11 +74,29 @@ public final class ProcessScenarios {
         this.log = log;
     }
 
-    /** Runs the four scenarios, one after the other. */
+    /** The rows' ids, in the order {@link #all()} runs them. */
+    public static final List<String> IDS = List.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10");
+
+    /** Runs every scenario, one after the other. */
     public List<Cases.Outcome> all() {
-        return List.of(masterKill(), agentKill(), jobMasterKill(), jobMasterTimeout());
+        return rows(List.of());
     }
 
+    /** Runs the scenarios of {@code ids} (all if empty), in the order of {@link #IDS}. */
+    public List<Cases.Outcome> rows(List<String> ids) {
+        List<Supplier<Cases.Outcome>> rows = List.of(this::masterKill, this::agentKill, this::jobMasterKill, this::jobMasterTimeout,
+                this::agentStoppedPastItsTimeout, this::agentRestartedWhileTheMasterIsDown, this::tornAgentCheckpoint,
+                this::masterWithAnotherSecret, this::masterAndJobMasterKill, this::masterKillWhileTheJobMasterIsStopped);
+        List<Cases.Outcome> out = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+            if (ids.isEmpty() || ids.contains(IDS.get(i))) {
+                out.add(rows.get(i).get());
+            }
+        }
+        return out;
+    }
+
+    /** Spec case 1: the master killed with -9 and started again on the same port. */
     public Cases.Outcome masterKill() {
         return run("P1", "M kill -9 (real processes)", "master -9 while 2 services and a batch run; started again",
                 (s, t) -> {
@@ -83,18 +106,16 @@ public final class ProcessScenarios {
                     kill9(s.cluster.master().process().toHandle());
                     s.cluster.restartMaster(jars.runtime(), WINDOW);
                     t.put("listeningMillis", ms(System.nanoTime() - t0));
+                    s.servicesAlive(pids, "the master's kill -9");
                     // The rebuild adds the nodes to the engine: the first 'granary:nodes' listing both stands for the window's end.
                     s.cluster.console("granary:nodes", "n2 ");
                     t.put("rebuiltMillis", ms(System.nanoTime() - t0));
-                    s.cluster.console("granary:agents", "node=n1 state=live");
-                    s.cluster.console("granary:agents", "node=n2 state=live");
-                    pids.forEach((slot, pid) -> s.check(alive(pid), "online worker " + slot + " (pid " + pid + ") did not survive the master's restart"));
-                    s.check(jm.exit(LONG) == 0, "the job master did not finish its batch: " + jm);
-                    s.check(pids.equals(s.readPids()), "an online worker was started again: pids " + pids + " then " + s.readPids());
-                    s.servicesStopAfterTheBatch(pids);
+                    s.bothLive();
+                    s.finished(jm, pids);
                 });
     }
 
+    /** Spec case 4: an agent killed with -9 (its workers left to the OS) and started again with the same work dir. */
     public Cases.Outcome agentKill() {
         return run("P2", "A kill -9 (real processes)", "agent n1 -9 (its workers left to the OS); started again",
                 (s, t) -> {
@@ -106,22 +127,19 @@ public final class ProcessScenarios {
                     Map<Integer, Boolean> survived = new TreeMap<>();
                     pids.forEach((slot, pid) -> survived.put(slot, alive(pid)));
                     long t0 = System.nanoTime();
-                    Cluster.Proc again = s.cluster.agent("n1", "cpu=400,mem=4096", s.dir.resolve("agent-n1.token"));
-                    s.cluster.console("granary:agents", "node=n1 state=live");
+                    Cluster.Proc again = s.restartAgent("n1");
+                    // not the console's state=live: the master has not missed the old agent yet (its timeout is 30 s)
+                    await("the restarted agent of n1 registered", () -> again.stdout().contains("registered node=n1 ")
+                            || !again.process().isAlive(), again::toString, LONG);
                     t.put("registeredMillis", ms(System.nanoTime() - t0));
-                    s.check(jm.exit(LONG) == 0, "the job master did not finish its batch: " + jm);
                     pids.forEach((slot, pid) -> s.check(survived.get(slot), "online worker " + slot + " (pid " + pid + ", node "
                             + where.get(slot) + ") did not outlive its agent's kill -9"));
-                    where.forEach((slot, node) -> {
-                        if (node.equals("n1")) {
-                            s.check(again.stdout().contains("adopted unit=fo/service slot="),
-                                    "the restarted agent did not adopt its online worker " + slot + ": " + again.stdout());
-                        }
-                    });
-                    s.servicesStopAfterTheBatch(pids);
+                    s.adoptedServicesOf("n1", where, again);
+                    s.finished(jm, pids);
                 });
     }
 
+    /** Spec case 2: the job master killed with -9 and started again by hand with the same command line. */
     public Cases.Outcome jobMasterKill() {
         return run("P3", "AM kill -9 (real processes)", "job master -9 while its services run; started again",
                 (s, t) -> {
@@ -129,51 +147,229 @@ public final class ProcessScenarios {
                     Map<Integer, Long> pids = s.serviceRunning();
                     kill9(jm.process().toHandle());
                     long t0 = System.nanoTime();
-                    Cluster.Proc again = s.cluster.jobMaster("fo", TASKS, "sleep 3", s.dir.resolve("job-master-jm-fo.token"), s.jobMasterOptions());
+                    Cluster.Proc again = s.jobMasterAgain();
                     s.check(again.exit(LONG) == 0, "the restarted job master did not finish the batch: " + again);
                     t.put("batchDoneMillis", ms(System.nanoTime() - t0));
-                    String out = again.stdout();
-                    pids.forEach((slot, pid) -> s.check(out.contains("adopted service=" + slot + " "), "the restarted job master did not adopt"
-                            + " online worker " + slot + " (pid " + pid + "): " + out));
-                    s.check(pids.equals(s.readPids()), "an online worker was started again: pids " + pids + " then " + s.readPids());
-                    s.servicesStopAfterTheBatch(pids);
+                    s.keptServices(again.stdout(), pids);
+                    s.finished(again, pids);
                 });
     }
 
     /**
      * Spec case 3 (docs/recovery.md, "Restarting a lost job master"): a restartable sample job master
      * is frozen (SIGSTOP) past the job master timeout (5 s here); the master fences it and starts it
-     * again through an agent; the new one adopts the online workers and finishes the batch; the frozen
+     * again through an agent; the new one keeps the online workers and finishes the batch; the frozen
      * one, resumed (SIGCONT), is refused as fenced and exits with code 7.
      */
     public Cases.Outcome jobMasterTimeout() {
         return run("P4", "AM timeout, restarted by M (processes)", "restartable job master SIGSTOP past its 5 s timeout; SIGCONT later",
                 (s, t) -> {
                     Cluster.Proc jm = s.triangle(List.of(WINDOW, "--config=granary.master:jobMasterTimeoutSeconds=5"),
-                            "--restartable=cpu=50,mem=256");
+                            CAPACITY_WITH_ROOM, "--restartable=cpu=50,mem=256");
                     Map<Integer, Long> pids = s.serviceRunning();
                     long t0 = System.nanoTime();
                     signal("STOP", jm.process().pid());
-                    Path log;
+                    Path restarted;
                     try {
                         // Not the console's state=restarting: on a quiet machine the restart can run the batch
                         // to its end between two polls. The agent's log of the process it started is the proof.
                         await("an agent started the job master again", () -> s.restartLog() != null, () -> s.dir, LONG);
                         t.put("startedMillis", ms(System.nanoTime() - t0));
-                        log = s.restartLog();
-                        await("the restarted job master finished the batch", () -> read(log).contains("cancelled job=fo"),
-                                () -> read(log), LONG);
+                        restarted = s.restartLog();
+                        await("the restarted job master finished the batch", () -> read(restarted).contains("released job=" + JOB),
+                                () -> read(restarted), LONG);
                         t.put("batchDoneMillis", ms(System.nanoTime() - t0));
                     } finally {
                         signal("CONT", jm.process().pid());
                     }
                     int code = jm.exit(LONG);
                     s.check(code == 7 && jm.stdout().contains("fenced "), "the resumed job master was not fenced (exit " + code + "): " + jm);
-                    String out = read(log);
-                    pids.forEach((slot, pid) -> s.check(out.contains("adopted service=" + slot + " "), "the restarted job master did not"
-                            + " adopt online worker " + slot + " (pid " + pid + "): " + out));
-                    s.check(pids.equals(s.readPids()), "an online worker was started again: pids " + pids + " then " + s.readPids());
-                    s.servicesStopAfterTheBatch(pids);
+                    s.keptServices(read(restarted), pids);
+                    s.clean(pids, read(restarted));
+                });
+    }
+
+    /**
+     * Spec case 5 (docs/recovery.md, "A silent node"): the agent of a node that runs a service is
+     * frozen (SIGSTOP; its workers run on) past the agent timeout (5 s here) until the master lists
+     * the node lost and the job master was told; then resumed (SIGCONT). It learns it was declared
+     * lost, registers again, and its node is live; the service keeps its PID; the tasks that were on
+     * the node may run again elsewhere (their runs there are excused), nothing else twice.
+     */
+    public Cases.Outcome agentStoppedPastItsTimeout() {
+        return run("P5", "A timeout: SIGSTOP, SIGCONT (processes)", "agent of a service's node SIGSTOP past its 5 s timeout; SIGCONT",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle(List.of(WINDOW, "--config=granary.master:agentTimeoutSeconds=5"), CAPACITY);
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    String node = serviceNodes(jm.stdout()).get(0);
+                    Cluster.Proc agent = s.agents.get(node);
+                    long t0 = System.nanoTime();
+                    signal("STOP", agent.process().pid());
+                    try {
+                        s.cluster.console("granary:agents", "node=" + node + " state=lost");
+                        t.put("lostMillis", ms(System.nanoTime() - t0));
+                        await("the job master was told node " + node + " is lost", () -> jm.stdout().contains("node node=" + node
+                                + " state=lost"), jm::stdout, LONG);
+                        s.servicesAlive(pids, "the loss of node " + node);
+                    } finally {
+                        signal("CONT", agent.process().pid());
+                        // runs on the frozen node that began before it woke were the lost node's: they may run again
+                        s.lostNodes.put(node, System.currentTimeMillis());
+                    }
+                    t.put("frozenMillis", ms(System.nanoTime() - t0));
+                    s.cluster.console("granary:agents", "node=" + node + " state=live");
+                    t.put("liveAgainMillis", ms(System.nanoTime() - t0));
+                    String out = agent.stdout();
+                    s.check(out.contains("declared-lost "), "the resumed agent of " + node + " did not learn it was declared lost: " + agent);
+                    s.check(count(out, "registered node=") >= 2, "the resumed agent of " + node + " did not register again: " + agent);
+                    s.check(agent.process().isAlive(), "the resumed agent of " + node + " exited: " + agent);
+                    s.finished(jm, pids);
+                    // Not a violation (the agent refuses them: their epoch is older than its registration), but
+                    // work sent nowhere: plans the job master sent to the node while it was lost (docs/recovery.md)
+                    t.put("launchesToTheLostNode", (long) launchesWhileLost(jm.stdout(), node));
+                });
+    }
+
+    /**
+     * Spec cases 12 and 14 (docs/recovery.md, "The agent rides out its master"): the master is killed;
+     * while it is down, the agent of a node that runs a service is killed too and started again by
+     * its supervisor (this scenario). With no master to answer, the new agent adopts its workers and
+     * waits: it must not exit and must not stop a worker. Then the master comes back.
+     */
+    public Cases.Outcome agentRestartedWhileTheMasterIsDown() {
+        return run("P6", "M kill -9, A restarted meanwhile (proc.)", "master -9; agent -9 and started again while no master answers; master back",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle();
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    Map<Integer, String> where = serviceNodes(jm.stdout());
+                    String node = where.get(0);
+                    kill9(s.cluster.master().process().toHandle());
+                    kill9(s.agents.get(node).process().toHandle());
+                    long t0 = System.nanoTime();
+                    Cluster.Proc again = s.restartAgent(node);
+                    await("the restarted agent of " + node + " says no master answers", () -> again.stdout().contains("master-trouble ")
+                            || !again.process().isAlive(), again::toString, LONG);
+                    t.put("ridingOutMillis", ms(System.nanoTime() - t0));
+                    // the master stays away 3 s more: the agent must neither give up nor stop a worker meanwhile
+                    Thread.sleep(3000);
+                    s.check(again.process().isAlive(), "the agent of " + node + ", started again while no master answered, exited: " + again);
+                    s.check(!again.stdout().contains("stopping "), "the agent of " + node + " stopped a worker while no master answered: " + again);
+                    s.servicesAlive(pids, "an agent restarted while no master answered");
+                    s.adoptedServicesOf(node, where, again);
+                    s.cluster.restartMaster(jars.runtime(), WINDOW);
+                    s.bothLive();
+                    t.put("liveAgainMillis", ms(System.nanoTime() - t0));
+                    s.finished(jm, pids);
+                });
+    }
+
+    /**
+     * Spec case 12 with a torn checkpoint (docs/recovery.md, "A torn checkpoint"): the master and the
+     * agent of a node that runs a service are killed with -9; a byte of the agent's
+     * {@code caps.checkpoint} is flipped; both start again. The agent moves the file aside, rebuilds
+     * its caps from its run records and registers with them; the new master rebuilds from those and
+     * keeps the service on that node (same PID, not started again).
+     */
+    public Cases.Outcome tornAgentCheckpoint() {
+        return run("P7", "M -9, A -9 with a torn checkpoint (proc.)", "master and agent -9; a byte of caps.checkpoint flipped; both started again",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle();
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    Map<Integer, String> where = serviceNodes(jm.stdout());
+                    String node = where.get(0);
+                    kill9(s.cluster.master().process().toHandle());
+                    kill9(s.agents.get(node).process().toHandle());
+                    flipLastByte(s.dir.resolve(node).resolve("caps.checkpoint"));
+                    s.servicesAlive(pids, "the master's and the agent's kill -9");
+                    long t0 = System.nanoTime();
+                    s.cluster.restartMaster(jars.runtime(), WINDOW);
+                    Cluster.Proc again = s.restartAgent(node);
+                    s.bothLive();
+                    t.put("liveAgainMillis", ms(System.nanoTime() - t0));
+                    String out = again.stdout();
+                    s.check(out.contains("checkpoint-corrupt "), "the agent of " + node + " did not report its torn checkpoint: " + again);
+                    s.check(out.contains("cap-rebuilt unit=" + JOB + "/service "), "the agent of " + node
+                            + " did not rebuild the service's cap from its run records: " + again);
+                    s.adoptedServicesOf(node, where, again);
+                    s.finished(jm, pids);
+                });
+    }
+
+    /**
+     * The master started again with another secret: agents and the job master get 401 for every
+     * call until it is stopped and started once more with the right one. Nobody may exit or stop a
+     * worker over it (docs/recovery.md, "The agent rides out its master").
+     */
+    public Cases.Outcome masterWithAnotherSecret() {
+        return run("P8", "M back with another secret: 401s (proc.)", "master -9; back with another secret (401s); -9 again; back with the right one",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle();
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    kill9(s.cluster.master().process().toHandle());
+                    long t0 = System.nanoTime();
+                    s.cluster.restartMaster(jars.runtime(), WINDOW, "--secret=" + s.dir.resolve("another.secret"));
+                    for (Cluster.Proc a : s.agents.values()) {
+                        await(a.name() + " refused (401) by the master with another secret", () -> a.stdout().contains("kind=UNAUTHORIZED")
+                                || !a.process().isAlive(), a::toString, LONG);
+                    }
+                    t.put("refusedMillis", ms(System.nanoTime() - t0));
+                    s.agents.values().forEach(a -> s.check(a.process().isAlive(), a.name() + " exited when the master refused its token: " + a));
+                    s.check(jm.process().isAlive(), "the job master exited when the master refused its token: " + jm);
+                    s.servicesAlive(pids, "the 401s");
+                    kill9(s.cluster.master().process().toHandle());
+                    s.cluster.restartMaster(jars.runtime(), WINDOW);
+                    s.bothLive();
+                    t.put("liveAgainMillis", ms(System.nanoTime() - t0));
+                    s.finished(jm, pids);
+                });
+    }
+
+    /** Spec case 10: the master and the job master killed with -9 together; both started again. */
+    public Cases.Outcome masterAndJobMasterKill() {
+        return run("P9", "M + AM kill -9 (real processes)", "master and job master -9 together; both started again",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle();
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    kill9(s.cluster.master().process().toHandle());
+                    kill9(jm.process().toHandle());
+                    s.servicesAlive(pids, "the master's and the job master's kill -9");
+                    long t0 = System.nanoTime();
+                    s.cluster.restartMaster(jars.runtime(), WINDOW);
+                    Cluster.Proc again = s.jobMasterAgain();
+                    s.bothLive();
+                    s.check(again.exit(LONG) == 0, "the restarted job master did not finish the batch: " + again);
+                    t.put("batchDoneMillis", ms(System.nanoTime() - t0));
+                    s.keptServices(again.stdout(), pids);
+                    s.finished(again, pids);
+                });
+    }
+
+    /**
+     * Spec cases 11 and 16: the job master is frozen (SIGSTOP) and the master killed meanwhile; the
+     * new master's window closes without the job master, so the agents' caps make a mock request;
+     * the job master stays frozen past the new master's job master timeout (5 s), then is resumed
+     * (SIGCONT): its full request replaces the mock, and the batch finishes.
+     */
+    public Cases.Outcome masterKillWhileTheJobMasterIsStopped() {
+        return run("P10", "M -9 while AM stopped past timeout (proc.)", "job master SIGSTOP; master -9, back; 5 s past the AM timeout; SIGCONT",
+                (s, t) -> {
+                    List<String> master = List.of(WINDOW, "--config=granary.master:jobMasterTimeoutSeconds=5");
+                    Cluster.Proc jm = s.triangle(master, CAPACITY_WITH_ROOM);
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    long t0 = System.nanoTime();
+                    signal("STOP", jm.process().pid());
+                    try {
+                        kill9(s.cluster.master().process().toHandle());
+                        s.cluster.restartMaster(jars.runtime(), master.toArray(new String[0]));
+                        s.cluster.console("granary:nodes", "n2 ");
+                        t.put("rebuiltMillis", ms(System.nanoTime() - t0));
+                        s.cluster.console("granary:jobmasters", "state=lost");
+                        t.put("lostMillis", ms(System.nanoTime() - t0));
+                        s.servicesAlive(pids, "the master's kill -9 while their job master was away");
+                    } finally {
+                        signal("CONT", jm.process().pid());
+                    }
+                    s.finished(jm, pids);
                 });
     }
 
@@ -187,7 +383,8 @@ public final class ProcessScenarios {
         Map<String, Long> timings = new LinkedHashMap<>();
         Scenario s;
         try {
-            s = new Scenario(emptyDirectory(work.resolve(id)));
+            // absolute: the processes start in it, and get paths into it on their command lines
+            s = new Scenario(emptyDirectory(work.toAbsolutePath().normalize().resolve(id)), timings, jars);
         } catch (IOException ex) {
             return new Cases.Outcome(id, title, injected, List.of("cannot create its directory: " + ex), List.of(), timings);
         }
@@ -209,104 +406,6 @@ public final class ProcessScenarios {
         return new Cases.Outcome(id, title, injected, List.copyOf(s.violations), List.of(), timings);
     }
 
-    /** The cluster of one scenario and what it found wrong. */
-    private final class Scenario {
-        final Path dir;
-        final Cluster cluster;
-        final Map<String, Cluster.Proc> agents = new TreeMap<>();
-        final List<String> violations = new ArrayList<>();
-        final List<Long> servicePids = new ArrayList<>();
-
-        Scenario(Path dir) {
-            this.dir = dir;
-            this.cluster = new Cluster(dir, jars.agent(), jars.jobMaster());
-        }
-
-        void check(boolean held, String otherwise) {
-            if (!held) {
-                violations.add(otherwise);
-            }
-        }
-
-        /** Master, agents n1 and n2, the job master with 2 online workers and 24 tasks of 3 s. */
-        Cluster.Proc triangle() throws IOException, InterruptedException {
-            return triangle(List.of(WINDOW));
-        }
-
-        /** As {@link #triangle()}, the master started with {@code masterOptions}, the job master with {@code jobMasterExtra} too. */
-        Cluster.Proc triangle(List<String> masterOptions, String... jobMasterExtra) throws IOException, InterruptedException {
-            cluster.startMaster(jars.runtime(), masterOptions.toArray(new String[0]));
-            // room for a job master's own slot (cpu=50) beside 4 tasks: slots granted to a lost job master that
-            // it had not planned yet stay idle until its next incarnation (docs/recovery.md)
-            String capacity = jobMasterExtra.length == 0 ? "cpu=400,mem=4096" : "cpu=450,mem=4352";
-            agents.put("n1", cluster.agent("n1", capacity, cluster.token("agent/n1")));
-            agents.put("n2", cluster.agent("n2", capacity, cluster.token("agent/n2")));
-            cluster.console("granary:agents", "node=n2 state=live");
-            cluster.console("granary:agents", "node=n1 state=live");
-            List<String> options = new ArrayList<>(List.of(jobMasterOptions()));
-            options.addAll(List.of(jobMasterExtra));
-            return cluster.jobMaster("fo", TASKS, "sleep 3", cluster.token("job-master/jm-fo"), options.toArray(new String[0]));
-        }
-
-        /** The job master the master started again: its standard output, in the work dir of the agent that started it; null before. */
-        Path restartLog() {
-            for (String node : List.of("n1", "n2")) {
-                Path p = dir.resolve(node).resolve("logs").resolve("granary.restart-1_jm-fo.job-master.0.out");
-                if (Files.exists(p)) {
-                    return p;
-                }
-            }
-            return null;
-        }
-
-        String[] jobMasterOptions() {
-            return new String[] {"--online=2", "--online-command=echo $$ > " + dir.toAbsolutePath() + "/svc-$GRANARY_TASK.pid; exec sleep 600",
-                "--patience=120", "--timeout=240", "--workdir=" + dir.toAbsolutePath()};
-        }
-
-        /** Waits until both online workers wrote their PIDs; returns slot → PID. */
-        Map<Integer, Long> serviceRunning() throws InterruptedException {
-            await("both online workers run", () -> readPids().size() == 2, this::readPids, LONG);
-            // and their agents recorded them (run files): a kill in the instant between a worker's start
-            // and its run file leaves an orphan no restarted agent knows (docs/recovery.md, "Real processes")
-            await("the agents recorded both online workers", () -> agentsSay("launched unit=fo/service slot=0 ")
-                    && agentsSay("launched unit=fo/service slot=1 "), this::readPids, LONG);
-            Map<Integer, Long> pids = readPids();
-            servicePids.addAll(pids.values());
-            pids.forEach((slot, pid) -> check(alive(pid), "online worker " + slot + " pid " + pid + " is not running"));
-            return pids;
-        }
-
-        private boolean agentsSay(String line) {
-            return agents.values().stream().anyMatch(a -> a.stdout().contains(line));
-        }
-
-        Map<Integer, Long> readPids() {
-            Map<Integer, Long> out = new TreeMap<>();
-            for (int i = 0; i < 2; i++) {
-                try {
-                    String s = Files.readString(dir.resolve("svc-" + i + ".pid")).trim();
-                    if (!s.isEmpty()) {
-                        out.put(i, Long.parseLong(s));
-                    }
-                } catch (IOException | NumberFormatException ex) {
-                    // not written yet
-                }
-            }
-            return out;
-        }
-
-        /** The job master cancels its job when the batch is done: the agents stop the online workers. */
-        void servicesStopAfterTheBatch(Map<Integer, Long> pids) throws InterruptedException {
-            await("the online workers stopped after the job master cancelled its job",
-                    () -> pids.values().stream().noneMatch(ProcessScenarios::alive), () -> pids, Duration.ofSeconds(60));
-        }
-
-        void close() {
-            servicePids.forEach(cluster::alsoKill);   // orphans of a killed agent are no longer its descendants
-            cluster.close();
-        }
-    }
 
     // ---- helpers ------------------------------------------------------------------------------
 
@@ -327,6 +426,7 @@ public final class ProcessScenarios {
         return Files.createDirectories(dir);
     }
 
+    /** Slot → node of each online worker the job master launched or adopted, from its output. */
     private static Map<Integer, String> serviceNodes(String out) {
         Map<Integer, String> m = new TreeMap<>();
         Matcher x = Pattern.compile("(?m)^(?:launched|adopted) service=(\\d+) node=(\\S+)").matcher(out);
@@ -336,43 +436,45 @@ public final class ProcessScenarios {
         return m;
     }
 
+    /** How many tasks the job master launched on {@code node} between being told it was lost and that it was back. */
+    private static int launchesWhileLost(String out, String node) {
+        int from = out.indexOf("node node=" + node + " state=lost");
+        if (from < 0) {
+            return 0;
+        }
+        int to = out.indexOf("node node=" + node + " state=back", from);
+        Matcher m = Pattern.compile("(?m)^launched task=\\d+ node=" + Pattern.quote(node) + " slot=")
+                .matcher(out.substring(from, to < 0 ? out.length() : to));
+        int n = 0;
+        while (m.find()) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Flips the last byte of {@code file}: a checkpoint torn or changed on disk. */
+    private static void flipLastByte(Path file) throws IOException {
+        byte[] b = Files.readAllBytes(file);
+        if (b.length == 0) {
+            throw new ProcessFailure(file + " is empty: there is no checkpoint to tear");
+        }
+        b[b.length - 1] ^= 0x5a;
+        Files.write(file, b);
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
     private static String read(Path p) {
         try {
             return p == null ? "" : Files.readString(p);
         } catch (IOException ex) {
             return "";
-        }
-    }
-
-    /** Sends SIGSTOP or SIGCONT to {@code pid} with kill(1), waiting at most 10 s for it. */
-    private static void signal(String name, long pid) throws IOException, InterruptedException {
-        Process k = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
-        if (!k.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-            k.destroyForcibly();
-            throw new ProcessFailure("kill -" + name + " " + pid + " did not return within 10 s");
-        }
-        if (k.exitValue() != 0) {
-            throw new ProcessFailure("kill -" + name + " " + pid + " exited with " + k.exitValue());
-        }
-    }
-
-    static boolean alive(long pid) {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    private static void kill9(ProcessHandle h) throws InterruptedException {
-        h.destroyForcibly();   // SIGKILL on Unix
-        await("pid " + h.pid() + " gone after kill -9", () -> !h.isAlive(), () -> h, Duration.ofSeconds(30));
-    }
-
-    /** Polls {@code done} (other processes' state: nothing to be notified by) until it holds or {@code timeout} passes. */
-    static void await(String what, BooleanSupplier done, Supplier<?> state, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new ProcessFailure("not within " + timeout.toSeconds() + " s: " + what + "; last state: " + state.get());
-            }
-            Thread.sleep(50);
         }
     }
 
