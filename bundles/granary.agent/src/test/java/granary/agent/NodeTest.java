@@ -12,6 +12,7 @@ import granary.protocol.Ack;
 import granary.protocol.Cap;
 import granary.protocol.Envelope;
 import granary.protocol.Heartbeat;
+import granary.protocol.LaunchAnswers;
 import granary.protocol.Plan;
 import granary.protocol.Role;
 import granary.protocol.Sender;
@@ -26,7 +27,7 @@ import granary.protocol.link.ManualLoop;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The kept launches' bounds, in virtual time (no process is started: no cap ever arrives). */
+/** The node's rules in virtual time (a manual loop), with real worker processes where a cap lets one start. */
 class NodeTest {
 
     @TempDir
@@ -197,5 +198,156 @@ class NodeTest {
         n.unsent(h);            // refused, or dropped with a master that restarted
         n.registered();         // the agent registers again
         assertEquals(h.exited(), n.drain(true).exited(), "the exit goes again: its slot is released only then");
+    }
+
+    // ---- probes, ended slots, stopped workers (docs/protocol.md, "Plans", "Exits") ---------------
+
+    private static Envelope launches(long sequence, Plan.Launch... l) {
+        return Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 1, sequence, new Plan(List.of(l)));
+    }
+
+    private static Plan.Launch launch(int slot, String... command) {
+        return new Plan.Launch(UnitId.parse("j/u"), slot, List.of(command), Map.of(), "");
+    }
+
+    private static Cap fullCap(int slots) {
+        return new Cap(List.of(new Cap.Grant("jm1", UnitId.parse("j/u"), slots, "k")), List.of(), true);
+    }
+
+    private long launched(int slot) {
+        return events.stream().filter(e -> e.startsWith("launched unit=j/u slot=" + slot + " ")).count();
+    }
+
+    /** Ends every worker the node still runs (the test's processes must not outlive it). */
+    private static void killAll(Node n) throws InterruptedException {
+        List<Launcher.Running> all = n.workers().stream().map(Workers.Worker::process).toList();
+        all.forEach(Launcher.Running::kill);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (all.stream().anyMatch(Launcher.Running::alive) && System.nanoTime() < deadline) {
+            Thread.sleep(10); // processes end on their own: poll, with the deadline above
+        }
+    }
+
+    /**
+     * A probe starts at once or not at all, and nothing of it is kept: without a cap, with its cap
+     * full, or while the master does not answer the agent, it is answered "not started"; a probe that
+     * finds its own launch kept waiting for its cap drops it, so that a cap arriving later starts
+     * nothing the job master may have run elsewhere meanwhile (docs/protocol.md, "Plans").
+     */
+    @Test
+    void aProbeStartsAtOnceOrNotAtAllAndDropsItsLaunchKeptWaitingForItsCap() throws Exception {
+        Node n = node(10, Duration.ofMinutes(5));
+        try {
+            Ack noCap = n.plan("jm1", "k", launches(1, launch(0, "true").asProbe()));
+            assertTrue(LaunchAnswers.notStarted(noCap.problems()), noCap.toString());
+            assertTrue(noCap.problems().get(0).message().contains("no cap of its unit here"), noCap.toString());
+            assertEquals(0, n.pendingCount(), "a probe is never kept");
+
+            assertEquals(Ack.applied(2), n.plan("jm1", "k", launches(2, launch(1, "true"))));
+            assertEquals(1, n.pendingCount(), "a plain launch without a cap is kept");
+            Ack found = n.plan("jm1", "k", launches(3, launch(1, "true").asProbe()));
+            assertTrue(LaunchAnswers.notStarted(found.problems()), found.toString());
+            assertTrue(found.problems().get(0).message().contains("it waited for its cap, and is dropped"), found.toString());
+            assertEquals(0, n.pendingCount());
+            assertTrue(events.contains("dropped unit=j/u slot=1 reason=a probe found it waiting for its cap"), events.toString());
+
+            n.apply(fullCap(1));
+            assertEquals(0, launched(1), "the cap that came after the probe starts nothing of the dropped launch");
+
+            assertEquals(Ack.applied(4), n.plan("jm1", "k", launches(4, launch(2, "sleep", "30").asProbe())));
+            assertEquals(1, launched(2), "a probe with room starts at once");
+            assertEquals(1, n.running(UnitId.parse("j/u")));
+
+            Ack full = n.plan("jm1", "k", launches(5, launch(3, "true").asProbe()));
+            assertTrue(LaunchAnswers.notStarted(full.problems()), full.toString());
+            assertTrue(full.problems().get(0).message().contains("its cap is full (1 of 1 running)"), full.toString());
+            assertEquals(0, n.pendingCount());
+
+            n.apply(fullCap(2));
+            n.confirmed(false);
+            Ack silent = n.plan("jm1", "k", launches(6, launch(4, "true").asProbe()));
+            assertTrue(LaunchAnswers.notStarted(silent.problems()), silent.toString());
+            assertTrue(silent.problems().get(0).message().contains("the master does not answer this agent now"), silent.toString());
+            assertEquals(0, n.pendingCount());
+            n.confirmed(true);
+            assertEquals(0, launched(4), "nor started when the master answers again");
+        } finally {
+            killAll(n);
+        }
+    }
+
+    /**
+     * A launch of a slot whose worker ended is answered with its end ("already ended with exit code
+     * N"), saying whether a master acknowledged the exit, and the slot is never started again: a slot
+     * is one worker's for good, and a job master that asks learns how it ended (docs/recovery.md,
+     * "Exits that never arrive").
+     */
+    @Test
+    void aLaunchOfASlotWhoseWorkerEndedIsAnsweredWithItsEndAndNeverStartedAgain() throws Exception {
+        UnitId u = UnitId.parse("j/u");
+        Node n = node(10, Duration.ofMinutes(5));
+        n.apply(fullCap(2));
+        assertEquals(Ack.applied(1), n.plan("jm1", "k", launches(1, launch(0, "/bin/sh", "-c", "exit 3"))));
+        runUntil(() -> heartbeatsAsked > 0);
+        assertEquals(0, n.running(u), "the worker ended: " + events);
+
+        Ack again = n.plan("jm1", "k", launches(2, launch(0, "/bin/sh", "-c", "exit 3")));
+        assertEquals(java.util.OptionalInt.of(3), LaunchAnswers.endedWith(again.problems()), again.toString());
+        assertFalse(LaunchAnswers.endReported(again.problems()), "no master has its exit yet: " + again);
+        assertTrue(again.problems().get(0).message().contains("already ended with exit code 3"), again.toString());
+        assertTrue(again.problems().get(0).message().contains("its exit is on its way to the master"), again.toString());
+
+        Heartbeat h = n.drain(false);
+        assertEquals(List.of(new Heartbeat.Exit(u, 0, 3)), h.exited());
+        n.acknowledged(h);
+        Ack probe = n.plan("jm1", "k", launches(3, launch(0, "/bin/sh", "-c", "exit 3").asProbe()));
+        assertEquals(java.util.OptionalInt.of(3), LaunchAnswers.endedWith(probe.problems()), probe.toString());
+        assertTrue(LaunchAnswers.endReported(probe.problems()), "a master acknowledged it now: " + probe);
+
+        assertEquals(1, launched(0), "started once, never again: " + events);
+        assertEquals(0, n.running(u));
+        assertEquals(0, n.pendingCount());
+    }
+
+    /**
+     * Workers stopped by a withdrawal report stopped=true, so that the master releases nothing more
+     * for them (the lower cap was the release): one that finished its work as it was stopped (exit 0)
+     * keeps its 0, its job master need not run it again; any other ends with -15 (docs/protocol.md,
+     * "Exits").
+     */
+    @Test
+    void workersStoppedByAWithdrawalReportStoppedWithCodeZeroIfTheyExitedZeroElseMinus15() throws Exception {
+        UnitId u = UnitId.parse("j/u");
+        Node n = node(10, Duration.ofMinutes(5));
+        try {
+            n.apply(fullCap(2));
+            assertEquals(Ack.applied(1), n.plan("jm1", "k", launches(1,
+                    launch(0, "/bin/sh", "-c", "trap 'exit 0' TERM; echo ready; while :; do sleep 1; done"),
+                    launch(1, "sleep", "30"))));
+            Path out = dir.resolve("logs/j.u.0.out");
+            runUntil(() -> {
+                try {
+                    return Files.exists(out) && Files.readString(out).contains("ready");
+                } catch (java.io.IOException ex) {
+                    return false;
+                }
+            });
+            assertEquals(2, n.running(u));
+
+            n.apply(new Cap(List.of(), List.of(new Cap.Grant("jm1", u, 0, "k"))));
+            List<Heartbeat.Exit> ends = new ArrayList<>();
+            runUntil(() -> {
+                Heartbeat h = n.drain(false);
+                if (h != null) {
+                    ends.addAll(h.exited());
+                }
+                return ends.size() == 2;
+            });
+            assertTrue(ends.contains(new Heartbeat.Exit(u, 0, 0, true)), "stopped as it finished: keeps its 0: " + ends);
+            assertTrue(ends.contains(new Heartbeat.Exit(u, 1, Heartbeat.STOPPED, true)), "stopped: -15: " + ends);
+            assertEquals(2, ends.size(), ends.toString());
+        } finally {
+            killAll(n);
+        }
     }
 }

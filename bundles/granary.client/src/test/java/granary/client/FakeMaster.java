@@ -35,6 +35,11 @@ final class FakeMaster implements Endpoint, AutoCloseable {
     private final List<Envelope> inbox = new ArrayList<>();
     private long incarnation = 1_000;
     private Function<Request, List<Problem>> judge = r -> List.of();
+    /** The HTTP status of a refusal by the judge. */
+    private int refusalStatus = 400;
+    /** Set: polls are kept waiting (at most 10 s) until {@link #releasePolls}, then answered empty. */
+    private boolean pollsHeld;
+    private int heldPolls;
     /** Set: every message and poll is refused as from a fenced incarnation, as the real master words it. */
     private Problem fenced;
     private final JdkHttpServer server;
@@ -56,7 +61,33 @@ final class FakeMaster implements Endpoint, AutoCloseable {
     }
 
     synchronized void judge(Function<Request, List<Problem>> j) {
+        judge(j, 400);
+    }
+
+    /** As {@link #judge(Function)}, a refusal answered with HTTP {@code status}. */
+    synchronized void judge(Function<Request, List<Problem>> j, int status) {
         judge = j;
+        refusalStatus = status;
+    }
+
+    /** From now on polls wait, unanswered, until {@link #releasePolls} (or 10 s). */
+    synchronized void holdPolls() {
+        pollsHeld = true;
+    }
+
+    /** Answers the held polls (empty) and answers polls again. */
+    synchronized void releasePolls() {
+        pollsHeld = false;
+        notifyAll();
+    }
+
+    /** Waits at most {@code millis} for a poll to be held; true if one is. */
+    synchronized boolean awaitHeldPoll(long millis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + millis;
+        while (heldPolls == 0 && System.currentTimeMillis() < deadline) {
+            wait(Math.max(1, deadline - System.currentTimeMillis()));
+        }
+        return heldPolls > 0;
     }
 
     /** Puts a hint in the inbox. */
@@ -100,12 +131,27 @@ final class FakeMaster implements Endpoint, AutoCloseable {
             Request r = (Request) e.message();
             requests.add(r);
             List<Problem> problems = judge.apply(r);
-            return reply(problems.isEmpty() ? 200 : 400, problems.isEmpty() ? Ack.applied(e.sequence()) : Ack.refused(e.sequence(), problems));
+            return reply(problems.isEmpty() ? 200 : refusalStatus, problems.isEmpty() ? Ack.applied(e.sequence()) : Ack.refused(e.sequence(), problems));
         }
     }
 
     @Override
     public synchronized CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
+        if (pollsHeld) {
+            heldPolls++;
+            notifyAll();
+            try {
+                long until = System.currentTimeMillis() + 10_000;
+                while (pollsHeld && System.currentTimeMillis() < until) {
+                    wait(Math.max(1, until - System.currentTimeMillis()));
+                }
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            } finally {
+                heldPolls--;
+            }
+            return CompletableFuture.completedFuture(Reply.empty());
+        }
         long deadline = System.currentTimeMillis() + Math.min(waitMillis, 2_000);
         while (true) {
             if (fenced != null) {

@@ -11,6 +11,7 @@ import granary.api.model.JobSpec;
 import granary.api.model.Problem;
 import granary.api.model.UnitId;
 import granary.api.model.UnitSpec;
+import granary.protocol.Heartbeat;
 import granary.protocol.Hint;
 import granary.protocol.Plan;
 import granary.protocol.Request;
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 @Timeout(30)
 class JobMasterClientTest {
@@ -80,6 +83,11 @@ class JobMasterClientTest {
         @Override
         public void linkFailed(LinkException failure) {
             events.add("failed " + failure.kind());
+        }
+
+        @Override
+        public void nodeChanged(String node, String state) {
+            events.add("node " + node + " " + state);
         }
 
         /** The next event that is not a link failure, waiting at most 10 s. */
@@ -281,5 +289,149 @@ class JobMasterClientTest {
         LinkException ex = assertThrows(LinkException.class, () -> JobMasterClient.connect(
                 URI.create("http://127.0.0.1:" + port), "jm1", "t", 1, FAST, heard));
         assertEquals(LinkException.Kind.UNREACHABLE, ex.kind());
+    }
+
+    // ---- recovery (docs/recovery.md, docs/protocol.md "Marks", "Exits") ---------------------------
+
+    private static Hint.Placement at(String node, int slots) {
+        return new Hint.Placement(MAP, node, slots, "http://127.0.0.1:1");
+    }
+
+    private Request lastRequest() {
+        List<Request> got = master.requests();
+        return got.get(got.size() - 1);
+    }
+
+    /**
+     * The client meets a master restart first by sending: the new master answers its change, the
+     * client resyncs with a full request — while its poll of the old master is still out. When that
+     * poll fails as RESTARTED the client polls the new master (a regression: it stopped polling, and
+     * never heard a hint again).
+     */
+    @Test
+    void afterAMasterRestartItResyncedWithBeforeItsOldPollFailedTheClientPollsTheNewMaster() throws Exception {
+        JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
+        master.hint(new Hint(List.of(at("n1", 2)), List.of()));
+        assertEquals("placement wc/map n1 0->2", heard.next());
+        master.holdPolls();
+        assertTrue(master.awaitHeldPoll(10_000), "the client's next poll is out");
+
+        master.restart(false);
+        done(c.desire(MAP, 5)); // the new master answers: the client resyncs, the change in its full request
+        assertEquals("resynced 1001", heard.next());
+        assertTrue(lastRequest().full());
+        assertEquals(5, lastRequest().jobs().get(0).unit("map").desired());
+
+        master.hint(new Hint(List.of(at("n2", 1)), List.of()));
+        master.releasePolls(); // the old poll ends: the link's numbering started again meanwhile
+        assertEquals("placement wc/map n2 0->1", heard.next(), "the client polls the new master");
+    }
+
+    /**
+     * A refused release took nothing: the slots taken off at once are put back. An accepted release
+     * stays taken off until a hint through its mark: a hint written before the master applied it
+     * (through a smaller mark) does not give the slots back — the job master would give them back a
+     * second time, and the master would take running workers' slots (docs/protocol.md, "Marks").
+     */
+    @Test
+    void aRefusedReleasePutsTheSlotsBackAndOnlyAHintThroughItsMarkSettlesAnAcceptedOne() throws Exception {
+        JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
+        master.hint(new Hint(List.of(at("n1", 3)), List.of(), List.of(), 2));
+        assertEquals("placement wc/map n1 0->3", heard.next());
+
+        Problem tooMany = new Problem("job master jm1", "$.message.releases[0].slots",
+                "unit wc/map holds 2 slots on node n1, cannot release 3", 2L, 3L);
+        master.judge(r -> r.releases().isEmpty() ? List.of() : List.of(tooMany));
+        InvalidRequestException refused = assertThrows(InvalidRequestException.class, () -> done(c.release(MAP, "n1", 3)));
+        assertEquals(List.of(tooMany), refused.problems());
+        assertEquals("placement wc/map n1 3->0", heard.next(), "taken off at once");
+        assertEquals("placement wc/map n1 0->3", heard.next(), "and put back when refused");
+        assertEquals(3, c.slots(MAP, "n1"));
+        assertEquals(3, c.desired(MAP), "a refused release lowers no desire");
+
+        master.judge(r -> List.of());
+        done(c.release(MAP, "n1", 1));
+        assertEquals("placement wc/map n1 3->2", heard.next());
+        long mark = lastRequest().mark();
+        master.hint(new Hint(List.of(at("n1", 3)), List.of(), List.of(), mark - 1)); // written before the release was applied
+        master.hint(new Hint(List.of(at("n1", 2)), List.of(), List.of(), mark));     // written after: it counts the release
+        master.hint(new Hint(List.of(at("n2", 1)), List.of(), List.of(), mark));
+        assertEquals("placement wc/map n2 0->1", heard.next(), "neither hint of n1 changed what the client holds there");
+        assertEquals(2, c.slots(MAP, "n1"));
+
+        master.hint(new Hint(List.of(at("n1", 3)), List.of(), List.of(), mark));
+        assertEquals("placement wc/map n1 2->3", heard.next(), "settled: a later grant there counts again");
+    }
+
+    /**
+     * A request the master refuses because it wants a full one (problem field {@code $.message.full},
+     * or HTTP 409: it declared the job master lost, or does not know it) makes the client say
+     * everything again in a full request that carries the change; the change completes
+     * (docs/recovery.md, "Timeouts").
+     */
+    @ParameterizedTest(name = "HTTP {0}, problem field {1}")
+    @CsvSource({"400, $.message.full", "409, $"})
+    void aRequestRefusedForWantOfAFullRequestIsCarriedByAResyncAndCompletes(int status, String field) throws Exception {
+        JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
+        boolean[] first = {true};
+        master.judge(r -> {
+            if (r.full() || !first[0]) {
+                return List.of();
+            }
+            first[0] = false;
+            return List.of(Problem.of("job master jm1", field, "job master jm1 was declared lost after 60 s of silence: send a full request"));
+        }, status);
+
+        done(c.desire(MAP, 5));
+
+        Request full = lastRequest();
+        assertTrue(full.full(), master.requests().toString());
+        assertEquals(5, full.jobs().get(0).unit("map").desired(), "the full request carries the change");
+        assertEquals("resynced 1000", heard.next());
+        assertEquals(5, c.desired(MAP));
+        done(c.desire(MAP, 6));
+        assertFalse(lastRequest().full(), "deltas again after the resync");
+    }
+
+    /**
+     * A worker its agent stopped (stopped=true: its slot went with the lower cap) lowers neither the
+     * unit's desired count nor the holdings — whatever its code, 0 for one stopped as it finished;
+     * any other exit lowers both by one, as the master did (docs/protocol.md, "Exits").
+     */
+    @Test
+    void aStoppedExitLowersNeitherTheDesireNorTheHoldingsAndAnyOtherExitLowersBoth() throws Exception {
+        JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
+        master.hint(new Hint(List.of(at("n1", 3)), List.of()));
+        assertEquals("placement wc/map n1 0->3", heard.next());
+
+        master.hint(new Hint(List.of(), List.of(new Hint.Exit(MAP, "n1", 0, 0, true))));
+        assertEquals("exit wc/map n1 slot=0 code=0", heard.next());
+        assertEquals(3, c.desired(MAP));
+        assertEquals(3, c.slots(MAP, "n1"));
+        master.hint(new Hint(List.of(), List.of(new Hint.Exit(MAP, "n1", 1, Heartbeat.STOPPED))));
+        assertEquals("exit wc/map n1 slot=1 code=-15", heard.next());
+        assertEquals(3, c.desired(MAP));
+        assertEquals(3, c.slots(MAP, "n1"));
+
+        master.hint(new Hint(List.of(), List.of(new Hint.Exit(MAP, "n1", 2, 0))));
+        assertEquals("placement wc/map n1 3->2", heard.next());
+        assertEquals("exit wc/map n1 slot=2 code=0", heard.next());
+        assertEquals(2, c.desired(MAP));
+        assertEquals(2, c.slots(MAP, "n1"));
+    }
+
+    /** A hint's node states reach the listener as nodeChanged, after its placements (docs/recovery.md, "A silent node"). */
+    @Test
+    void aHintsNodeStatesReachTheListener() throws Exception {
+        connect("jm1");
+        master.hint(new Hint(List.of(at("n1", 1)), List.of(), List.of(new Hint.NodeState("n1", Hint.NodeState.LOST))));
+        assertEquals("placement wc/map n1 0->1", heard.next());
+        assertEquals("node n1 lost", heard.next());
+        master.hint(new Hint(List.of(), List.of(), List.of(new Hint.NodeState("n1", Hint.NodeState.BACK))));
+        assertEquals("node n1 back", heard.next());
     }
 }

@@ -1,14 +1,19 @@
 package granary.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Problem;
+import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.codec.json.JsonReader;
 import granary.codec.json.JsonWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -334,5 +339,78 @@ class WireCodecTest {
         Envelope e = Envelope.of(Samples.AGENT, Long.MAX_VALUE, Long.MAX_VALUE, Ack.applied(Long.MAX_VALUE));
         assertEquals(e, codec.decode(codec.encode(e), "test"));
         assertTrue(codec.text(e).contains("\"incarnation\":9223372036854775807"), codec.text(e));
+    }
+
+    /** One message for each field protocol version 4 added (docs/protocol.md, "Versioning", "Plans", "Marks", "Exits"). */
+    static Stream<Arguments> versionFour() {
+        UnitId u = Samples.MAP;
+        Plan.Launch launch = new Plan.Launch(u, 9, List.of("/bin/true"), Map.of(), "/tmp");
+        return Stream.of(
+                Arguments.of("a request's mark", new Request(false, List.of(), List.of(new Request.Desire(u, 2)), List.of(),
+                        List.of(new Request.Release(u, "n3", 1))).withMark(7)),
+                Arguments.of("a hint's through", new Hint(List.of(new Hint.Placement(u, "n7", 2, "http://10.0.0.7:7071")), List.of(),
+                        List.of(), 7)),
+                Arguments.of("a hint's exit stopped with code 0", new Hint(List.of(), List.of(new Hint.Exit(u, "n7", 3, 0, true)))),
+                Arguments.of("a hint's exit of -15 not stopped", new Hint(List.of(), List.of(new Hint.Exit(u, "n7", 3, -15, false)))),
+                Arguments.of("a heartbeat's exit stopped with code 0", new Heartbeat(List.of(),
+                        List.of(new Heartbeat.Exit(u, 3, 0, true)), null)),
+                Arguments.of("a heartbeat's exit of -15 not stopped", new Heartbeat(List.of(),
+                        List.of(new Heartbeat.Exit(u, 3, -15, false)), null)),
+                Arguments.of("a hint's nodes", new Hint(List.of(), List.of(), List.of(new Hint.NodeState("n3", Hint.NodeState.LOST),
+                        new Hint.NodeState("n7", Hint.NodeState.BACK)))),
+                Arguments.of("a registration's epoch", new Register("n3", "room-2", Map.of(), Resources.of(400, 8192),
+                        "http://10.0.0.3:7071", List.of(), 1_700_000_000_123L)),
+                Arguments.of("a launch's epoch", new Plan(List.of(launch.withEpoch(1_700_000_000_123L)))),
+                Arguments.of("a probe", new Plan(List.of(launch.asProbe()))));
+    }
+
+    /**
+     * Each field of version 4 survives a round trip; an envelope carrying one is sent as version 4
+     * (and no higher: older peers still read what they can), and a version-3 envelope that carries
+     * one is refused, since a reader of version 3 would misread it (docs/protocol.md, "Versioning").
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("versionFour")
+    void eachVersionFourFieldRoundTripsIsSentAsVersion4AndIsRefusedInAVersion3Envelope(String name, Message m) {
+        assertEquals(4, WireCodec.versionFor(m));
+        Envelope e = Envelope.of(Samples.AGENT, 1_700_000_000_000L, 42, m);
+        assertEquals(4, e.version());
+        String text = codec.text(e);
+        assertTrue(text.startsWith("{\"version\":4,"), text);
+        assertEquals(e, codec.decode(codec.encode(e), "test"));
+
+        String asThree = text.replace("{\"version\":4,", "{\"version\":3,");
+        ProtocolException ex = assertThrows(ProtocolException.class,
+                () -> codec.decode(asThree.getBytes(StandardCharsets.UTF_8), "agent n7"));
+        assertEquals("$.message", ex.problems().get(0).field(), ex.getMessage());
+        assertTrue(ex.problems().get(0).message().endsWith("which protocol version 4 added; the envelope says version 3"),
+                ex.getMessage());
+    }
+
+    /**
+     * An exit's {@code stopped} is written only where its code does not say it: without the field an
+     * exit is a stop exactly when its code is -15, so an exit of older meaning still travels as
+     * version 2, and the reader takes the code's word (docs/protocol.md, "Exits").
+     */
+    @Test
+    void anExitCarriesStoppedOnlyWhereItDiffersFromItsCodeBeingMinus15() {
+        UnitId u = Samples.MAP;
+        Heartbeat plain = new Heartbeat(List.of(), List.of(new Heartbeat.Exit(u, 1, Heartbeat.STOPPED), new Heartbeat.Exit(u, 2, 0)), null);
+        Envelope e = Envelope.of(Samples.AGENT, 1, 1, plain);
+        assertEquals(2, e.version());
+        assertFalse(codec.text(e).contains("stopped"), codec.text(e));
+        Heartbeat back = (Heartbeat) codec.decode(codec.encode(e), "test").message();
+        assertTrue(back.exited().get(0).stopped(), "no field, code -15: a stop");
+        assertFalse(back.exited().get(1).stopped(), "no field, code 0: not a stop");
+
+        Hint plainHint = new Hint(List.of(), List.of(new Hint.Exit(u, "n1", 1, Heartbeat.STOPPED), new Hint.Exit(u, "n1", 2, 3)));
+        assertEquals(2, WireCodec.versionFor(plainHint));
+        assertFalse(codec.text(Envelope.of(Samples.AGENT, 1, 1, plainHint)).contains("stopped"));
+
+        String zero = codec.text(Envelope.of(Samples.AGENT, 1, 1, new Heartbeat(List.of(), List.of(new Heartbeat.Exit(u, 1, 0, true)), null)));
+        assertTrue(zero.contains("\"exitCode\":0,\"stopped\":true"), zero);
+        String notStopped = codec.text(Envelope.of(Samples.AGENT, 1, 1, new Hint(List.of(),
+                List.of(new Hint.Exit(u, "n1", 1, Heartbeat.STOPPED, false)))));
+        assertTrue(notStopped.contains("\"exitCode\":-15,\"stopped\":false"), notStopped);
     }
 }
