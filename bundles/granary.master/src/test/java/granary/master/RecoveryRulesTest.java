@@ -32,7 +32,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -231,15 +230,6 @@ class RecoveryRulesTest {
      * master that held slots there.
      */
     @Test
-    @Disabled("does not hold: 'back' is told only to job masters that still hold slots on the node when its agent registers"
-            + " again. ProtocolMaster.register calls tellNodeState(BACK) only in the branch of a node the engine still knows"
-            + " and that was lost (kept, blacklisted, for its online work); a node with offline work only was removed at the"
-            + " timeout (NodeRemoved) and comes back through NodeAdded or returned(), which tell nobody; and tellNodeState"
-            + " filters by JobMasterPeer.holdsOn(node), false once the offline slots were taken back. docs/protocol.md and"
-            + " Hint's javadoc say 'nodes where it holds slots', which matches the code; docs/recovery.md ('A silent node')"
-            + " says every job master that held slots there is told back. Fix one of them: the docs (say 'back' goes to job"
-            + " masters still holding slots there), or remember per lost node the job masters told 'lost' and tell them"
-            + " 'back' in every registration branch")
     void aJobMasterThatHeldOnlyOfflineSlotsOnASilentNodeIsToldItIsLostAndBack() {
         PeerLink agent = agent(h, "n1", 300);
         PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);

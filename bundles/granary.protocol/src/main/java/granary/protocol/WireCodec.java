@@ -49,7 +49,10 @@ public final class WireCodec {
     /** The oldest protocol version this code reads. */
     public static final int OLDEST = 2;
 
-    /** The lowest version that carries {@code m}: 4 for node states, uncapped workers or a cap's reason; 3 for a restart spec or a launch; else 2. */
+    /**
+     * The lowest version that carries {@code m}: 4 for node states, epochs, probes, marks, an exit's
+     * {@code stopped}, uncapped workers or a cap's reason; 3 for a restart spec or a launch; else 2.
+     */
     public static int versionFor(Message m) {
         boolean v4 = m instanceof Hint h && (!h.nodes().isEmpty() || h.through() > 0 || h.placements().stream().anyMatch(p -> p.epoch() > 0))
                 || m instanceof Request q && q.mark() > 0
@@ -143,7 +146,7 @@ public final class WireCodec {
         Message message = message(json, o);
         if (message != null && versionFor(message) > version) {
             json.problem(o.get("message"), "$.message", "carries " + (versionFor(message) == 4
-                    ? "node states, epochs, uncapped workers or a cap's reason" : "a restart spec or a launch") + ", which protocol version "
+                    ? "node states, epochs, probes, marks, a stopped exit, uncapped workers or a cap's reason" : "a restart spec or a launch") + ", which protocol version "
                     + versionFor(message) + " added; the envelope says version " + version);
         }
         long least = message instanceof Ack ? 0 : 1;

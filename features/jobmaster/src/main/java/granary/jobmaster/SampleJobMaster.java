@@ -375,8 +375,8 @@ public final class SampleJobMaster implements Listener {
 
     /** The job is done: with a service, the job is cancelled (its workers stopped) before the outcome. */
     private void finish() {
-        if (finishing) {
-            return;
+        if (finishing || done()) {
+            return; // done already: superseded by a later incarnation, which runs (and ends) the job now
         }
         finishing = true;
         List<Integer> failed = board.failed();

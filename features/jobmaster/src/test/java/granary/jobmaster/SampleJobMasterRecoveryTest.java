@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,15 +106,6 @@ class SampleJobMasterRecoveryTest {
      * job": an incarnation superseded by a later one exits instead).
      */
     @Test
-    @Disabled("does not hold: SampleJobMaster.taskEnded calls save(), which completes the outcome FENCED on"
-            + " Progress.Superseded, and then goes on: board.complete() -> finish(), which does not check done(), sets"
-            + " finishing and, with --online, calls client.cancel(job). In the process (Main) the client is closed only once"
-            + " the main thread sees the outcome, so the cancel of the job the successor runs is already sent (the kit's"
-            + " JobMasterProcess closes its client synchronously on the outcome, which hides it). Mostly refused (the"
-            + " successor's full request ended this incarnation's session, or fenced it), but a master that failed over and"
-            + " has not heard from the successor yet answers 409 'send a full request', the client resyncs without the job,"
-            + " and the master drops the job (its mock from the agents' caps) and withdraws its service's workers. Fix:"
-            + " return from finish() (and taskEnded after save()) when done()")
     void aJobMasterSupersededAsItsLastTaskEndsDoesNotCancelTheJobItsSuccessorRuns() throws Exception {
         Disk disk = new FileDisk(dir);
         SampleJobMaster jm = start(settings("--tasks=1", "--online=1"), disk, 5);
