@@ -810,7 +810,14 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
         }
-        collect(problems, () -> apply(new JobCancelled(job)));
+        synchronized (lock) {
+            recovered.cancelled(job); // nothing of it kept any more for agents that have not returned
+        }
+        // A job whose slots are all kept for such agents, or whose work ended meanwhile, is not in the
+        // engine: its cancel has nothing to take back there (its caps are withdrawn when they return).
+        if (await(scheduler.query(v -> v.job(job) != null))) {
+            collect(problems, () -> apply(new JobCancelled(job)));
+        }
         synchronized (lock) {
             String owner = owners.remove(job);
             if (owner != null) {

@@ -267,4 +267,18 @@ public final class Recovered {
     public void forget(String job) {
         mocks.remove(job);
     }
+
+    /**
+     * Its job master cancelled {@code job}: nothing of it is kept for agents that have not returned
+     * (their caps of it are withdrawn when they do). Returns true if it was deferred — kept out of
+     * the engine because all it wanted was on such nodes — so that the engine has nothing to cancel.
+     */
+    public boolean cancelled(String job) {
+        boolean wasDeferred = deferred.remove(job) != null;
+        mocks.remove(job);
+        awaiting.values().forEach(l -> l.removeIf(a -> a.unit().job().equals(job)));
+        awaiting.values().removeIf(List::isEmpty);
+        reserved.keySet().removeIf(u -> u.job().equals(job));
+        return wasDeferred;
+    }
 }

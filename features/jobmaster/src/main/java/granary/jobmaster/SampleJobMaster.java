@@ -173,11 +173,11 @@ public final class SampleJobMaster implements Listener {
         client = c;
         say("submitted job=" + settings.job() + " tasks=" + settings.tasks()
                 + (settings.online() > 0 ? " online=" + settings.online() : ""));
+        scheduleVerify(); // also for a job master started again with its tasks done: it asks about its services' ends
         if (board.complete()) {
             finish();
             return;
         }
-        scheduleVerify();
         fill(); // slots the master granted the job of the first request before this client was handed over
     }
 
@@ -453,6 +453,8 @@ public final class SampleJobMaster implements Listener {
                     String endpoint = client.endpoint(node);
                     if (endpoint != null && !endpoint.isEmpty()) {
                         ask(endpoint, node, serviceLaunch(s, services.slot(s)), true);
+                    } else {
+                        unanswered(node, s); // nobody to ask (a restarted job master whose hints no longer name the node)
                     }
                 });
             }
@@ -544,19 +546,29 @@ public final class SampleJobMaster implements Listener {
             refused(node, i, isService, le.getMessage());
             return;
         }
-        if (finishing && isService && unansweredAtEnd.merge(i, 1, Integer::sum) >= UNANSWERED_AT_END
-                && client.holdings().keySet().stream().noneMatch(u -> u.job().equals(settings.job()))) {
-            // The job is cancelled and a master that answers holds none of its slots; an agent that
-            // does not answer either (gone, or moved where this job master is not told of) stops
-            // the worker when it returns, as one without a cap.
-            say("unconfirmed service=" + i + " node=" + node + " (its agent did not answer " + UNANSWERED_AT_END
-                    + " times; the master holds no slot of the job)");
-            b.lost(i);
-            endIfReleased();
+        if (finishing && isService) {
+            unanswered(node, i);
             return;
         }
         err.accept("granary-jobmaster: no answer from node " + node + " about " + what + ": " + why.getMessage()
                 + " (asked again later)");
+    }
+
+    /**
+     * A cancelled job's service worker on {@code node} whose end could not be learned this round.
+     * After {@value #UNANSWERED_AT_END} rounds, with a master that answers holding no slot of the job,
+     * it is not waited for: its agent (gone, or moved where this job master is not told of) stops it
+     * when it returns, as a worker without a cap.
+     */
+    private void unanswered(String node, int s) {
+        if (unansweredAtEnd.merge(s, 1, Integer::sum) >= UNANSWERED_AT_END
+                && client.holdings().keySet().stream().noneMatch(u -> u.job().equals(settings.job()))) {
+            say("unconfirmed service=" + s + " node=" + node + " (its end was not learned in " + UNANSWERED_AT_END
+                    + " rounds; the master holds no slot of the job)");
+            services.lost(s);
+            save();
+            endIfReleased();
+        }
     }
 
     /** Unanswered questions about a cancelled job's service workers, by worker, and how many make one given up. */
