@@ -43,7 +43,8 @@ public interface Launcher {
     /**
      * A worker a previous life of the agent left: still running ({@code running} not null), or
      * ended with {@code exitCode} ({@link granary.protocol.Heartbeat#EXIT_UNKNOWN} if nobody
-     * recorded it); {@code reported} if a master had acknowledged that end ({@link #reported}).
+     * recorded it; for a {@code reported} end, the code the master was told); {@code reported} if a
+     * master had acknowledged that end ({@link #reported}).
      */
     record Left(Record record, Running running, int exitCode, boolean reported) {
         /** A worker whose end, if it ended, no master acknowledged. */
@@ -59,11 +60,12 @@ public interface Launcher {
     List<Left> left(Consumer<String> problems);
 
     /**
-     * The end of the worker in {@code slot} of {@code unit} reached the master: its record stays,
-     * marked so, so that a restarted agent answers a launch of that slot again with its end instead
-     * of starting it, and does not report the end twice (docs/recovery.md, "Exits that never arrive").
+     * The end of the worker in {@code slot} of {@code unit} reached the master as {@code code} (a
+     * stop's is -15, whatever the process returned): its record stays, marked so with that code, so
+     * that a restarted agent answers a launch of that slot again with that end instead of starting
+     * it, and does not report it twice (docs/recovery.md, "Exits that never arrive").
      */
-    void reported(UnitId unit, int slot);
+    void reported(UnitId unit, int slot, int code);
 
     /** The end of the worker in {@code slot} of {@code unit} is no longer remembered: its record goes. */
     void forget(UnitId unit, int slot);

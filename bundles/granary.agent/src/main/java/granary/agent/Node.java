@@ -196,6 +196,9 @@ final class Node {
      */
     long nextEpoch() {
         epoch = Math.max(epoch + 1, loop.now());
+        // The full cap that answers this registration may come before its acknowledgement: from
+        // here on, the next full cap is this registration's.
+        fullSeen = false;
         return epoch;
     }
 
@@ -228,7 +231,6 @@ final class Node {
      * hears of the exits (docs/recovery.md).
      */
     void registered() {
-        fullSeen = false;
         confirmed = false; // confirmed again by the caller, once the pending launches of an earlier epoch are dropped
         // Launches kept from before were planned under grants this registration's master may not
         // hold: the node may have been declared lost meanwhile by a master that died before it could
@@ -554,7 +556,7 @@ final class Node {
     void acknowledged(Heartbeat h) {
         for (Heartbeat.Exit x : h.exited()) {
             if (held.computeIfPresent(new Slot(x.unit(), x.slot()), (k, v) -> v.asReported()) != null) {
-                workers.launcher().reported(x.unit(), x.slot());
+                workers.launcher().reported(x.unit(), x.slot(), x.exitCode());
             } else {
                 workers.launcher().forget(x.unit(), x.slot());
             }

@@ -173,8 +173,10 @@ final class OsLauncher implements Launcher {
                 Path exitFile = runDir.resolve(base(r.unit(), r.slot()) + ".exit");
                 Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
                         .filter(x -> start < 0 || startMillis(x) == start);
+                byte[] reported = h.isPresent() ? null : records.read(base(r.unit(), r.slot()) + ".reported");
                 out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, exitFile), 0)
-                        : new Left(r, null, recorded(exitFile), records.read(base(r.unit(), r.slot()) + ".reported") != null));
+                        : reported != null ? new Left(r, null, reportedCode(reported, exitFile), true)
+                        : new Left(r, null, recorded(exitFile)));
             } catch (IOException | RuntimeException ex) {
                 problems.accept("run record " + records.where(name) + " does not read (" + ex.getMessage() + "): dropped");
                 try {
@@ -269,6 +271,15 @@ final class OsLauncher implements Launcher {
         return ours ? env : null;
     }
 
+    /** The code a {@code .reported} mark says the master was told; an empty mark (an older agent): the wrapper's. */
+    private static int reportedCode(byte[] mark, Path exitFile) {
+        try {
+            return Integer.parseInt(new String(mark, StandardCharsets.UTF_8).trim());
+        } catch (NumberFormatException ex) {
+            return recorded(exitFile);
+        }
+    }
+
     /** The code a wrapper wrote, or {@link Heartbeat#EXIT_UNKNOWN}. */
     private static int recorded(Path exitFile) {
         try {
@@ -279,9 +290,9 @@ final class OsLauncher implements Launcher {
     }
 
     @Override
-    public void reported(UnitId unit, int slot) {
+    public void reported(UnitId unit, int slot, int code) {
         try {
-            records.replace(base(unit, slot) + ".reported", new byte[0], false);
+            records.replace(base(unit, slot) + ".reported", (code + "\n").getBytes(StandardCharsets.UTF_8), false);
         } catch (IOException ex) {
             // a restarted agent reports the end once more: the master takes an exit it knows once
         }

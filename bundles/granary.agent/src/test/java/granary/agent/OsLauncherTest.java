@@ -79,9 +79,10 @@ class OsLauncherTest {
         assertFalse(left.reported());
         assertEquals("jm1", left.record().jobMaster());
 
-        first.reported(UNIT, 3);
+        first.reported(UNIT, 3, -15); // the master was told it was stopped (its wrapper saw 7)
         Launcher.Left again = find(new OsLauncher(dir, "n1", loop).left(problems::add), 3);
         assertTrue(again.reported(), "a master acknowledged it: the next life does not report it again");
+        assertEquals(-15, again.exitCode(), "and answers with the end the master was told, not the process's own");
         first.forget(UNIT, 3);
         assertNull(find(new OsLauncher(dir, "n1", loop).left(problems::add), 3), "forgotten");
         try (var files = Files.list(dir.resolve("run"))) {

@@ -743,7 +743,8 @@ public final class JobMasterClient implements AutoCloseable {
             master.close();
             agents.values().forEach(Link::close);
             for (Change c : pending) {
-                c.done().completeExceptionally(new IllegalStateException("the client of " + self + " is closed"));
+                // fenced: each change says so (a later incarnation runs the jobs), not merely "closed"
+                c.done().completeExceptionally(fencedBy != null ? fencedBy : new IllegalStateException("the client of " + self + " is closed"));
             }
             pending.clear();
         };

@@ -60,7 +60,7 @@ final class JobMasterProcess {
         String who = "job master " + spec.id() + "#" + incarnation;
         this.jm = new SampleJobMaster(s, loop, spec.keepsState() ? state : null, line -> {
             world.trace(who, line);
-            if (line.startsWith("cancelled job=")) {
+            if (line.startsWith("cancelling job=") || line.startsWith("cancelled job=")) {
                 world.jobEnded.putIfAbsent(spec.job(), world.now()); // its workers may stop from now on
             }
         }, line -> world.trace(who, line));

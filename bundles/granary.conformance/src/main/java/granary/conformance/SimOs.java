@@ -92,8 +92,8 @@ final class SimOs {
             }
 
             @Override
-            public void reported(UnitId unit, int slot) {
-                runDisk.replaceQuietly(base(unit, slot) + ".reported", new byte[0]);
+            public void reported(UnitId unit, int slot, int code) {
+                runDisk.replaceQuietly(base(unit, slot) + ".reported", Integer.toString(code).getBytes(StandardCharsets.UTF_8));
             }
 
             @Override
@@ -206,8 +206,7 @@ final class SimOs {
             Proc p = procs.get(pid);
             recorded.add(pid);
             out.add(p != null && p.alive ? new Launcher.Left(r, handle(p, loop), 0)
-                    : new Launcher.Left(r, null, p == null ? Heartbeat.EXIT_UNKNOWN : p.code,
-                            runDisk.read(base(r.unit(), r.slot()) + ".reported") != null));
+                    : reportedLeft(r, p, runDisk.read(base(r.unit(), r.slot()) + ".reported")));
         }
         // Workers whose record is gone: found among the node's processes (their environment names them).
         for (Proc p : procs.values()) {
@@ -217,6 +216,19 @@ final class SimOs {
             }
         }
         return out;
+    }
+
+    /** A worker that ended: with the code its agent reported, if a master acknowledged it, else its own. */
+    private static Launcher.Left reportedLeft(Launcher.Record r, Proc p, byte[] mark) {
+        int own = p == null ? Heartbeat.EXIT_UNKNOWN : p.code;
+        if (mark == null) {
+            return new Launcher.Left(r, null, own);
+        }
+        try {
+            return new Launcher.Left(r, null, Integer.parseInt(new String(mark, StandardCharsets.UTF_8).trim()), true);
+        } catch (NumberFormatException ex) {
+            return new Launcher.Left(r, null, own, true);
+        }
     }
 
     private static byte[] record(Launcher.Record r, long pid) {

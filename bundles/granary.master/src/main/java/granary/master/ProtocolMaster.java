@@ -382,6 +382,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 returned(wanted, r.caps());
             }
             tellNodeState(toldLost(r.node()), Hint.NodeState.BACK); // a node with only offline work left the cluster when lost
+            submitDeferred();
         } else {
             if (!known.room().equals(r.room()) || !known.labels().equals(r.labels())) {
                 return refuse(e, Problem.of(who, "$.message.room", "node " + r.node() + " is in the cluster in room "
@@ -707,13 +708,22 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             try {
                 apply(new JobsSubmitted(fresh));
             } catch (InvalidRequestException ex) {
-                synchronized (lock) {
-                    fresh.forEach(j -> {
-                        owners.remove(j.id());
-                        p.jobs.remove(j.id());
-                    });
+                if (tooFewNodes(ex) && await(scheduler.query(v -> v.cluster().nodes().isEmpty()))) {
+                    // No agent has registered yet (a master that just started, its window closed before
+                    // they did): the jobs wait out of the engine until a node joins, instead of being
+                    // refused (docs/recovery.md, "Rebuilding").
+                    synchronized (lock) {
+                        fresh.forEach(recovered::defer);
+                    }
+                } else {
+                    synchronized (lock) {
+                        fresh.forEach(j -> {
+                            owners.remove(j.id());
+                            p.jobs.remove(j.id());
+                        });
+                    }
+                    return refuse(e, ex.problems().toArray(new Problem[0]));
                 }
-                return refuse(e, ex.problems().toArray(new Problem[0]));
             }
         }
         if (r.full()) {
@@ -1055,6 +1065,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
         }
+        List<JobSpec> noRoomYet = new ArrayList<>();
         try {
             apply(new JobsSubmitted(b.jobs()));
         } catch (InvalidRequestException all) {
@@ -1062,6 +1073,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 try {
                     apply(new JobsSubmitted(List.of(j)));
                 } catch (InvalidRequestException one) {
+                    if (tooFewNodes(one)) {
+                        // No node that could hold it has reported yet (the window closed without them):
+                        // kept out of the engine until one registers (docs/recovery.md, "Rebuilding").
+                        noRoomYet.add(j);
+                        continue;
+                    }
                     synchronized (lock) {
                         String owner = owners.remove(j.id());
                         JobMasterPeer jm = owner == null ? null : jobMasters.get(owner);
@@ -1087,6 +1104,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         await(scheduler.query(v -> {
             synchronized (lock) {
                 recovered = new Recovered(b);
+                noRoomYet.forEach(recovered::defer);
                 for (AgentPeer a : agents.values()) {
                     if (a.registration != null) {
                         NodeView n = v.cluster().node(a.node);
@@ -1124,6 +1142,38 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         for (CompletableFuture<?> f : opened) {
             collect(new ArrayList<>(), () -> await(f));
+        }
+    }
+
+    /** True if every problem of {@code ex} is a slot no node of the cluster can hold (too few nodes have reported). */
+    private static boolean tooFewNodes(InvalidRequestException ex) {
+        return !ex.problems().isEmpty() && ex.problems().stream().allMatch(p -> p.message() != null
+                && p.message().contains("is larger than every node"));
+    }
+
+    /**
+     * Deferred jobs that want slots beyond those kept for absent agents are submitted once a node
+     * joined: those a rebuild kept out because no node that could hold them had reported yet.
+     */
+    private void submitDeferred() {
+        List<JobSpec> ready = new ArrayList<>();
+        synchronized (lock) {
+            for (JobSpec j : recovered.deferredJobs()) {
+                JobSpec rest = withoutKept(j);
+                if (rest.units().stream().anyMatch(u -> u.desired() > 0)) {
+                    ready.add(rest);
+                }
+            }
+        }
+        for (JobSpec j : ready) {
+            try {
+                apply(new JobsSubmitted(List.of(j)));
+                synchronized (lock) {
+                    recovered.undefer(j.id());
+                }
+            } catch (InvalidRequestException ex) {
+                // still no node that can hold it: tried again when the next one joins
+            }
         }
     }
 
@@ -1852,7 +1902,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 } else if (j != null && j.restarting != null) {
                     j.restarting = "its start on " + run.node + " exited with " + x.exitCode() + "; trying again";
                     j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
-                } else if (j != null && j.restart != null) {
+                } else if (j != null && j.restart != null && !j.jobs.isEmpty()) {
                     // The process the master started ran and died: unless another incarnation speaks
                     // within a short grace, it is started again now, not a timeout later — until then
                     // only this master's memory holds its spec, and a failover would leave its jobs to
@@ -1884,8 +1934,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
                 if (run == null && j.retryAt <= now) {
                     j.retryAt = Long.MAX_VALUE;
-                    if (j.diedAt > 0 && j.lastSeen > j.diedAt) {
-                        j.restarting = null; // another incarnation speaks for it: nothing to start
+                    if (j.diedAt > 0 && (j.lastSeen > j.diedAt || j.jobs.isEmpty())) {
+                        j.restarting = null; // another incarnation speaks for it, or its jobs ended: nothing to start
                     } else {
                         due.add(j);
                     }

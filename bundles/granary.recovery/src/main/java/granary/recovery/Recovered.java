@@ -59,6 +59,11 @@ public final class Recovered {
         deferred.remove(job);
     }
 
+    /** The jobs kept out of the engine for now. */
+    public List<JobSpec> deferredJobs() {
+        return List.copyOf(deferred.values());
+    }
+
     /** Nothing owed (a master that had nothing to recover). */
     public static Recovered none() {
         return new Recovered(Rebuild.empty());

@@ -386,12 +386,17 @@ public final class SampleJobMaster implements Listener {
             complete(o);
             return;
         }
+        say("cancelling job=" + settings.job()); // its services may stop from now on
         client.cancel(settings.job()).whenComplete((v, ex) -> {
             if (ex == null) {
                 say("cancelled job=" + settings.job() + " service=" + settings.online());
                 ending = o; // done once the slots are gone and the service workers ended (endIfReleased)
                 loop.schedule(settings.patience().toMillis(), () -> complete(o));
                 endIfReleased();
+            } else if (cause(ex) instanceof LinkException le && le.kind() == LinkException.Kind.FENCED) {
+                // a later incarnation runs the job now (it may not even know it is done): this one
+                // leaves the job and its progress to it
+                fenced(le);
             } else {
                 err.accept("granary-jobmaster: cannot cancel the service of job " + settings.job() + ": " + cause(ex).getMessage());
                 complete(o);
