@@ -11,6 +11,7 @@ import granary.protocol.link.LinkException;
 import granary.protocol.link.ThreadLoop;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -25,8 +26,10 @@ import java.util.function.Consumer;
  * is kept open. Thousands of peers share a few {@link Wire}s: each a {@link ThreadLoop} their links
  * and callbacks run on, and an {@link HttpTransport} over one JDK client — no thread per peer.
  *
- * <p>A restarted master ({@link Link.Watcher#restarted}): the peer calls {@link #resync()} (an agent
- * registers again with its caps, a job master sends its full request with its holdings). Like the
+ * <p>A restarted master ({@link Link.Watcher#restarted}): posts given for the old master and not
+ * handed to the link yet are dropped (the link ended the others), and the peer calls
+ * {@link #resync()} (an agent registers again with its caps, a job master sends its full request
+ * with its holdings), whose post is numbered 1. Like the
  * real agent, a peer sees the restart in the new master's first answer that is not a 5xx (a master
  * rebuilding its grants answers 503 and the message is posted again).
  *
@@ -69,6 +72,10 @@ abstract class Peer {
     record Post(long id, Message message) {
     }
 
+    /** A post not handed to the link yet. */
+    private record Pending(Post post, long given, Consumer<Ack> done) {
+    }
+
     private static final AtomicLong POSTS = new AtomicLong();
 
     final WireLoad.Run run;
@@ -76,8 +83,11 @@ abstract class Peer {
     final long incarnation = System.currentTimeMillis();
     private final ThreadLoop loop;
     private final Link link;
-    /** Posts handed to the link and not answered yet. Under the peer's lock. */
+    /** Posts given and not answered yet (handed to the link or not). Under the peer's lock. */
     private int unanswered;
+    /** Posts given on other threads, in order, until the loop hands them to the link. Under the peer's lock. */
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private boolean handOverDue;
     private volatile boolean stopped;
     /** Epoch ms this peer saw the master restart last, or -1. */
     volatile long restartSeenAt = -1;
@@ -94,7 +104,11 @@ abstract class Peer {
                     public void restarted(long masterIncarnation) {
                         restartSeenAt = System.currentTimeMillis();
                         synchronized (Peer.this) {
-                            resync(); // the link ended every post not answered before it says so
+                            // the link ended every post it had; those not handed over yet were meant
+                            // for the old master too: dropped, so that the full state goes first
+                            unanswered -= pending.size();
+                            pending.clear();
+                            resync();
                         }
                     }
 
@@ -122,7 +136,26 @@ abstract class Peer {
         long given = System.nanoTime();
         unanswered++;
         sending(p, given);
-        loop.execute(() -> link.send(m, o -> outcome(p, given, o, done)));
+        pending.add(new Pending(p, given, done));
+        if (loop.inLoop()) {
+            handOver();
+        } else if (!handOverDue) {
+            handOverDue = true;
+            loop.execute(() -> {
+                synchronized (this) {
+                    handOverDue = false;
+                    handOver();
+                }
+            });
+        }
+    }
+
+    /** Hands the pending posts to the link, in order. On the loop, under the peer's lock (the link calls back later). */
+    private void handOver() {
+        for (Pending q; (q = pending.poll()) != null; ) {
+            Pending x = q;
+            link.send(x.post().message(), o -> outcome(x.post(), x.given(), o, x.done()));
+        }
     }
 
     /** On the loop. */
