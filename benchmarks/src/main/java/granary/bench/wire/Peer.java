@@ -29,9 +29,9 @@ import java.util.function.Consumer;
  * <p>A restarted master ({@link Link.Watcher#restarted}): posts given for the old master and not
  * handed to the link yet are dropped (the link ended the others), and the peer calls
  * {@link #resync()} (an agent registers again with its caps, a job master sends its full request
- * with its holdings), whose post is numbered 1. Like the
- * real agent, a peer sees the restart in the new master's first answer that is not a 5xx (a master
- * rebuilding its grants answers 503 and the message is posted again).
+ * with its holdings), whose post is numbered 1. Like the real agent, a peer sees the restart in the
+ * new master's first answer that is not a 5xx (a master rebuilding its grants answers 503 and the
+ * message is posted again).
  *
  * <p>What is timed: a post from the moment it is handed to the link to its answer (attempts again
  * and any wait behind an earlier post included; a heartbeat goes out only when nothing is posting).
@@ -85,7 +85,7 @@ abstract class Peer {
     private final Link link;
     /** Posts given and not answered yet (handed to the link or not). Under the peer's lock. */
     private int unanswered;
-    /** Posts given on other threads, in order, until the loop hands them to the link. Under the peer's lock. */
+    /** Posts given and not handed to the link yet, in order (the loop hands them over). Under the peer's lock. */
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private boolean handOverDue;
     private volatile boolean stopped;
@@ -125,7 +125,7 @@ abstract class Peer {
         loop.execute(link::close);
     }
 
-    /** Whether a post is handed to the link and not answered. Under the peer's lock. */
+    /** Whether a post was given and is not answered yet. Under the peer's lock. */
     final boolean posting() {
         return unanswered > 0;
     }
