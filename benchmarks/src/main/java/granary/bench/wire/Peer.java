@@ -1,257 +1,261 @@
 package granary.bench.wire;
 
+import granary.api.model.Clock;
 import granary.protocol.Ack;
 import granary.protocol.Envelope;
 import granary.protocol.Message;
 import granary.protocol.Sender;
-import granary.protocol.link.Paths;
-import granary.protocol.link.Reply;
-import java.net.URI;
+import granary.protocol.link.HttpTransport;
+import granary.protocol.link.Link;
+import granary.protocol.link.LinkException;
+import granary.protocol.link.ThreadLoop;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * A simulated peer on {@link java.net.http.HttpClient#sendAsync}: no thread of its own. Posts are
- * serialized (one in flight, the next queued, a failed one posted again with the same sequence
- * number after {@code run.retryMillis}); one inbox long poll is kept open.
+ * A simulated peer on the protocol's own {@link Link}, the code the agent and the job master client
+ * run: its posts go one at a time in order, a failed one is posted again with the same sequence
+ * number (after {@code run.retryMillis}, a fixed pause), an answer of a restarted master ends what
+ * was unanswered and starts the numbering again at 1 with the inbox at 0, and one inbox long poll
+ * is kept open. Thousands of peers share a few {@link Wire}s: each a {@link ThreadLoop} their links
+ * and callbacks run on, and an {@link HttpTransport} over one JDK client — no thread per peer.
  *
- * <p>A restarted master: every answer names the master's incarnation. When it grows (as
- * {@link granary.protocol.link.PeerLink} does) the peer starts its stream again at sequence 1 with
- * its inbox at 0, drops what was queued or in flight for the old master, and calls
+ * <p>A restarted master ({@link Link.Watcher#restarted}): posts given for the old master and not
+ * handed to the link yet are dropped (the link ended the others), and the peer calls
  * {@link #resync()} (an agent registers again with its caps, a job master sends its full request
- * with its holdings).
+ * with its holdings), whose post is numbered 1. Like the real agent, a peer sees the restart in the
+ * new master's first answer that is not a 5xx (a master rebuilding its grants answers 503 and the
+ * message is posted again).
+ *
+ * <p>What is timed: a post from the moment it is handed to the link to its answer (attempts again
+ * and any wait behind an earlier post included; a heartbeat goes out only when nothing is posting).
  */
 abstract class Peer {
 
     static final long POLL_WAIT_MILLIS = 25_000;
 
+    /** A loop and an HTTP client that many peers share. */
+    static final class Wire implements AutoCloseable {
+        final ThreadLoop loop;
+        final HttpTransport transport;
+
+        Wire(ThreadLoop loop, HttpTransport transport) {
+            this.loop = loop;
+            this.transport = transport;
+        }
+
+        /** {@code n} wires, their HTTP clients on {@code executor} (HTTP/1.1, 10 s to connect); loop errors go to {@code run}. */
+        static List<Wire> of(int n, Executor executor, WireLoad.Run run, String name) {
+            List<Wire> out = new ArrayList<>();
+            for (int i = 0; i < Math.max(1, n); i++) {
+                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
+                        .connectTimeout(Duration.ofSeconds(10)).build();
+                out.add(new Wire(new ThreadLoop(name + "-loop-" + i, Clock.system(), ex -> run.note("loop: " + ex)),
+                        new HttpTransport(http)));
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            loop.close();
+        }
+    }
+
+    /** One message handed to the link: {@code id} tells it apart here (the link numbers the envelope). */
+    record Post(long id, Message message) {
+    }
+
+    /** A post not handed to the link yet. */
+    private record Pending(Post post, long given, Consumer<Ack> done) {
+    }
+
+    private static final AtomicLong POSTS = new AtomicLong();
+
     final WireLoad.Run run;
     final Sender self;
-    final HttpClient http;
     final long incarnation = System.currentTimeMillis();
-    private final String authorization;
-    private final URI messages;
-    private long nextSequence = 1;
-    private boolean inFlight;
-    private final ArrayDeque<Object[]> queue = new ArrayDeque<>(); // {Envelope, Consumer<Ack>}
-    private long received;
+    private final ThreadLoop loop;
+    private final Link link;
+    /** Posts given and not answered yet (handed to the link or not). Under the peer's lock. */
+    private int unanswered;
+    /** Posts given and not handed to the link yet, in order (the loop hands them over). Under the peer's lock. */
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private boolean handOverDue;
     private volatile boolean stopped;
-    /** The master's incarnation seen last (0: none yet). Under the peer's lock. */
-    private long masterIncarnation;
-    /** Counts the master restarts seen; posts of an earlier epoch are dropped. Under the peer's lock. */
-    private int epoch;
     /** Epoch ms this peer saw the master restart last, or -1. */
     volatile long restartSeenAt = -1;
 
-    Peer(WireLoad.Run run, Sender self, HttpClient http) {
+    Peer(WireLoad.Run run, Sender self, Wire wire) {
         this.run = run;
         this.self = self;
-        this.http = http;
-        this.authorization = "Bearer " + run.tokens.issue(self);
-        this.messages = run.base.resolve(Paths.MESSAGES);
+        this.loop = wire.loop;
+        Link.Options options = Link.Options.defaults().withRequestTimeout(Duration.ofSeconds(30))
+                .withBackoff(Duration.ofMillis(run.retryMillis), Duration.ofMillis(run.retryMillis));
+        this.link = new Link(List.of(run.base), self, incarnation, run.tokens.issue(self), options, wire.transport, loop)
+                .watch(new Link.Watcher() {
+                    @Override
+                    public void restarted(long masterIncarnation) {
+                        restartSeenAt = System.currentTimeMillis();
+                        synchronized (Peer.this) {
+                            // the link ended every post it had; those not handed over yet were meant
+                            // for the old master too: dropped, so that the full state goes first
+                            unanswered -= pending.size();
+                            pending.clear();
+                            resync();
+                        }
+                    }
+
+                    @Override
+                    public void trouble(LinkException why, long failingForMillis) {
+                        run.errors.incrementAndGet();
+                        run.note(self + ": " + why.getMessage());
+                    }
+                });
     }
 
     void stop() {
         stopped = true;
+        loop.execute(link::close);
     }
 
-    /** Whether a post is in flight. Under the peer's lock. */
+    /** Whether a post was given and is not answered yet. Under the peer's lock. */
     final boolean posting() {
-        return inFlight;
+        return unanswered > 0;
     }
 
-    /** Numbers {@code m} and posts it after the ones before; {@code done} gets the ack (on an HTTP thread). */
+    /** Posts {@code m} after the ones before; {@code done} gets the ack (on the peer's loop). */
     final synchronized void post(Message m, Consumer<Ack> done) {
-        Envelope e = Envelope.of(self, incarnation, nextSequence++, m);
-        if (inFlight) {
-            queue.add(new Object[] {e, done});
+        Post p = new Post(POSTS.incrementAndGet(), m);
+        long given = System.nanoTime();
+        unanswered++;
+        sending(p, given);
+        pending.add(new Pending(p, given, done));
+        if (loop.inLoop()) {
+            handOver();
+        } else if (!handOverDue) {
+            handOverDue = true;
+            loop.execute(() -> {
+                synchronized (this) {
+                    handOverDue = false;
+                    handOver();
+                }
+            });
+        }
+    }
+
+    /** Hands the pending posts to the link, in order. On the loop, under the peer's lock (the link calls back later). */
+    private void handOver() {
+        for (Pending q; (q = pending.poll()) != null; ) {
+            Pending x = q;
+            link.send(x.post().message(), o -> outcome(x.post(), x.given(), o, x.done()));
+        }
+    }
+
+    /** On the loop. */
+    private void outcome(Post p, long given, Link.Outcome o, Consumer<Ack> done) {
+        boolean idle;
+        synchronized (this) {
+            unanswered--; // every post has one outcome: answered, or ended (RESTARTED, CLOSED, FENCED)
+            idle = unanswered == 0;
+        }
+        if (stopped) {
             return;
         }
-        inFlight = true;
-        send(e, done, System.nanoTime(), epoch);
-    }
-
-    /** Notes the master's incarnation in an answer; true when it restarted (the peer then started again). */
-    private boolean observe(long incarnation) {
-        synchronized (this) {
-            if (masterIncarnation == 0 || incarnation <= masterIncarnation) {
-                masterIncarnation = Math.max(masterIncarnation, incarnation);
-                return false;
+        if (!o.answered()) {
+            // RESTARTED: dropped with the old master's numbering (restarted() resyncs); CLOSED: stopping
+            if (o.failure().kind() != LinkException.Kind.RESTARTED && o.failure().kind() != LinkException.Kind.CLOSED) {
+                run.refusals.incrementAndGet();
+                run.note(self + ": " + p.message().type() + " failed: " + o.failure().getMessage());
             }
-            masterIncarnation = incarnation;
-            epoch++;
-            nextSequence = 1;
-            received = 0;
-            inFlight = false;
-            queue.clear();
-            restartSeenAt = System.currentTimeMillis();
-            resync();
+            return;
         }
-        return true;
+        long rtt = System.nanoTime() - given;
+        Ack ack = o.ack();
+        if (o.status() != 200 || ack.isRefusal()) {
+            run.refusals.incrementAndGet();
+            run.note(self + ": " + p.message().type() + " answered HTTP " + o.status() + " " + ack.problems());
+        }
+        answered(p, rtt);
+        if (done != null) {
+            try {
+                done.accept(ack);
+            } catch (RuntimeException bug) {
+                run.note(self + ": " + bug);
+            }
+        }
+        if (idle) {
+            idle();
+        }
     }
 
-    /** Under the peer's lock. */
-    private boolean stale(int postEpoch) {
-        synchronized (this) {
-            return postEpoch != epoch;
-        }
-    }
-
-    /** The master restarted: post what it needs first (under the peer's lock; the stream starts at 1 again). */
+    /** The master restarted: post what it needs first (under the peer's lock, on its loop; numbering starts at 1 again). */
     void resync() {
     }
 
-    /** Called just before an envelope goes out (first attempt); under the peer's lock. */
-    void sending(Envelope e, long nanos) {
+    /** {@code p} is handed to the link at {@code nanos}; under the peer's lock. */
+    void sending(Post p, long nanos) {
     }
 
-    private void send(Envelope e, Consumer<Ack> done, long firstAttempt, int postEpoch) {
-        if (stopped || stale(postEpoch)) {
-            return;
-        }
-        sending(e, firstAttempt);
-        HttpRequest req = HttpRequest.newBuilder(messages).timeout(Duration.ofSeconds(30))
-                .header("Authorization", authorization).header("Content-Type", Reply.CONTENT_TYPE)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(run.codec.encode(e))).build();
-        long t0 = System.nanoTime();
-        http.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()).whenComplete((resp, ex) -> {
-            if (stopped || stale(postEpoch)) {
-                return;
-            }
-            if (ex == null && resp.statusCode() >= 500 && incarnationOf(resp.body()) > 0 && observe(incarnationOf(resp.body()))) {
-                return; // a restarted master (rebuilding) answered: the stream started again
-            }
-            if (ex != null || resp.statusCode() >= 500) {
-                run.errors.incrementAndGet();
-                run.note(self + ": post " + e.message().type() + " " + e.sequence() + " failed: "
-                        + (ex != null ? ex : "HTTP " + resp.statusCode()));
-                run.timer.schedule(() -> send(e, done, firstAttempt, postEpoch), run.retryMillis, TimeUnit.MILLISECONDS);
-                return;
-            }
-            long rtt = System.nanoTime() - t0;
-            Ack ack = null;
-            try {
-                Envelope reply = run.codec.decode(resp.body(), self + " ack");
-                if (observe(reply.incarnation())) {
-                    return; // answered by a restarted master: what was sent went to the old one
-                }
-                ack = reply.message() instanceof Ack a ? a : null;
-            } catch (RuntimeException bad) {
-                run.note(self + ": unreadable answer to " + e.message().type() + ": " + bad);
-            }
-            if (resp.statusCode() != 200 || ack == null || ack.isRefusal()) {
-                run.refusals.incrementAndGet();
-                run.note(self + ": " + e.message().type() + " " + e.sequence() + " answered HTTP " + resp.statusCode()
-                        + (ack == null ? "" : " " + ack.problems()));
-            }
-            answered(e, rtt);
-            if (done != null) {
-                try {
-                    done.accept(ack);
-                } catch (RuntimeException bug) {
-                    run.note(self + ": " + bug);
-                }
-            }
-            Object[] next;
-            int nextEpoch;
-            synchronized (this) {
-                if (postEpoch != epoch) {
-                    return;
-                }
-                next = queue.poll();
-                if (next == null) {
-                    inFlight = false;
-                }
-                nextEpoch = epoch;
-            }
-            if (next != null) {
-                @SuppressWarnings("unchecked")
-                Consumer<Ack> d = (Consumer<Ack>) next[1];
-                send((Envelope) next[0], d, System.nanoTime(), nextEpoch);
-            } else {
-                idle();
-            }
-        });
+    /** {@code p} was answered {@code rttNanos} after it was handed to the link. */
+    void answered(Post p, long rttNanos) {
     }
 
-    /** A post was answered after {@code rttNanos}. */
-    void answered(Envelope e, long rttNanos) {
-    }
-
-    /** Nothing is queued or in flight any more (an HTTP thread, no lock held). */
+    /** Nothing is handed to the link and unanswered any more (on the loop, no lock held). */
     void idle() {
     }
 
     /** Keeps one inbox poll open until stopped; {@code inbox} gets each new envelope. */
     final void poll() {
+        loop.execute(this::pollNow);
+    }
+
+    /** On the loop. */
+    private void pollNow() {
+        if (!stopped) {
+            link.poll(POLL_WAIT_MILLIS, this::polled);
+        }
+    }
+
+    /** On the loop. */
+    private void polled(Link.Polled p) {
         if (stopped) {
             return;
         }
-        long after;
-        synchronized (this) {
-            after = received;
-        }
-        URI uri = run.base.resolve(Paths.INBOX + "?after=" + after + "&wait=" + POLL_WAIT_MILLIS);
-        HttpRequest req = HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(POLL_WAIT_MILLIS + 15_000))
-                .header("Authorization", authorization).GET().build();
-        http.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray()).whenComplete((resp, ex) -> {
-            if (stopped) {
-                return;
-            }
-            if (ex == null && resp.statusCode() != 204 && observe(incarnationOf(resp.body()))) {
-                run.timer.schedule(this::poll, run.retryMillis, TimeUnit.MILLISECONDS); // registers first
-                return;
-            }
-            if (ex != null || resp.statusCode() >= 300 && resp.statusCode() != 409) {
-                if (ex != null || resp.statusCode() != 204) {
-                    run.errors.incrementAndGet();
-                    run.note(self + ": poll failed: " + (ex != null ? ex : "HTTP " + resp.statusCode()));
-                    run.timer.schedule(this::poll, run.retryMillis, TimeUnit.MILLISECONDS);
+        LinkException failure = p.failure();
+        if (failure != null) {
+            switch (failure.kind()) {
+                case CLOSED -> {
                     return;
                 }
-            }
-            if (resp.statusCode() == 200) {
-                long now = System.nanoTime();
-                try {
-                    Envelope e = run.codec.decode(resp.body(), self + " inbox");
-                    boolean fresh;
-                    synchronized (this) {
-                        fresh = e.sequence() == received + 1;
-                        if (fresh) {
-                            received = e.sequence();
-                        }
-                    }
-                    if (fresh) {
-                        inbox(e, now);
-                    }
-                } catch (RuntimeException bad) {
-                    run.note(self + ": inbox: " + bad);
+                case RESTARTED -> {
+                    // restarted() posted the full state; poll once it had a head start
                 }
-            } else if (resp.statusCode() == 409) {
-                if (!run.quiet409) {
-                    run.note(self + ": poll refused (409), not registered yet");
+                case FORGOTTEN -> {
+                    if (!run.quiet409) {
+                        run.note(self + ": poll refused (409), not registered yet");
+                    }
                 }
-                run.timer.schedule(this::poll, run.retryMillis, TimeUnit.MILLISECONDS);
-                return;
+                default -> {
+                    run.errors.incrementAndGet();
+                    run.note(self + ": poll failed: " + failure.getMessage());
+                }
             }
-            poll();
-        });
-    }
-
-    /** The incarnation of the envelope in {@code body}, or 0 when it is none. */
-    private long incarnationOf(byte[] body) {
-        try {
-            return body == null || body.length == 0 ? 0 : run.codec.decode(body, self + " answer").incarnation();
-        } catch (RuntimeException bad) {
-            return 0;
+            loop.schedule(run.retryMillis, this::pollNow);
+            return;
         }
+        if (p.envelope() != null) {
+            inbox(p.envelope(), System.nanoTime());
+        }
+        pollNow();
     }
 
-    /** A new inbox envelope arrived at {@code nanos}. */
+    /** A new inbox envelope arrived at {@code nanos} (on the loop). */
     abstract void inbox(Envelope e, long nanos);
 }

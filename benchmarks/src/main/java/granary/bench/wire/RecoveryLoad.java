@@ -4,7 +4,6 @@ import granary.protocol.link.Tokens;
 import granary.recovery.RecoveryOptions;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -143,17 +142,14 @@ public final class RecoveryLoad {
         List<SimJobMaster> jobMasters = new ArrayList<>();
         MasterHandle master = null;
         WireLoad.Run run = null;
+        List<Peer.Wire> clients = new ArrayList<>(); // a loop and an HTTP client each, shared by the peers
         long self = ProcessHandle.current().pid();
         try {
             master = start(o, secret, listen, RecoveryOptions.none());
             System.err.println("recovery: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
             run = new WireLoad.Run(wo, master.url(), tokens);
             run.retryMillis = 500; // as the real agent after an unreachable master
-            List<HttpClient> clients = new ArrayList<>();
-            for (int i = 0; i < Math.max(1, o.clients()); i++) {
-                clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(pool)
-                        .connectTimeout(Duration.ofSeconds(10)).build());
-            }
+            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "recovery"));
             long setupDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.setupTimeout());
             long t0 = System.nanoTime();
             for (int i = 0; i < o.agents(); i++) {
@@ -322,6 +318,7 @@ public final class RecoveryLoad {
             if (run != null) {
                 run.timer.shutdownNow();
             }
+            clients.forEach(Peer.Wire::close);
             if (master != null) {
                 master.kill();
             }

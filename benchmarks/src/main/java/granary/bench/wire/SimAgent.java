@@ -8,7 +8,6 @@ import granary.protocol.Heartbeat;
 import granary.protocol.Register;
 import granary.protocol.Role;
 import granary.protocol.Sender;
-import java.net.http.HttpClient;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -54,7 +53,7 @@ final class SimAgent extends Peer {
     private final Map<UnitId, Integer> running = new HashMap<>();
     private final Map<UnitId, BitSet> slots = new HashMap<>();
     private final List<Heartbeat.Exit> pending = new ArrayList<>();
-    /** Per heartbeat sequence: the exits it carries that are not acknowledged yet. */
+    /** Per heartbeat posted ({@link Peer.Post#id()}): the exits it carries that are not acknowledged yet. */
     private final Map<Long, List<Heartbeat.Exit>> unacked = new HashMap<>();
     private int unackedCount;
     /** nanoTime each exit was sent at, oldest first: slots the master should hand out again. */
@@ -62,8 +61,8 @@ final class SimAgent extends Peer {
     private boolean tickDue;
     final CompletableFuture<Void> registered = new CompletableFuture<>();
 
-    SimAgent(WireLoad.Run run, String node, HttpClient http) {
-        super(run, new Sender(Role.AGENT, node), http);
+    SimAgent(WireLoad.Run run, String node, Peer.Wire wire) {
+        super(run, new Sender(Role.AGENT, node), wire);
         this.node = node;
         this.room = "room-" + (node.hashCode() & 7);
         this.endpoint = "http://127.0.0.1:9/" + node;
@@ -174,9 +173,9 @@ final class SimAgent extends Peer {
     }
 
     @Override
-    synchronized void sending(Envelope e, long nanos) {
-        if (e.message() instanceof Heartbeat h && !h.exited().isEmpty() && !unacked.containsKey(e.sequence())) {
-            unacked.put(e.sequence(), h.exited());
+    synchronized void sending(Post p, long nanos) {
+        if (p.message() instanceof Heartbeat h && !h.exited().isEmpty()) {
+            unacked.put(p.id(), h.exited());
             unackedCount += h.exited().size();
             for (int i = 0; i < h.exited().size(); i++) {
                 freed.add(nanos);
@@ -186,8 +185,8 @@ final class SimAgent extends Peer {
     }
 
     @Override
-    void answered(Envelope e, long rttNanos) {
-        if (!(e.message() instanceof Heartbeat h)) {
+    void answered(Post p, long rttNanos) {
+        if (!(p.message() instanceof Heartbeat h)) {
             return;
         }
         run.heartbeatRtt.add(rttNanos / 1000);
@@ -195,7 +194,7 @@ final class SimAgent extends Peer {
             run.exitHeartbeatRtt.add(rttNanos / 1000);
         }
         synchronized (this) {
-            List<Heartbeat.Exit> acked = unacked.remove(e.sequence());
+            List<Heartbeat.Exit> acked = unacked.remove(p.id());
             if (acked != null) {
                 unackedCount -= acked.size();
                 for (Heartbeat.Exit x : acked) {

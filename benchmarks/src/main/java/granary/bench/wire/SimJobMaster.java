@@ -9,7 +9,6 @@ import granary.protocol.Hint;
 import granary.protocol.Request;
 import granary.protocol.Role;
 import granary.protocol.Sender;
-import java.net.http.HttpClient;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -32,12 +31,12 @@ final class SimJobMaster extends Peer {
     /** Epoch ms the full request after a master restart was acknowledged, or -1. */
     volatile long reRequestedAt = -1;
 
-    SimJobMaster(WireLoad.Run run, String id, int desired, HttpClient http) {
-        this(run, id, desired, false, http);
+    SimJobMaster(WireLoad.Run run, String id, int desired, Peer.Wire wire) {
+        this(run, id, desired, false, wire);
     }
 
-    SimJobMaster(WireLoad.Run run, String id, int desired, boolean online, HttpClient http) {
-        super(run, new Sender(Role.JOB_MASTER, id), http);
+    SimJobMaster(WireLoad.Run run, String id, int desired, boolean online, Peer.Wire wire) {
+        super(run, new Sender(Role.JOB_MASTER, id), wire);
         UnitSpec u = UnitSpec.builder("work").slot(100, 1024).desired(desired)
                 .kind(online ? UnitKind.ONLINE : UnitKind.OFFLINE).build();
         this.spec = new JobSpec(id + "-job", JobSpec.DEFAULT_GROUP, "bench", 0, false, List.of(u));

@@ -1,14 +1,10 @@
 package granary.bench.wire;
 
-import granary.protocol.Role;
-import granary.protocol.WireCodec;
 import granary.protocol.link.Tokens;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,7 +99,6 @@ public final class WireLoad {
         final Options options;
         final URI base;
         final Tokens tokens;
-        final WireCodec codec = new WireCodec(Role.AGENT);
         final ScheduledExecutorService timer;
         final Samples heartbeatRtt = new Samples();
         final Samples exitHeartbeatRtt = new Samples();
@@ -121,7 +116,7 @@ public final class WireLoad {
         final AtomicLong errors = new AtomicLong();
         final AtomicLong refusals = new AtomicLong();
         private final AtomicInteger notes = new AtomicInteger();
-        /** The pause before a failed post or poll is tried again. */
+        /** The pause before a failed post or poll is tried again (set before the peers are made). */
         volatile int retryMillis = 200;
         /** Whether a poll refused as "not registered" (expected while peers re-register) goes unnoted. */
         volatile boolean quiet409;
@@ -190,13 +185,10 @@ public final class WireLoad {
         List<SimAgent> agents = new ArrayList<>();
         List<SimJobMaster> jobMasters = new ArrayList<>();
         Map<String, Object> out = new LinkedHashMap<>();
+        List<Peer.Wire> clients = new ArrayList<>(); // a loop and an HTTP client each, shared by the peers
         try {
             System.err.println("wire: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
-            List<HttpClient> clients = new ArrayList<>();
-            for (int i = 0; i < Math.max(1, o.clients()); i++) {
-                clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(pool)
-                        .connectTimeout(Duration.ofSeconds(10)).build());
-            }
+            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "wire"));
             long t0 = System.nanoTime();
             for (int i = 0; i < o.agents(); i++) {
                 agents.add(new SimAgent(run, String.format("n%05d", i), clients.get(i % clients.size())));
@@ -300,6 +292,7 @@ public final class WireLoad {
             agents.forEach(Peer::stop);
             jobMasters.forEach(Peer::stop);
             run.timer.shutdownNow();
+            clients.forEach(Peer.Wire::close);
             master.close();
             pool.shutdownNow();
         }

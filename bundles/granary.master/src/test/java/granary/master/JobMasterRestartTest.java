@@ -21,7 +21,7 @@ import granary.protocol.Role;
 import granary.protocol.Sender;
 import granary.protocol.WireCodec;
 import granary.protocol.link.Paths;
-import granary.protocol.link.PeerLink;
+import granary.protocol.link.SyncLink;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -79,8 +79,8 @@ class JobMasterRestartTest {
         return new Request(true, List.of(jobs(), batch()), List.of(), List.of(), List.of(), List.of(), restart);
     }
 
-    private PeerLink agent(String node, long cpu) {
-        PeerLink a = h.link(Role.AGENT, node, 1);
+    private SyncLink agent(String node, long cpu) {
+        SyncLink a = h.link(Role.AGENT, node, 1);
         assertFalse(a.send(new Register(node, "r1", Map.of(), Resources.of(cpu, 1024), "http://127.0.0.1:9/" + node)).isRefusal());
         return a;
     }
@@ -93,7 +93,7 @@ class JobMasterRestartTest {
     }
 
     /** The first grant carrying a launch in the caps {@code a} is sent within 10 s, or null. */
-    private static Cap.Grant launchIn(PeerLink a, int polls) {
+    private static Cap.Grant launchIn(SyncLink a, int polls) {
         for (int i = 0; i < polls; i++) {
             Optional<Envelope> e = a.poll(200);
             if (e.isPresent() && e.get().message() instanceof Cap c) {
@@ -108,9 +108,9 @@ class JobMasterRestartTest {
     }
 
     /** Ages the job master past its timeout while the agents stay live, then runs the master's timeout check. */
-    private void jobMasterSilentPastItsTimeout(PeerLink... agents) {
+    private void jobMasterSilentPastItsTimeout(SyncLink... agents) {
         h.clock.advance(61_000);
-        for (PeerLink a : agents) {
+        for (SyncLink a : agents) {
             assertFalse(a.send(new Heartbeat(List.of(), List.of(), null)).isRefusal());
         }
         h.master.expire();
@@ -122,7 +122,7 @@ class JobMasterRestartTest {
      * jm1 (incarnation 5, its spec naming n1) sends {@code first}, then is silent past its timeout
      * while agents n1 and n2 stay live; returns the cap that launches its restart, on n2.
      */
-    private Cap.Grant lostAndLaunchedOnN2(PeerLink n1, PeerLink n2, Request first) throws Exception {
+    private Cap.Grant lostAndLaunchedOnN2(SyncLink n1, SyncLink n2, Request first) throws Exception {
         assertEquals(200, post(5, 1, first).statusCode());
         jobMasterSilentPastItsTimeout(n1, n2);
         Cap.Grant launch = launchIn(n2, 25);
@@ -131,7 +131,7 @@ class JobMasterRestartTest {
     }
 
     /** Agent {@code a} reports the restart's worker started and, if {@code exitCode} is given, ended with it. */
-    private static void reported(PeerLink a, Cap.Grant launch, Integer exitCode) {
+    private static void reported(SyncLink a, Cap.Grant launch, Integer exitCode) {
         List<Heartbeat.Exit> exits = exitCode == null ? List.of() : List.of(new Heartbeat.Exit(launch.unit(), 0, exitCode));
         assertFalse(a.send(new Heartbeat(List.of(new Heartbeat.Worker(launch.unit(), 0)), exits, null)).isRefusal());
     }
@@ -142,7 +142,7 @@ class JobMasterRestartTest {
 
     @Test
     void aLostRestartableJobMasterIsStartedOnAnotherNodeAndItsOldIncarnationIsFenced() throws Exception {
-        PeerLink n2 = agent("n2", 300);
+        SyncLink n2 = agent("n2", 300);
         Cap.Grant launch = lostAndLaunchedOnN2(agent("n1", 300), n2, fullWithBatch(ON_N1));
         assertEquals(PROGRAM, launch.launch());
         assertEquals(Restarts.OWNER, launch.jobMaster());
@@ -182,8 +182,8 @@ class JobMasterRestartTest {
      */
     @Test
     void aStartedJobMasterThatDiesIsStartedAgainAfterAGraceUnlessAnotherIncarnationSpeaks() throws Exception {
-        PeerLink n1 = agent("n1", 300);
-        PeerLink n2 = agent("n2", 300);
+        SyncLink n1 = agent("n1", 300);
+        SyncLink n2 = agent("n2", 300);
         Cap.Grant launch = lostAndLaunchedOnN2(n1, n2, fullWithBatch(ON_N1));
         reported(n2, launch, null);
         Request.Restart onN2 = new Request.Restart(PROGRAM, Resources.of(50, 64), "n2");
@@ -241,8 +241,8 @@ class JobMasterRestartTest {
     /** The restart's process exits (code 1) before its job master reported back: tried again after one more timeout. */
     @Test
     void aStartThatFailsIsTriedAgainAfterAnotherTimeout() throws Exception {
-        PeerLink n1 = agent("n1", 300);
-        PeerLink n2 = agent("n2", 300);
+        SyncLink n1 = agent("n1", 300);
+        SyncLink n2 = agent("n2", 300);
         Cap.Grant first = lostAndLaunchedOnN2(n1, n2, full(ON_N1));
         reported(n2, first, 1);
         assertNull(h.live.query(v -> v.job(first.unit().job())), "the failed start's job is gone");
@@ -257,8 +257,8 @@ class JobMasterRestartTest {
     /** Exit 0 is a job master that ended on purpose: its slot is released and it is not started again. */
     @Test
     void aStartThatEndsWithZeroIsNotStartedAgain() throws Exception {
-        PeerLink n1 = agent("n1", 300);
-        PeerLink n2 = agent("n2", 300);
+        SyncLink n1 = agent("n1", 300);
+        SyncLink n2 = agent("n2", 300);
         reported(n2, lostAndLaunchedOnN2(n1, n2, full(ON_N1)), 0);
         assertEquals("", status().restart());
 
@@ -274,8 +274,8 @@ class JobMasterRestartTest {
      */
     @Test
     void aStartThatHangsIsStoppedAndStartedAgainElsewhere() throws Exception {
-        PeerLink n1 = agent("n1", 300);
-        PeerLink n2 = agent("n2", 300);
+        SyncLink n1 = agent("n1", 300);
+        SyncLink n2 = agent("n2", 300);
         Cap.Grant first = lostAndLaunchedOnN2(n1, n2, full(ON_N1));
         reported(n2, first, null);
 
@@ -294,7 +294,7 @@ class JobMasterRestartTest {
      */
     @Test
     void aNodeFullOfTheLostJobMastersSlotsGivesUpAnOfflineOneForTheRestart() throws Exception {
-        PeerLink n1 = agent("n1", 200);
+        SyncLink n1 = agent("n1", 200);
         assertEquals(200, post(5, 1, full(new Request.Restart(PROGRAM, Resources.of(100, 64), "n1"))).statusCode());
 
         jobMasterSilentPastItsTimeout(n1);
@@ -309,7 +309,7 @@ class JobMasterRestartTest {
 
     @Test
     void withoutRoomTheRestartWaitsAndSaysWhy() throws Exception {
-        PeerLink n1 = agent("n1", 200);
+        SyncLink n1 = agent("n1", 200);
         JobSpec services = JobSpec.of("j1", "default", UnitSpec.builder("svc").slot(100, 100).desired(2).kind(UnitKind.ONLINE).build());
         assertEquals(200, post(5, 1, new Request(true, List.of(services), List.of(), List.of(), List.of(), List.of(),
                 new Request.Restart(PROGRAM, Resources.of(100, 64), "n1"))).statusCode());
@@ -323,7 +323,7 @@ class JobMasterRestartTest {
         assertEquals(1, (int) h.live.<Integer>query(v -> v.unit(new UnitId(Restarts.PREFIX + "1@jm1", Restarts.UNIT)).desired()));
 
         // A second node joins: the restart goes there.
-        PeerLink n2 = agent("n2", 200);
+        SyncLink n2 = agent("n2", 200);
         assertNotNull(launchIn(n2, 25));
     }
 
@@ -335,9 +335,9 @@ class JobMasterRestartTest {
                 .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)).withManualTicks(),
                 granary.recovery.Recovery.of(new granary.recovery.RecoveryOptions(Duration.ofSeconds(5), Duration.ofSeconds(1))));
         try {
-            PeerLink n1 = w.link(Role.AGENT, "n1", 1);
+            SyncLink n1 = w.link(Role.AGENT, "n1", 1);
             assertFalse(n1.send(new Register("n1", "r1", Map.of(), Resources.of(400, 1024), "http://127.0.0.1:9/n1")).isRefusal());
-            PeerLink jm = w.link(Role.JOB_MASTER, "jm1", 5);
+            SyncLink jm = w.link(Role.JOB_MASTER, "jm1", 5);
             assertFalse(jm.send(full(new Request.Restart(PROGRAM, Resources.of(50, 64), null))).isRefusal());
             w.clock.advance(6_000);
             w.master.tick(); // the window closes: the master rebuilds and serves
@@ -358,8 +358,8 @@ class JobMasterRestartTest {
      */
     @Test
     void aRestartSurvivesAFailoverOfTheMasterAndItsProcessFencesTheLostIncarnation() throws Exception {
-        PeerLink n1 = agent("n1", 300);
-        PeerLink n2 = agent("n2", 300);
+        SyncLink n1 = agent("n1", 300);
+        SyncLink n2 = agent("n2", 300);
         Cap.Grant launch = lostAndLaunchedOnN2(n1, n2, fullWithBatch(ON_N1));
         h.close();
 
@@ -367,8 +367,8 @@ class JobMasterRestartTest {
                 .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)).withManualTicks(),
                 granary.recovery.Recovery.of(new granary.recovery.RecoveryOptions(Duration.ofSeconds(5), Duration.ofSeconds(1))));
         try {
-            PeerLink a1 = w.link(Role.AGENT, "n1", 2);
-            PeerLink a2 = w.link(Role.AGENT, "n2", 2);
+            SyncLink a1 = w.link(Role.AGENT, "n1", 2);
+            SyncLink a2 = w.link(Role.AGENT, "n2", 2);
             assertFalse(a1.send(new Register("n1", "r1", Map.of(), Resources.of(300, 1024), "http://127.0.0.1:9/n1")).isRefusal());
             assertFalse(a2.send(new Register("n2", "r1", Map.of(), Resources.of(300, 1024), "http://127.0.0.1:9/n2",
                     List.of(launch), 2)).isRefusal());
@@ -402,7 +402,7 @@ class JobMasterRestartTest {
 
     @Test
     void aJobMasterWithoutARestartSpecIsNotRestartedAndItsOfflineJobsAreCancelled() throws Exception {
-        PeerLink n1 = agent("n1", 300);
+        SyncLink n1 = agent("n1", 300);
         assertEquals(200, post(5, 1, fullWithBatch(null)).statusCode());
         jobMasterSilentPastItsTimeout(n1);
         assertEquals("lost", status().state());

@@ -17,8 +17,8 @@ import granary.protocol.Request;
 import granary.protocol.Role;
 import granary.protocol.Sender;
 import granary.protocol.WireCodec;
-import granary.protocol.link.PeerLink;
 import granary.protocol.link.Reply;
+import granary.protocol.link.SyncLink;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -117,8 +117,8 @@ class LeaderLeaseTest {
     void aParkedPollIsNotAnsweredWithACapOrHintTheEngineDecidedAfterTheLeaseLapsed() throws Exception {
         Lease lease = lease(now::get);
         h = master(lease);
-        PeerLink agent = h.link(Role.AGENT, "n1", 1);
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         assertFalse(agent.send(register("n1", 100)).isRefusal());
         assertFalse(jm.send(new Request(true, List.of(job("j0"), job("j1")), List.of(), List.of(), List.of())).isRefusal());
         assertEquals(1, (int) h.live.<Integer>query(v -> v.unit(J0).granted()), "j0 fills n1; j1 waits");

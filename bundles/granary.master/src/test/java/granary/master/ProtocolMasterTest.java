@@ -22,7 +22,7 @@ import granary.protocol.Sender;
 import granary.protocol.WireCodec;
 import granary.protocol.link.LinkException;
 import granary.protocol.link.Paths;
-import granary.protocol.link.PeerLink;
+import granary.protocol.link.SyncLink;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -64,7 +64,7 @@ class ProtocolMasterTest {
         return new Request(true, List.of(jobs), List.of(), List.of(), List.of());
     }
 
-    private static <T> T poll(PeerLink link, Class<T> type) {
+    private static <T> T poll(SyncLink link, Class<T> type) {
         for (int i = 0; i < 20; i++) {
             Optional<Envelope> e = link.poll(500);
             if (e.isPresent()) {
@@ -76,13 +76,13 @@ class ProtocolMasterTest {
 
     @Test
     void grantsBecomeCapsForTheAgentAndHintsForTheJobMaster() {
-        PeerLink agent = h.link(Role.AGENT, "n1", 1);
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
         assertFalse(agent.send(register("n1", 300)).isRefusal());
         Cap first = poll(agent, Cap.class);
         assertTrue(first.grants().isEmpty(), "the full cap of an empty node is empty: " + first);
         assertEquals(1, (int) h.live.<Integer>query(v -> v.cluster().nodes().size()));
 
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         assertFalse(jm.send(full(job("j1", 5))).isRefusal());
         Cap cap = poll(agent, Cap.class);
         // the cap carries the slot's size and kind, for a master that restarts (docs/recovery.md)
@@ -117,14 +117,14 @@ class ProtocolMasterTest {
      */
     @Test
     void anAgentBackAtAnotherAddressIsAnnouncedToTheJobMastersHoldingSlotsThere() {
-        PeerLink agent = h.link(Role.AGENT, "n1", 1);
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
         assertFalse(agent.send(register("n1", 300)).isRefusal());
         poll(agent, Cap.class);
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         assertFalse(jm.send(full(job("j1", 5))).isRefusal());
         assertEquals(List.of(new Hint.Placement(TASKS, "n1", 3, "http://127.0.0.1:9/n1")), poll(jm, Hint.class).placements());
 
-        PeerLink again = h.link(Role.AGENT, "n1", 2);
+        SyncLink again = h.link(Role.AGENT, "n1", 2);
         Register moved = new Register("n1", "r1", Map.of(), Resources.of(300, 1024), "http://127.0.0.1:10/n1");
         assertFalse(again.send(moved).isRefusal());
         assertEquals(List.of(new Hint.Placement(TASKS, "n1", 3, "http://127.0.0.1:10/n1")), poll(jm, Hint.class).placements());
@@ -151,7 +151,7 @@ class ProtocolMasterTest {
 
     @Test
     void aDuplicatedEnvelopeIsAppliedOnce() throws Exception {
-        PeerLink agent = h.link(Role.AGENT, "n1", 1);
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
         agent.send(register("n1", 300));
         String jmToken = h.tokens.issue(new Sender(Role.JOB_MASTER, "jm1"));
         byte[] body = codec.encode(Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 1, 1, full(job("j1", 2))));
@@ -179,7 +179,7 @@ class ProtocolMasterTest {
 
         h.link(Role.AGENT, "n1", 1).send(register("n1", 300));
         assertFalse(h.link(Role.JOB_MASTER, "jm1", 1).send(full(job("j1", 1))).isRefusal());
-        PeerLink thief = h.link(Role.JOB_MASTER, "jm2", 1);
+        SyncLink thief = h.link(Role.JOB_MASTER, "jm2", 1);
         Ack ack = thief.send(new Request(true, List.of(), List.of(), List.of("j1"), List.of()));
         assertTrue(ack.isRefusal());
         assertTrue(ack.problems().get(0).message().contains("job j1 belongs to job master jm1"), ack.toString());
@@ -205,7 +205,7 @@ class ProtocolMasterTest {
 
     @Test
     void aRefusedTokenIsAnUnauthorizedLinkError() {
-        PeerLink bad = h.link(Role.AGENT, "n1", 1, "agent/n1.Zm9yZ2Vk");
+        SyncLink bad = h.link(Role.AGENT, "n1", 1, "agent/n1.Zm9yZ2Vk");
         LinkException ex = assertThrows(LinkException.class, () -> bad.send(register("n1", 100)));
         assertEquals(LinkException.Kind.UNAUTHORIZED, ex.kind());
     }
@@ -223,9 +223,37 @@ class ProtocolMasterTest {
         assertTrue(h.master.agents().get(0).line().startsWith("node=n1 state=lost"), h.master.agents().get(0).line());
     }
 
+    /**
+     * The agent's link to a master started again on its address (no recovery window): the heartbeat
+     * it sends meanwhile is answered by the new incarnation, the link ends it as RESTARTED, and the
+     * full state, numbered 1 again, begins the new session.
+     */
+    @Test
+    void aLinkSeesTheMasterStartedAgainAndItsFullStateBeginsTheNewSession() throws Exception {
+        Sender n1 = new Sender(Role.AGENT, "n1");
+        try (SyncLink agent = new SyncLink(h.server.url(), n1, 1, h.tokens.issue(n1), SyncLink.Options.defaults())) {
+            assertFalse(agent.send(register("n1", 300)).isRefusal());
+            assertFalse(agent.send(new Heartbeat(List.of(), List.of(), null)).isRefusal());
+            assertEquals(77L, agent.serverIncarnation());
+            int port = h.server.port();
+            h.close();
+            try (MasterHarness again = new MasterHarness(MasterOptions.defaults().withIncarnation(78)
+                    .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)),
+                    granary.recovery.Recovery.of(granary.recovery.RecoveryOptions.none()), port)) {
+                LinkException ex = assertThrows(LinkException.class, () -> agent.send(new Heartbeat(List.of(), List.of(), null)));
+                assertEquals(LinkException.Kind.RESTARTED, ex.kind(), ex.getMessage());
+                assertTrue(ex.getMessage().contains("restarted (incarnation 77 → 78)"), ex.getMessage());
+                assertFalse(agent.send(register("n1", 300)).isRefusal(), "the full state, numbered 1");
+                assertEquals(1, (int) again.live.<Integer>query(v -> v.cluster().nodes().size()));
+                assertTrue(poll(agent, Cap.class).full(), "and the new master's full cap comes to the inbox");
+                assertEquals(78L, agent.serverIncarnation());
+            }
+        }
+    }
+
     @Test
     void theInboxOfAnUnknownPeerSaysWhatToDoFirst() {
-        PeerLink agent = h.link(Role.AGENT, "n1", 1);
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
         LinkException ex = assertThrows(LinkException.class, () -> agent.poll(0));
         assertTrue(ex.getMessage().contains("register first"), ex.getMessage());
     }

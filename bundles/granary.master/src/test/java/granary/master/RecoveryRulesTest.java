@@ -21,7 +21,7 @@ import granary.protocol.Register;
 import granary.protocol.Request;
 import granary.protocol.Role;
 import granary.protocol.Sender;
-import granary.protocol.link.PeerLink;
+import granary.protocol.link.SyncLink;
 import granary.protocol.link.Tokens;
 import granary.recovery.Recovery;
 import granary.recovery.RecoveryOptions;
@@ -69,8 +69,8 @@ class RecoveryRulesTest {
      */
     @Test
     void aReleaseOfMoreSlotsThanTheUnitHoldsOnTheNodeIsRefusedWholeAndLowersNoCap() {
-        PeerLink agent = agent(h, "n1", 300);
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink agent = agent(h, "n1", 300);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         assertFalse(jm.send(full(batch("j1", 5)).withMark(1)).isRefusal());
         assertEquals(List.of(new Cap.Grant("jm1", TASKS, 3, key(h, "jm1"), SLOT, false)), next(agent, Cap.class).grants());
         next(jm, Hint.class);
@@ -97,8 +97,8 @@ class RecoveryRulesTest {
      */
     @Test
     void hintsCarryTheMarkOfTheLastAppliedRequestAndARefusedReleasesPairIsInAFollowingHint() {
-        PeerLink agent = agent(h, "n1", 300);
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink agent = agent(h, "n1", 300);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         assertFalse(jm.send(full(batch("j1", 5)).withMark(1)).isRefusal());
         Hint first = next(jm, Hint.class);
         assertEquals(1, first.through());
@@ -127,8 +127,8 @@ class RecoveryRulesTest {
      */
     @Test
     void theExitsOfACancelledJobsWorkersStillReachTheJobMasterThatRanIt() {
-        PeerLink agent = agent(h, "n1", 300);
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink agent = agent(h, "n1", 300);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         assertFalse(jm.send(full(batch("j1", 2))).isRefusal());
         next(agent, Cap.class);
         next(jm, Hint.class);
@@ -155,8 +155,8 @@ class RecoveryRulesTest {
      */
     @Test
     void uncappedWorkersAreAdoptedWhereTheirUnitRunsAndWantsMoreElseWithdrawnWithAReason() {
-        PeerLink agent = agent(h, "n1", 500);
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink agent = agent(h, "n1", 500);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         UnitId waiting = new UnitId("j1", "tasks");
         UnitId satisfied = new UnitId("j2", "tasks");
         UnitId gone = new UnitId("j9", "tasks");
@@ -199,8 +199,8 @@ class RecoveryRulesTest {
      */
     @Test
     void theJobMastersOfASilentAgentAreToldItsNodeIsLostAndBackWhenItRegistersAgain() {
-        PeerLink agent = agent(h, "n1", 300);
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink agent = agent(h, "n1", 300);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         JobSpec j1 = JobSpec.of("j1", "default", UnitSpec.builder("svc").slot(SLOT).desired(1).kind(UnitKind.ONLINE).build(),
                 UnitSpec.builder("tasks").slot(SLOT).desired(1).build());
         assertFalse(jm.send(full(j1)).isRefusal());
@@ -231,8 +231,8 @@ class RecoveryRulesTest {
      */
     @Test
     void aJobMasterThatHeldOnlyOfflineSlotsOnASilentNodeIsToldItIsLostAndBack() {
-        PeerLink agent = agent(h, "n1", 300);
-        PeerLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        SyncLink agent = agent(h, "n1", 300);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
         assertFalse(jm.send(full(batch("j1", 2))).isRefusal());
         Cap held = next(agent, Cap.class);
         next(jm, Hint.class);
@@ -269,7 +269,7 @@ class RecoveryRulesTest {
         UnitId svc = new UnitId("j1", "svc");
         Cap.Grant online = new Cap.Grant("jm1", svc, 1, key(w, "jm1"), SLOT, true);
         Cap.Grant offline = new Cap.Grant("jm1", TASKS, 2, key(w, "jm1"), SLOT, false);
-        PeerLink agent = w.link(Role.AGENT, "n1", 1);
+        SyncLink agent = w.link(Role.AGENT, "n1", 1);
         assertFalse(agent.send(new Register("n1", "r1", Map.of(), Resources.of(400, 1024), "http://127.0.0.1:9/n1",
                 List.of(online, offline))).isRefusal());
         w.clock.advance(6_000);
@@ -296,8 +296,8 @@ class RecoveryRulesTest {
     }
 
     /** Agent {@code node} registered, its first (full, empty) cap taken. */
-    private static PeerLink agent(MasterHarness m, String node, long cpu) {
-        PeerLink a = m.link(Role.AGENT, node, 1);
+    private static SyncLink agent(MasterHarness m, String node, long cpu) {
+        SyncLink a = m.link(Role.AGENT, node, 1);
         assertFalse(a.send(register(node, cpu)).isRefusal());
         assertTrue(next(a, Cap.class).full());
         return a;
@@ -324,7 +324,7 @@ class RecoveryRulesTest {
     }
 
     /** The next envelope of {@code link}'s inbox, which must be a {@code type}, within 10 s. */
-    private static <T> T next(PeerLink link, Class<T> type) {
+    private static <T> T next(SyncLink link, Class<T> type) {
         for (int i = 0; i < 20; i++) {
             Optional<Envelope> e = link.poll(500);
             if (e.isPresent()) {
@@ -335,7 +335,7 @@ class RecoveryRulesTest {
     }
 
     /** The first hint (within 10 s) that {@code wanted} matches, skipping others. */
-    private static Hint until(PeerLink jm, Predicate<Hint> wanted) {
+    private static Hint until(SyncLink jm, Predicate<Hint> wanted) {
         List<Hint> seen = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             Optional<Envelope> e = jm.poll(500);
@@ -350,7 +350,7 @@ class RecoveryRulesTest {
     }
 
     /** Every hint due now, until none comes within 300 ms. */
-    private static List<Hint> drain(PeerLink jm) {
+    private static List<Hint> drain(SyncLink jm) {
         List<Hint> out = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             Optional<Envelope> e = jm.poll(300);

@@ -26,6 +26,15 @@ public final class HttpTransport implements Transport {
         this.http = b.build();
     }
 
+    /**
+     * Over {@code http}, a client the caller made and may share among many links (a load generator's
+     * thousands of peers on a few clients, with the executor it chose). Use HTTP/1.1, as the
+     * other constructor does.
+     */
+    public HttpTransport(HttpClient http) {
+        this.http = java.util.Objects.requireNonNull(http, "http");
+    }
+
     @Override
     public void exchange(Call call, Loop loop, BiConsumer<Response, IOException> done) {
         HttpRequest.Builder b = HttpRequest.newBuilder(call.uri()).timeout(call.timeout());

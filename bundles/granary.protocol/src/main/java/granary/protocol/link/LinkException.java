@@ -4,9 +4,10 @@ import granary.api.model.Problem;
 import java.util.List;
 
 /**
- * A {@link PeerLink} could not get an answer, or the answer says the link itself must change: the
- * token was refused, the server cannot be reached after the retries, or the server restarted and
- * the caller must re-sync (register again, send a full request). {@link #kind()} says which.
+ * A {@link Link} got no answer, or an answer that says the link itself must change: the token was
+ * refused, the server cannot be reached (an attempt that failed, reported as trouble; or no answer
+ * within a {@link SyncLink}'s wait), or the server restarted and the caller must re-sync (register
+ * again, send a full request). {@link #kind()} says which.
  */
 public class LinkException extends RuntimeException {
 
@@ -14,7 +15,10 @@ public class LinkException extends RuntimeException {
 
     /** Why the link failed. */
     public enum Kind {
-        /** No answer after every retry (connection refused, timeouts, 5xx). */
+        /**
+         * No answer: a refused connection, a timeout, a 5xx, or an answer of a fenced (deposed)
+         * incarnation. The link posts again; a {@link SyncLink} throws it once its wait is over.
+         */
         UNREACHABLE,
         /** 401 or 403: the token is not valid, or not for this sender. Retrying will not help. */
         UNAUTHORIZED,

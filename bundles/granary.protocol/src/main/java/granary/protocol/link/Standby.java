@@ -13,7 +13,7 @@ import java.util.List;
  * What a master that does not lead (a standby under high availability) answers to every protocol
  * call: {@value #STATUS} (Misdirected Request) with the leader's URL in header {@value #LEADER_HEADER}
  * and in the problem's text, or 503 while no leader is known. The body is an ack envelope of
- * incarnation 0 (a standby has none: it holds no session). A {@link PeerLink} follows the header.
+ * incarnation 0 (a standby has none: it holds no session). A {@link Link} follows the header.
  */
 public final class Standby {
 
