@@ -10,7 +10,6 @@ import granary.protocol.Role;
 import granary.protocol.Sender;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +26,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Caps carry absolute counts, and a slot released and granted again in one go leaves the count
  * unchanged, so the agent does not wait for a rise: a unit may run {@code cap − running − exits not
  * yet acknowledged} more workers, looked at whenever a cap or a heartbeat's ack arrives. An exit
- * frees its slot once acknowledged; the next worker started on the node takes the oldest freed slot
- * and its "turnaround" (exit sent → worker started on a cap or ack that allowed it) is recorded.
+ * frees its slot once acknowledged; the next worker started on the node takes a new slot number
+ * (one per worker, as job masters number them) and the "turnaround" of the oldest freed slot (exit
+ * sent → worker started on a cap or ack that allowed it) is recorded.
  * With {@code workMillis <= 0} workers never end (the recovery benchmark: grants stay put).
  *
  * <p>When the master restarts ({@link Peer#resync()}) the agent registers again with every cap it
@@ -51,7 +51,7 @@ final class SimAgent extends Peer {
     private final String room;
     private final String endpoint;
     private final Map<UnitId, Integer> running = new HashMap<>();
-    private final Map<UnitId, BitSet> slots = new HashMap<>();
+    private final Map<UnitId, Integer> nextSlot = new HashMap<>();
     private final List<Heartbeat.Exit> pending = new ArrayList<>();
     /** Per heartbeat posted ({@link Peer.Post#id()}): the exits it carries that are not acknowledged yet. */
     private final Map<Long, List<Heartbeat.Exit>> unacked = new HashMap<>();
@@ -197,9 +197,6 @@ final class SimAgent extends Peer {
             List<Heartbeat.Exit> acked = unacked.remove(p.id());
             if (acked != null) {
                 unackedCount -= acked.size();
-                for (Heartbeat.Exit x : acked) {
-                    slots.get(x.unit()).clear(x.slot());
-                }
             }
             launch(System.nanoTime(), false);
         }
@@ -274,10 +271,10 @@ final class SimAgent extends Peer {
             if (free <= 0) {
                 continue;
             }
-            BitSet used = slots.computeIfAbsent(unit, u -> new BitSet());
             for (int i = 0; i < free; i++) {
-                int slot = used.nextClearBit(0);
-                used.set(slot);
+                // a slot number is one worker's (docs/protocol.md, "Plans"): the master takes an exit
+                // of a slot once, and a worker started later takes a new number
+                int slot = nextSlot.merge(unit, 1, Integer::sum) - 1;
                 busy++;
                 if (batch == null) {
                     batch = new ArrayList<>();

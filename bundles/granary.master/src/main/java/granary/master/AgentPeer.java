@@ -50,6 +50,15 @@ final class AgentPeer extends Peer {
     static final int RECENT_EXITS = 4096;
 
     /** {@code exited} without the exits taken already (a slot is one worker's: its exit comes once). */
+    /**
+     * Workers started since: a slot started again (a job master that numbers its workers anew per
+     * run does not, but one may reuse a slot once its worker ended) has a new exit to come, not a
+     * repeat.
+     */
+    void started(List<granary.protocol.Heartbeat.Worker> started) {
+        started.forEach(w -> recentExits.remove(w.unit() + "#" + w.slot()));
+    }
+
     List<granary.protocol.Heartbeat.Exit> freshExits(List<granary.protocol.Heartbeat.Exit> exited) {
         List<granary.protocol.Heartbeat.Exit> out = new ArrayList<>();
         for (granary.protocol.Heartbeat.Exit x : exited) {

@@ -455,6 +455,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         List<Heartbeat.Exit> fresh;
         synchronized (lock) {
             // An exit reported twice (an agent that restarted before its heartbeat was answered) is taken once.
+            p.started(h.started());
             fresh = p.freshExits(h.exited());
             // One release per unit with all its exits: one engine event (and scheduling cycle) for
             // a heartbeat's exits of a unit, not one per worker.
