@@ -63,6 +63,9 @@ final class JobMasterProcess {
             if (line.startsWith("cancelling job=") || line.startsWith("cancelled job=")) {
                 world.jobEnded.putIfAbsent(spec.job(), world.now()); // its workers may stop from now on
             }
+            if (line.startsWith("cancelled job=")) {
+                world.cancelConfirmed.add(spec.id());
+            }
         }, line -> world.trace(who, line));
     }
 

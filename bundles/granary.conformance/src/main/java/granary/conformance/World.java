@@ -86,6 +86,8 @@ public final class World implements AutoCloseable {
     final Map<String, Integer> finished = new TreeMap<>();
     /** When each job ended (its job master cancelled it): job → ms. */
     final Map<String, Long> jobEnded = new HashMap<>();
+    /** Job masters whose cancel of their (done) job a master confirmed. */
+    final java.util.Set<String> cancelConfirmed = new java.util.HashSet<>();
     private final Map<String, List<long[]>> lost = new HashMap<>();
     private record Later(long at, long order, Runnable task) {
     }
@@ -406,8 +408,13 @@ public final class World implements AutoCloseable {
         if (p.machine.startsWith("host-")) {
             startJobMaster(p.spec, null, null);
         } else {
-            // it ran in a slot of the master's: the slot's process ends; the master starts it again
+            // it ran in a slot of the master's: the slot's process ends; the master starts it again —
+            // unless its job was done and cancelled already: then there is nothing to start it for
             nodes.get(p.machine).os.alive().stream().filter(x -> x.jobMaster == p).forEach(x -> nodes.get(p.machine).os.end(x, 137));
+            if (cancelConfirmed.contains(id)) {
+                note("job master " + id + " had its job done and cancelled: nobody starts it again");
+                finished.put(id, 0);
+            }
         }
     }
 
