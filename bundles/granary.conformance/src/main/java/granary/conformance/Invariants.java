@@ -63,8 +63,8 @@ public final class Invariants {
             }
         }
         for (JobMasterProcess.Spec spec : w.specs.values()) {
-            if (w.finished.containsKey(spec.id())) {
-                continue;
+            if (w.finished.containsKey(spec.id()) || w.cancelConfirmed.contains(spec.id())) {
+                continue; // done, or done and waiting for its services' ends
             }
             JobMasterProcess jm = w.current(spec.id());
             if (jm == null || !jm.alive() || jm.client() == null || !jm.client().synced()) {

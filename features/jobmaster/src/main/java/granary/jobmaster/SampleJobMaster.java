@@ -560,25 +560,20 @@ public final class SampleJobMaster implements Listener {
     }
 
     /**
-     * A cancelled job's service worker on {@code node} whose end could not be learned this round.
-     * After {@value #UNANSWERED_AT_END} rounds, with a master that answers holding no slot of the job,
-     * it is not waited for: its agent (gone, or moved where this job master is not told of) stops it
-     * when it returns, as a worker without a cap.
+     * A cancelled job's service worker on {@code node} whose end could not be learned this round: it
+     * is waited for, up to {@code --patience} after the cancel. Ending before would leave nobody to
+     * tell a master that fails over meanwhile that the job is over: the worker's agent, back with its
+     * cap, would make it a job of an absent job master, which the master keeps (kit seed 3207).
      */
     private void unanswered(String node, int s) {
-        if (unansweredAtEnd.merge(s, 1, Integer::sum) >= UNANSWERED_AT_END
-                && client.holdings().keySet().stream().noneMatch(u -> u.job().equals(settings.job()))) {
-            say("unconfirmed service=" + s + " node=" + node + " (its end was not learned in " + UNANSWERED_AT_END
-                    + " rounds; the master holds no slot of the job)");
-            services.lost(s);
-            save();
-            endIfReleased();
+        if (unansweredAtEnd.add(s)) {
+            say("waiting service=" + s + " node=" + node + " (its agent does not answer; its end is waited for up to "
+                    + settings.patience().toSeconds() + " s after the cancel)");
         }
     }
 
-    /** Unanswered questions about a cancelled job's service workers, by worker, and how many make one given up. */
-    private final Map<Integer, Integer> unansweredAtEnd = new HashMap<>();
-    private static final int UNANSWERED_AT_END = 3;
+    /** The cancelled job's service workers whose end could not be learned yet (said once each). */
+    private final java.util.Set<Integer> unansweredAtEnd = new java.util.HashSet<>();
 
     /** The agent refused a launch for another reason: the worker waits again, its slot goes back and as many are asked for. */
     private void refused(String node, int i, boolean isService, String why) {
