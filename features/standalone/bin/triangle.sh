@@ -62,7 +62,7 @@ done
 
 echo "== job master: $tasks tasks of 1 s on $agents agents of 4 slots"
 set +e
-java -jar "$jm_jar" --master="$url" --token-file="$work/jm.token" --id=jm-demo --job=demo --tasks="$tasks" \
+java -jar "$jm_jar" --master="$url" --token-file="$work/jm.token" --state="$work/jm.state" --id=jm-demo --job=demo --tasks="$tasks" \
   --slot=cpu=100,mem=256 --command='sleep 1; echo "task $GRANARY_TASK of $GRANARY_TASKS done on $GRANARY_NODE"' \
   2>&1 | sed -u 's/^/[job master] /'
 code=${PIPESTATUS[0]}

@@ -40,7 +40,7 @@ class ClusterIT {
         int code = jm.exit(Duration.ofSeconds(120));
         assertEquals(0, code, jm.toString());
         String out = jm.stdout();
-        assertEquals(50, Pattern.compile("(?m)^finished task=\\d+ node=n\\d code=0").matcher(out).results().count(), out);
+        assertEquals(50, Pattern.compile("(?m)^finished task=\\d+ node=n\\d slot=\\d+ code=0").matcher(out).results().count(), out);
         assertTrue(out.contains("done=50/50"), out);
         // Every worker ran on an agent, with its output in the agent's log directory.
         long logs = 0;
@@ -68,6 +68,10 @@ class ClusterIT {
         ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("features/standalone/bin/triangle.sh").toString(), "8", "2")
                 .directory(root.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("triangle.out").toFile());
         pb.environment().put("TMPDIR", dir.toString()); // its work directory goes into the test's
+        java.util.Set<Path> before;
+        try (var files = Files.list(root)) {
+            before = files.collect(java.util.stream.Collectors.toSet());
+        }
         Process p = pb.start();
         try {
             assertTrue(p.waitFor(150, java.util.concurrent.TimeUnit.SECONDS), "triangle.sh did not end");
@@ -77,6 +81,9 @@ class ClusterIT {
             assertTrue(out.contains("[agent n2] launched"), out);
             assertTrue(out.contains("[master] node=n1 state=live"), out);
             assertTrue(p.descendants().noneMatch(ProcessHandle::isAlive), "the script left processes behind");
+            try (var files = Files.list(root)) {
+                assertEquals(before, files.collect(java.util.stream.Collectors.toSet()), "the script wrote outside its work directory");
+            }
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
