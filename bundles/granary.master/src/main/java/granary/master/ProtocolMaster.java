@@ -840,6 +840,22 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         sync(units, nodes, true);
     }
 
+    /**
+     * The slots kept for a returning agent leave the job masters' mirrors before the engine grants
+     * what the agent still runs (counted from there on): counting both told a job master twice the
+     * slots it held there, and it gave the surplus back — the running services' slots. The pair is
+     * in the next hint either way, with its count then (the kept slots forgotten: fewer). Under the lock.
+     */
+    private void unkept(List<Adoption> kept) {
+        long now = clock.millis();
+        for (Adoption a : kept) {
+            JobMasterPeer j = jobMasterOf(a.unit().job());
+            if (j != null) {
+                j.set(a.unit(), a.node(), j.placements.getOrDefault(a.unit(), Map.of()).getOrDefault(a.node(), 0) - a.slots(), now);
+            }
+        }
+    }
+
     /** The placements of {@code p}'s units from the engine, plus online slots kept for agents that have not returned. Under the lock, on the engine thread. */
     private void fillPlacements(JobMasterPeer p, EngineView v) {
         p.placements.clear();
@@ -1200,10 +1216,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }));
         Recovered.AgentReturn back;
         synchronized (lock) {
+            List<Adoption> keptHere = recovered.awaiting().stream().filter(a -> a.node().equals(node.name())).toList();
             back = recovered.agentReturned(node.name(), caps, kinds::get, jm -> {
                 JobMasterPeer j = jobMasters.get(jm);
                 return j != null && j.requestIncarnation >= 0;
             }, knownJobs::contains);
+            unkept(keptHere);
             for (JobSpec m : back.mocks()) {
                 // Case 17, agent first: its online caps of a job master that has not come back hold as a mock.
                 // (A deferred job coming back has its owner already.)
@@ -1503,8 +1521,19 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
             poll.complete(Reply.empty());
-        }, Math.min(waitMillis, Paths.MAX_WAIT_MILLIS), TimeUnit.MILLISECONDS);
+        }, Math.min(waitMillis, longestWait(peer)), TimeUnit.MILLISECONDS);
         return poll;
+    }
+
+    /**
+     * How long a poll of {@code peer} may wait: at most half its timeout. A peer is seen when it
+     * polls, so a poll parked longer than the timeout would have a live job master with nothing to
+     * hear declared lost (a job master started again, waiting for one task's end, was taken for
+     * lost and started again every 5 s).
+     */
+    private long longestWait(Peer peer) {
+        java.time.Duration timeout = peer instanceof AgentPeer ? options.agentTimeout() : options.jobMasterTimeout();
+        return Math.min(Paths.MAX_WAIT_MILLIS, Math.max(500, timeout.toMillis() / 2));
     }
 
     /** The agent or job master {@code who} is, or null. Under the lock. */

@@ -289,6 +289,80 @@ class RecoveryRulesTest {
         }
     }
 
+    /**
+     * Case 13 on the master's side: the window closes without agent n1, whose online slots the job
+     * master's holdings keep; when n1 registers with its caps, the job master is told n1 holds the
+     * service's 2 slots — never 4 (the kept slots and the engine's adoption of the same workers
+     * counted twice made the sample job master give the surplus back: the running services' slots).
+     */
+    @Test
+    void anAgentBackAfterTheWindowTakesItsKeptSlotsAndItsJobMasterIsToldTheirCountOnce() throws Exception {
+        MasterHarness w = new MasterHarness(MasterOptions.defaults().withIncarnation(79)
+                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)).withManualTicks(),
+                Recovery.of(new RecoveryOptions(Duration.ofSeconds(5), Duration.ofSeconds(1), false)));
+        others.add(w);
+        UnitId svc = new UnitId("j1", "svc");
+        // with a batch unit n2 can run: the job is in the engine while n1 is away (not deferred)
+        JobSpec job = JobSpec.of("j1", "default", UnitSpec.builder("svc").slot(SLOT).desired(2).kind(UnitKind.ONLINE).build(),
+                UnitSpec.builder("tasks").slot(SLOT).desired(1).build());
+        SyncLink n2 = w.link(Role.AGENT, "n2", 1);
+        assertFalse(n2.send(register("n2", 400)).isRefusal());
+        SyncLink jm = w.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(new Request(true, List.of(job), List.of(), List.of(), List.of(),
+                List.of(new Request.Holding(svc, "n1", 2)))).isRefusal());
+        w.clock.advance(6_000);
+        w.master.tick(); // the window closes without n1: its 2 service slots are kept for it
+        assertEquals(Map.of(), w.live.<Map<String, Integer>>query(v -> v.unit(svc) == null ? Map.of() : v.unit(svc).allocations()),
+                "kept out of the engine");
+        drain(jm);
+
+        // the job master's poll waits at the master as n1 registers: a hint written mid-way reaches it at once
+        var parked = java.util.concurrent.CompletableFuture.supplyAsync(() -> jm.poll(5_000));
+        Thread.sleep(300);
+        SyncLink n1 = w.link(Role.AGENT, "n1", 1);
+        assertFalse(n1.send(new Register("n1", "r1", Map.of(), Resources.of(400, 1024), "http://127.0.0.1:9/n1",
+                List.of(new Cap.Grant("jm1", svc, 2, key(w, "jm1"), SLOT, true),
+                        new Cap.Grant("jm1", new UnitId("j1", "tasks"), 2, key(w, "jm1"), SLOT, false)))).isRefusal());
+        Cap first = next(n1, Cap.class);
+        assertTrue(first.full());
+        assertEquals(2, first.grants().stream().filter(g -> g.unit().equals(svc)).mapToInt(Cap.Grant::slots).sum(), first.toString());
+        List<Hint> hints = new ArrayList<>();
+        parked.get(10, java.util.concurrent.TimeUnit.SECONDS).ifPresent(e -> hints.add((Hint) e.message()));
+        hints.addAll(drain(jm));
+        List<Integer> told = new ArrayList<>();
+        hints.forEach(x -> x.placements().stream().filter(pl -> pl.unit().equals(svc) && pl.node().equals("n1"))
+                .forEach(pl -> told.add(pl.slots())));
+        assertFalse(told.isEmpty(), "the job master is told n1 is back with its slots: " + hints);
+        assertTrue(told.stream().allMatch(n -> n <= 2), "told " + told + " slots on n1: more than the 2 it holds there");
+        assertEquals(2, told.get(told.size() - 1), "told " + told);
+        assertEquals(Map.of("n1", 2), w.live.<Map<String, Integer>>query(v -> v.unit(svc).allocations()));
+        assertEquals(2, w.live.<Integer>query(v -> v.unit(svc).desired()));
+    }
+
+    /**
+     * A job master is seen when it polls: a poll that asks to wait longer than half its timeout is
+     * answered (empty) by then, so a live job master with nothing to hear polls again in time and is
+     * never declared lost for its long poll.
+     */
+    @Test
+    void aPollWaitsAtMostHalfThePeersTimeoutSoThatAQuietJobMasterIsNotTakenForLost() throws Exception {
+        MasterHarness w = new MasterHarness(MasterOptions.defaults().withIncarnation(80)
+                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(4)).withManualTicks());
+        others.add(w);
+        SyncLink jm = w.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(full(batch("j1", 1))).isRefusal());
+        drain(jm);
+        long t0 = System.nanoTime();
+        assertTrue(jm.poll(20_000).isEmpty(), "nothing to hear");
+        long waited = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(waited < 10_000, "a poll asking for 20 s waited " + waited + " ms at a master whose job master timeout is 4 s");
+        w.clock.advance(3_000);
+        assertTrue(jm.poll(20_000).isEmpty());
+        w.clock.advance(3_000);
+        w.master.tick(); // 6 s since its first poll, 3 s since its last: not lost
+        assertTrue(w.master.jobMasters().stream().allMatch(p -> p.state().equals("live")), w.master.jobMasters().toString());
+    }
+
     // ---- helpers -----------------------------------------------------------------------------------
 
     private static Register register(String node, long cpu) {
