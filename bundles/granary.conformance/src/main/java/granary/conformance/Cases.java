@@ -171,6 +171,13 @@ public final class Cases {
             w.run(7_500);
             expectKept(w, n, "j1", 4);
         }));
+        c.add(c("13p", "M failover + A timeout by a pause", "an agent paused (SIGSTOP) 9 s; the master restarts meanwhile", w -> {
+            String n = busiest(w, "j1");
+            w.pause(n, 9_000);
+            w.restartMaster();
+            w.run(7_500);
+            expectKept(w, n, "j1", 4);
+        }));
         c.add(c("14", "M + AM + A failover", "master, jm1 and an agent restart", w -> {
             w.restartMaster();
             w.restartJobMaster("jm1");

@@ -730,6 +730,7 @@ public final class SampleJobMaster implements Listener {
 
     /** Gives back {@code slots} slots on {@code node} (the unit then wants that many fewer). */
     private void give(UnitId u, String node, int slots) {
+        say("giving-back unit=" + u + " node=" + node + " slots=" + slots);
         client.release(u, node, slots).whenComplete((v, ex) -> {
             if (ex != null) {
                 err.accept("granary-jobmaster: cannot give back " + slots + " slots on node " + node + ": " + cause(ex).getMessage());

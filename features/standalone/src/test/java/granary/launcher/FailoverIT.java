@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * a master, two agents and the sample job master with two online workers and a batch of 12 tasks;
  * the master, an agent or the job master is killed with -9 or frozen past its timeout, an agent is
  * started again while no master answers or with a torn checkpoint, and what must hold is checked on
- * the OS: online workers keep their PIDs, no task runs twice, no worker outlives its job. Rows P8–P10
+ * the OS: online workers keep their PIDs, no task runs twice, no worker outlives its job. Rows P8–P17
  * run in the kit only (the suite's time). Felix run only: the recovery code is the same bundles in
  * both runtimes, and each scenario takes 15–30 s. The processes' output is kept in
  * target/failover-logs/P1..P7.

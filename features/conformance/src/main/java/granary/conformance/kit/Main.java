@@ -31,7 +31,7 @@ public final class Main {
             "  --seed S        seed of the first schedule (default 1); schedule i uses seed S+i, so a",
             "                  failing seed is a reproduction: --seed <it> --schedules 1",
             "  --report FILE   also write the results as JSON",
-            "  --processes     also run the real-process scenarios on this machine (rows P1-P10: kill -9 of",
+            "  --processes     also run the real-process scenarios on this machine (rows P1-P17: kill -9 of",
             "                  the master, an agent, the job master, each started again; agents and job masters",
             "                  frozen past their timeouts; a torn agent checkpoint; a master with another secret;",
             "                  up to a minute each); they listen on 127.0.0.1 only and kill every process they start",

@@ -75,7 +75,8 @@ public final class ProcessScenarios {
     }
 
     /** The rows' ids, in the order {@link #all()} runs them. */
-    public static final List<String> IDS = List.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10");
+    public static final List<String> IDS = List.of("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10",
+            "P11", "P12", "P13", "P14", "P15", "P16", "P17");
 
     /** Runs every scenario, one after the other. */
     public List<Cases.Outcome> all() {
@@ -86,7 +87,10 @@ public final class ProcessScenarios {
     public List<Cases.Outcome> rows(List<String> ids) {
         List<Supplier<Cases.Outcome>> rows = List.of(this::masterKill, this::agentKill, this::jobMasterKill, this::jobMasterTimeout,
                 this::agentStoppedPastItsTimeout, this::agentRestartedWhileTheMasterIsDown, this::tornAgentCheckpoint,
-                this::masterWithAnotherSecret, this::masterAndJobMasterKill, this::masterKillWhileTheJobMasterIsStopped);
+                this::masterWithAnotherSecret, this::masterAndJobMasterKill, this::masterKillWhileTheJobMasterIsStopped,
+                this::jobMasterAndAgentKill, this::jobMasterKillWhileAnAgentIsLost, this::jobMasterTimeoutWhileAnAgentRestarts,
+                this::jobMasterAndAgentTimeout, this::masterKillWhileAnAgentIsStopped, this::masterAndJobMasterKillWhileAnAgentIsStopped,
+                this::masterKillWhileTheJobMasterAndAnAgentAreStopped);
         List<Cases.Outcome> out = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++) {
             if (ids.isEmpty() || ids.contains(IDS.get(i))) {
@@ -183,7 +187,7 @@ public final class ProcessScenarios {
                         signal("CONT", jm.process().pid());
                     }
                     int code = jm.exit(LONG);
-                    s.check(code == 7 && jm.stdout().contains("fenced "), "the resumed job master was not fenced (exit " + code + "): " + jm);
+                    s.check(stoppedForItsSuccessor(code, jm), "the resumed job master was not fenced (exit " + code + "): " + jm);
                     s.keptServices(read(restarted), pids);
                     s.clean(pids, read(restarted));
                 });
@@ -377,6 +381,248 @@ public final class ProcessScenarios {
                 });
     }
 
+    /** Spec case 6: the job master and the agent of a service's node killed with -9 together; the agent started again, then the job master. */
+    public Cases.Outcome jobMasterAndAgentKill() {
+        return run("P11", "AM + A kill -9 (real processes)", "job master and the agent of a service's node -9; both started again",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle();
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    Map<Integer, String> where = serviceNodes(jm.stdout());
+                    String node = where.get(0);
+                    kill9(jm.process().toHandle());
+                    kill9(s.agents.get(node).process().toHandle());
+                    long t0 = System.nanoTime();
+                    Cluster.Proc agent = s.restartAgent(node);
+                    Cluster.Proc again = s.jobMasterAgain();
+                    await("the restarted agent of " + node + " registered", () -> agent.stdout().contains("registered node=" + node + " ")
+                            || !agent.process().isAlive(), agent::toString, LONG);
+                    s.servicesAlive(pids, "the kill -9 of their job master and of the agent of " + node);
+                    s.adoptedServicesOf(node, where, agent);
+                    s.check(again.exit(LONG) == 0, "the restarted job master did not finish the batch: " + again);
+                    t.put("batchDoneMillis", ms(System.nanoTime() - t0));
+                    s.keptServices(again.stdout(), pids);
+                    s.finished(again, pids);
+                });
+    }
+
+    /**
+     * Spec case 7: the agent of a service's node frozen past its 5 s timeout; while the master lists
+     * it lost, the job master is killed with -9 and started again; then the agent is resumed.
+     */
+    public Cases.Outcome jobMasterKillWhileAnAgentIsLost() {
+        return run("P12", "AM kill -9 while an A is lost (proc.)", "agent SIGSTOP past its 5 s timeout; job master -9, started again; SIGCONT",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle(List.of(WINDOW, "--config=granary.master:agentTimeoutSeconds=5"), CAPACITY);
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    String node = serviceNodes(jm.stdout()).get(0);
+                    Cluster.Proc agent = s.agents.get(node);
+                    long t0 = System.nanoTime();
+                    Cluster.Proc again;
+                    signal("STOP", agent.process().pid());
+                    try {
+                        s.cluster.console("granary:agents", "node=" + node + " state=lost");
+                        t.put("lostMillis", ms(System.nanoTime() - t0));
+                        kill9(jm.process().toHandle());
+                        again = s.jobMasterAgain();
+                        await("the restarted job master sent its full request", () -> again.stdout().contains("registered ")
+                                || again.stdout().contains("submitted job=") || again.stdout().contains("resumed job=")
+                                || !again.process().isAlive(), again::toString, LONG);
+                        s.servicesAlive(pids, "their job master's kill -9 while node " + node + " was lost");
+                    } finally {
+                        signal("CONT", agent.process().pid());
+                        s.lostNodes.put(node, System.currentTimeMillis());
+                    }
+                    s.cluster.console("granary:agents", "node=" + node + " state=live");
+                    t.put("liveAgainMillis", ms(System.nanoTime() - t0));
+                    s.check(again.exit(LONG) == 0, "the restarted job master did not finish the batch: " + again);
+                    s.keptServices(again.stdout(), pids);
+                    s.finished(again, pids);
+                });
+    }
+
+    /**
+     * Spec case 8: a restartable job master frozen past its 5 s timeout while the agent of a
+     * service's node is killed with -9 and started again; the master starts the job master again.
+     */
+    public Cases.Outcome jobMasterTimeoutWhileAnAgentRestarts() {
+        return run("P13", "AM timeout while an A restarts (proc.)", "job master SIGSTOP past its 5 s timeout; agent -9, started again; SIGCONT later",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle(List.of(WINDOW, "--config=granary.master:jobMasterTimeoutSeconds=5"),
+                            CAPACITY_WITH_ROOM, "--restartable=cpu=50,mem=256");
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    Map<Integer, String> where = serviceNodes(jm.stdout());
+                    String node = where.get(0);
+                    long t0 = System.nanoTime();
+                    signal("STOP", jm.process().pid());
+                    Path restarted;
+                    try {
+                        kill9(s.agents.get(node).process().toHandle());
+                        Cluster.Proc agent = s.restartAgent(node);
+                        await("the restarted agent of " + node + " registered", () -> agent.stdout().contains("registered node=" + node + " ")
+                                || !agent.process().isAlive(), agent::toString, LONG);
+                        s.adoptedServicesOf(node, where, agent);
+                        await("an agent started the job master again", () -> s.restartLog() != null, () -> s.dir, LONG);
+                        t.put("startedMillis", ms(System.nanoTime() - t0));
+                        restarted = s.restartLog();
+                        await("the restarted job master finished the batch", () -> read(restarted).contains("released job=" + JOB),
+                                () -> read(restarted), LONG);
+                        t.put("batchDoneMillis", ms(System.nanoTime() - t0));
+                    } finally {
+                        signal("CONT", jm.process().pid());
+                    }
+                    int code = jm.exit(LONG);
+                    s.check(stoppedForItsSuccessor(code, jm), "the resumed job master was not fenced (exit " + code + "): " + jm);
+                    s.keptServices(read(restarted), pids);
+                    s.clean(pids, read(restarted));
+                });
+    }
+
+    /**
+     * Spec case 9: the agent of a service's node frozen past its 5 s timeout; once its node is lost,
+     * the restartable job master is frozen past its own; the master starts the job master again on
+     * the other node. The agent is resumed once the new job master runs, the old one after the batch.
+     */
+    public Cases.Outcome jobMasterAndAgentTimeout() {
+        return run("P14", "AM timeout + A timeout (processes)", "agent SIGSTOP past its timeout, then job master SIGSTOP past its own; SIGCONT both",
+                (s, t) -> {
+                    Cluster.Proc jm = s.triangle(List.of(WINDOW, "--config=granary.master:jobMasterTimeoutSeconds=5,agentTimeoutSeconds=5"),
+                            CAPACITY_WITH_ROOM, "--restartable=cpu=50,mem=256");
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    String node = serviceNodes(jm.stdout()).get(0);
+                    Cluster.Proc agent = s.agents.get(node);
+                    long t0 = System.nanoTime();
+                    Path restarted;
+                    signal("STOP", agent.process().pid());
+                    try {
+                        s.cluster.console("granary:agents", "node=" + node + " state=lost");
+                        t.put("lostMillis", ms(System.nanoTime() - t0));
+                        signal("STOP", jm.process().pid());
+                        try {
+                            await("an agent started the job master again", () -> s.restartLog() != null, () -> s.dir, LONG);
+                            t.put("startedMillis", ms(System.nanoTime() - t0));
+                            restarted = s.restartLog();
+                            s.servicesAlive(pids, "the loss of node " + node + " and of their job master");
+                            signal("CONT", agent.process().pid());
+                            s.lostNodes.put(node, System.currentTimeMillis());
+                            s.cluster.console("granary:agents", "node=" + node + " state=live");
+                            t.put("liveAgainMillis", ms(System.nanoTime() - t0));
+                            await("the restarted job master finished the batch", () -> read(restarted).contains("released job=" + JOB),
+                                    () -> read(restarted), LONG);
+                            t.put("batchDoneMillis", ms(System.nanoTime() - t0));
+                        } finally {
+                            signal("CONT", jm.process().pid());
+                        }
+                    } finally {
+                        signal("CONT", agent.process().pid());
+                        s.lostNodes.putIfAbsent(node, System.currentTimeMillis());
+                    }
+                    int code = jm.exit(LONG);
+                    s.check(stoppedForItsSuccessor(code, jm), "the resumed job master was not fenced (exit " + code + "): " + jm);
+                    s.check(agent.process().isAlive(), "the resumed agent of " + node + " exited: " + agent);
+                    s.keptServices(read(restarted), pids);
+                    s.clean(pids, read(restarted));
+                });
+    }
+
+    /**
+     * Spec case 13: the agent of a service's node frozen; the master killed with -9 and started
+     * again; its window closes without that agent, so the job master's holdings keep the service's
+     * slot on the node; the agent, resumed, registers and takes it back (the service is not started
+     * again anywhere).
+     */
+    public Cases.Outcome masterKillWhileAnAgentIsStopped() {
+        return run("P15", "M -9 while an A is stopped (processes)", "agent SIGSTOP; master -9, back; its window closes without the agent; SIGCONT",
+                (s, t) -> masterBackWithoutAnAgent(s, t, false));
+    }
+
+    /** Spec case 15: as case 13, the job master killed with -9 with the master and started again (its holdings from disk). */
+    public Cases.Outcome masterAndJobMasterKillWhileAnAgentIsStopped() {
+        return run("P16", "M + AM -9 while an A is stopped (proc.)", "agent SIGSTOP; master and job master -9, both back; window closes; SIGCONT",
+                (s, t) -> masterBackWithoutAnAgent(s, t, true));
+    }
+
+    private void masterBackWithoutAnAgent(Scenario s, Map<String, Long> t, boolean jobMasterToo) throws Exception {
+        List<String> master = List.of(WINDOW, "--config=granary.master:agentTimeoutSeconds=5");
+        Cluster.Proc jm = s.triangle(master, CAPACITY);
+        Map<Integer, Long> pids = s.serviceRunning();
+        Map<Integer, String> where = serviceNodes(jm.stdout());
+        String node = where.get(0);
+        String other = node.equals("n1") ? "n2" : "n1";
+        Cluster.Proc agent = s.agents.get(node);
+        long t0 = System.nanoTime();
+        signal("STOP", agent.process().pid());
+        try {
+            kill9(s.cluster.master().process().toHandle());
+            if (jobMasterToo) {
+                kill9(jm.process().toHandle());
+            }
+            s.cluster.restartMaster(jars.runtime(), master.toArray(new String[0]));
+            if (jobMasterToo) {
+                jm = s.jobMasterAgain();
+            }
+            // the rebuild lists the nodes that reported; the frozen one stays out past the window
+            s.cluster.console("granary:nodes", other + " ");
+            t.put("rebuiltMillis", ms(System.nanoTime() - t0));
+            Thread.sleep(2000);
+            s.servicesAlive(pids, "the master's kill -9 while the agent of " + node + " was stopped");
+        } finally {
+            signal("CONT", agent.process().pid());
+            s.lostNodes.put(node, System.currentTimeMillis());
+        }
+        s.bothLive();
+        t.put("liveAgainMillis", ms(System.nanoTime() - t0));
+        s.check(agent.process().isAlive(), "the resumed agent of " + node + " exited: " + agent);
+        if (jobMasterToo) {
+            Cluster.Proc again = jm;
+            s.check(again.exit(LONG) == 0, "the restarted job master did not finish the batch: " + again);
+            s.keptServices(again.stdout(), pids);
+        }
+        s.finished(jm, pids);
+    }
+
+    /**
+     * Spec case 17: the job master and the agent of a service's node frozen; the master killed with
+     * -9 and started again; its window closes without either; past the job master timeout (5 s) the
+     * job master is resumed first, then the agent (17a: the job master's holdings keep the agent's
+     * service slot until it returns).
+     */
+    public Cases.Outcome masterKillWhileTheJobMasterAndAnAgentAreStopped() {
+        return run("P17", "M -9 while AM and an A stopped (proc.)", "job master and agent SIGSTOP; master -9, back; AM timeout; SIGCONT AM, then A",
+                (s, t) -> {
+                    List<String> master = List.of(WINDOW, "--config=granary.master:jobMasterTimeoutSeconds=5,agentTimeoutSeconds=5");
+                    Cluster.Proc jm = s.triangle(master, CAPACITY_WITH_ROOM);
+                    Map<Integer, Long> pids = s.serviceRunning();
+                    String node = serviceNodes(jm.stdout()).get(0);
+                    String other = node.equals("n1") ? "n2" : "n1";
+                    Cluster.Proc agent = s.agents.get(node);
+                    long t0 = System.nanoTime();
+                    signal("STOP", agent.process().pid());
+                    try {
+                        signal("STOP", jm.process().pid());
+                        try {
+                            kill9(s.cluster.master().process().toHandle());
+                            s.cluster.restartMaster(jars.runtime(), master.toArray(new String[0]));
+                            s.cluster.console("granary:nodes", other + " ");
+                            t.put("rebuiltMillis", ms(System.nanoTime() - t0));
+                            // the window closed without either; the job master stays away past its 5 s timeout
+                            Thread.sleep(6000);
+                            s.servicesAlive(pids, "the master's kill -9 while their job master and the agent of " + node + " were stopped");
+                        } finally {
+                            signal("CONT", jm.process().pid());
+                        }
+                        s.cluster.console("granary:jobmasters", "id=jm-" + JOB + " state=live");
+                        t.put("jobMasterBackMillis", ms(System.nanoTime() - t0));
+                    } finally {
+                        signal("CONT", agent.process().pid());
+                        s.lostNodes.put(node, System.currentTimeMillis());
+                    }
+                    s.bothLive();
+                    t.put("liveAgainMillis", ms(System.nanoTime() - t0));
+                    s.check(agent.process().isAlive(), "the resumed agent of " + node + " exited: " + agent);
+                    s.finished(jm, pids);
+                });
+    }
+
     // ---- one scenario -------------------------------------------------------------------------
 
     private interface Body {
@@ -428,6 +674,15 @@ public final class ProcessScenarios {
             }
         }
         return Files.createDirectories(dir);
+    }
+
+    /**
+     * A job master resumed after its successor took over stops with code 7: refused by the master
+     * as fenced, or first finding that its successor writes its progress (docs: jobmaster README).
+     */
+    private static boolean stoppedForItsSuccessor(int code, Cluster.Proc jm) {
+        String out = jm.stdout();
+        return code == 7 && (out.contains("fenced ") || out.contains("superseded "));
     }
 
     /** Slot → node of each online worker the job master launched or adopted, from its output. */
