@@ -2,19 +2,13 @@ package granary.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import granary.conformance.kit.processes.Cluster;
@@ -31,8 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MasterFailoverIT {
 
-    private static final Duration BOUND = Duration.ofSeconds(90);
-    private static final Pattern LEADS = Pattern.compile("leads cluster it with epoch (\\d+)");
 
     @TempDir
     Path dir;
@@ -55,23 +47,23 @@ class MasterFailoverIT {
         zk = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1"), true);
         cluster = new Cluster(dir);
         java.nio.file.Path agentToken = cluster.token("agent/n1"); // also creates the secret both masters share
-        int[] ports = {freePort(), freePort()};
+        int[] ports = {HaMasters.freePort(), HaMasters.freePort()};
         String[] urls = {"http://127.0.0.1:" + ports[0], "http://127.0.0.1:" + ports[1]};
-        Cluster.Proc[] masters = {startMaster(0, ports, urls), null};
+        Cluster.Proc[] masters = {HaMasters.start(cluster, dir, zk.getConnectString(), 0, ports, urls), null};
         int leader = 0;
-        long epoch = awaitEpoch(masters[0], 0);
-        masters[1] = startMaster(1, ports, urls);
-        await("master 1 serves as a standby", () -> masters[1].stderr().contains("is a standby of cluster it"), masters[1]);
+        long epoch = HaMasters.awaitEpoch(masters[0], 0);
+        masters[1] = HaMasters.start(cluster, dir, zk.getConnectString(), 1, ports, urls);
+        HaMasters.await("master 1 serves as a standby", () -> masters[1].stderr().contains("is a standby of cluster it"), masters[1]);
         // the standby first in the list: the agent follows its pointer to the leader
         Cluster.Proc agent = cluster.start("agent n1", Cluster.AGENT_JAR, List.of("--master=" + urls[1] + "," + urls[0],
                 "--node=n1", "--room=r1", "--capacity=cpu=400,mem=4096", "--token-file=" + agentToken,
                 "--work-dir=" + dir.resolve("n1"), "--heartbeat=200ms"));
-        await("the agent registers with the leader", () -> registrations(agent, urls[0]) == 1, agent);
+        HaMasters.await("the agent registers with the leader", () -> registrations(agent, urls[0]) == 1, agent);
         // load through the failovers: the sample job master runs a batch on the agent, given both masters
         Cluster.Proc jm = cluster.start("job master ha", Cluster.JOB_MASTER_JAR, List.of("--master=" + urls[1] + "," + urls[0],
                 "--token-file=" + cluster.token("job-master/jm-ha"), "--job=ha", "--tasks=60", "--slot=cpu=100,mem=256",
                 "--command=sleep 1", "--patience=120", "--timeout=240", "--workdir=" + dir));
-        await("the job master's batch runs", () -> jm.stdout().contains("finished task="), jm);
+        HaMasters.await("the job master's batch runs", () -> jm.stdout().contains("finished task="), jm);
 
         List<Long> takeovers = new ArrayList<>();
         List<Long> recoveries = new ArrayList<>();
@@ -82,13 +74,13 @@ class MasterFailoverIT {
             masters[leader].process().destroyForcibly(); // SIGKILL: no step-down, the session just expires
             masters[leader].process().waitFor();
             Cluster.Proc next = masters[standby];
-            await("the agent registers with the new leader " + urls[standby],
+            HaMasters.await("the agent registers with the new leader " + urls[standby],
                     () -> registrations(agent, urls[standby]) > before, agent);
             long ms = (System.nanoTime() - killed) / 1_000_000;
-            long newEpoch = awaitEpoch(next, epoch);
+            long newEpoch = HaMasters.awaitEpoch(next, epoch);
             assertTrue(newEpoch > epoch, "epoch " + newEpoch + " after " + epoch);
             // full recovery: the new leader's window closed and it rebuilt (its recovery state metric says serving)
-            await("the new leader " + urls[standby] + " serves (recovery window closed, rebuilt)", () -> serving(urls[standby]), next);
+            HaMasters.await("the new leader " + urls[standby] + " serves (recovery window closed, rebuilt)", () -> HaMasters.serving(urls[standby]), next);
             long full = (System.nanoTime() - killed) / 1_000_000;
             System.out.println("granary-ha takeover round " + round + ": " + ms + " ms (leader killed -> new leader "
                     + urls[standby] + " accepted the agent's registration; epoch " + epoch + " -> " + newEpoch + "), "
@@ -96,9 +88,9 @@ class MasterFailoverIT {
             takeovers.add(ms);
             recoveries.add(full);
             epoch = newEpoch;
-            masters[leader] = startMaster(leader, ports, urls); // back as the standby, with empty memory
+            masters[leader] = HaMasters.start(cluster, dir, zk.getConnectString(), leader, ports, urls); // back as the standby, with empty memory
             Cluster.Proc restarted = masters[leader];
-            await("the killed master comes back as a standby", () -> restarted.stderr().contains("is a standby of cluster it"),
+            HaMasters.await("the killed master comes back as a standby", () -> restarted.stderr().contains("is a standby of cluster it"),
                     restarted);
             leader = standby;
         }
@@ -123,51 +115,16 @@ class MasterFailoverIT {
         zk = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, 200, -1, Map.of(), "127.0.0.1"), true);
         cluster = new Cluster(dir);
         cluster.token("agent/n1"); // creates the secret
-        int[] ports = {freePort()};
+        int[] ports = {HaMasters.freePort()};
         String[] urls = {"http://127.0.0.1:" + ports[0]};
-        Cluster.Proc master = startMaster(0, ports, urls);
-        awaitEpoch(master, 0);
+        Cluster.Proc master = HaMasters.start(cluster, dir, zk.getConnectString(), 0, ports, urls);
+        HaMasters.awaitEpoch(master, 0);
         zk.stop();   // the ensemble goes away: the leader's connection is suspended, then lost
-        assertTrue(master.process().waitFor(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS),
+        assertTrue(master.process().waitFor(HaMasters.BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS),
                 "the leader halted after losing ZooKeeper: " + master);
         assertEquals(75, master.process().exitValue(), master.toString());
         assertTrue(master.stderr().contains("stepped down as leader of cluster it") && master.stderr().contains("exiting with code 75"),
                 master.stderr());
-    }
-
-    private Cluster.Proc startMaster(int i, int[] ports, String[] urls) throws IOException {
-        return cluster.start("master " + i + "-" + System.nanoTime(), It.runnableJar(), List.of("--demo=false", "--piped",
-                "--listen=127.0.0.1:" + ports[i], "--secret=" + dir.resolve("granary.secret"),
-                "--zk=" + zk.getConnectString(), "--ha-cluster=it", "--advertise=" + urls[i],
-                "--config=granary.master:haSessionTimeoutMs=2000"));
-    }
-
-    /** True if the master at {@code url} says, in its metrics, that it serves: its recovery window closed and it rebuilt. */
-    private static boolean serving(String url) {
-        try {
-            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(url + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 && r.body().contains("granary_master_recovery_state{state=\"serving\"} 1");
-        } catch (IOException ex) {
-            return false;
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** The epoch the master reports when it leads, larger than {@code after}. */
-    private static long awaitEpoch(Cluster.Proc master, long after) throws InterruptedException {
-        long[] found = {0};
-        await(master.name() + " leads with an epoch above " + after, () -> {
-            Matcher m = LEADS.matcher(master.stderr());
-            while (m.find()) {
-                found[0] = Math.max(found[0], Long.parseLong(m.group(1)));
-            }
-            return found[0] > after;
-        }, master);
-        return found[0];
     }
 
     private static int registrations(Cluster.Proc agent, String url) {
@@ -178,22 +135,5 @@ class MasterFailoverIT {
             n++;
         }
         return n;
-    }
-
-    private static void await(String what, BooleanSupplier done, Cluster.Proc shown) throws InterruptedException {
-        long end = System.nanoTime() + BOUND.toNanos();
-        while (System.nanoTime() < end) {
-            if (done.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(20); // child processes: polled, with a deadline
-        }
-        fail(what + ": not within " + BOUND + "\n" + shown);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

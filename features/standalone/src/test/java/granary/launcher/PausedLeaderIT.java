@@ -17,8 +17,6 @@ import granary.protocol.link.Paths;
 import granary.protocol.link.Reply;
 import granary.protocol.link.Tokens;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,9 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
@@ -62,10 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PausedLeaderIT {
 
-    private static final Duration BOUND = Duration.ofSeconds(90);
     private static final int ROUNDS = Integer.getInteger("granary.haRounds", 3);
     private static final int PROBES = 3;
-    private static final Pattern LEADS = Pattern.compile("leads cluster it with epoch (\\d+)");
     private static final WireCodec JOB_MASTER = new WireCodec(Role.JOB_MASTER);
 
     @TempDir
@@ -105,13 +98,13 @@ class PausedLeaderIT {
         Path agentToken = cluster.token("agent/n1"); // also creates the secret both masters share
         tokens = Tokens.fromFile(dir.resolve("granary.secret"));
         String operator = tokens.issue("operator/it");
-        int[] ports = {freePort(), freePort()};
+        int[] ports = {HaMasters.freePort(), HaMasters.freePort()};
         String[] urls = {"http://127.0.0.1:" + ports[0], "http://127.0.0.1:" + ports[1]};
-        Cluster.Proc[] masters = {startMaster(0, ports, urls), null};
+        Cluster.Proc[] masters = {HaMasters.start(cluster, dir, zk.getConnectString(), 0, ports, urls), null};
         int leader = 0;
-        long epoch = awaitEpoch(masters[0], 0);
-        masters[1] = startMaster(1, ports, urls);
-        await("master 1 serves as a standby", () -> masters[1].stderr().contains("is a standby of cluster it"), masters[1]);
+        long epoch = HaMasters.awaitEpoch(masters[0], 0);
+        masters[1] = HaMasters.start(cluster, dir, zk.getConnectString(), 1, ports, urls);
+        HaMasters.await("master 1 serves as a standby", () -> masters[1].stderr().contains("is a standby of cluster it"), masters[1]);
         Cluster.Proc agent = cluster.start("agent n1", Cluster.AGENT_JAR, List.of("--master=" + urls[1] + "," + urls[0],
                 "--node=n1", "--room=r1", "--capacity=cpu=10000,mem=65536", "--token-file=" + agentToken,
                 "--work-dir=" + dir.resolve("n1"), "--heartbeat=200ms"));
@@ -124,12 +117,12 @@ class PausedLeaderIT {
             int standby = 1 - leader;
             String old = urls[leader];
             Cluster.Proc oldProc = masters[leader];
-            await("the leader " + old + " serves (recovery window closed, rebuilt)", () -> serving(old), oldProc);
+            HaMasters.await("the leader " + old + " serves (recovery window closed, rebuilt)", () -> HaMasters.serving(old), oldProc);
 
             // the standby's API points a write at the leader (503 until it has read the leader's znode)
             String standbyUrl = urls[standby];
             List<HttpResponse<String>> atStandby = new ArrayList<>();
-            await("the standby " + standbyUrl + " answers a write 307", () -> {
+            HaMasters.await("the standby " + standbyUrl + " answers a write 307", () -> {
                 HttpResponse<String> r = apiWrite(standbyUrl, operator, "standby").join();
                 atStandby.add(r);
                 assertTrue(r.statusCode() == 307 || r.statusCode() == 503, "a standby's answer to a write: " + r.statusCode() + " " + r.body());
@@ -142,7 +135,7 @@ class PausedLeaderIT {
             long pid = oldProc.process().pid();
             signal("STOP", pid);
             long stopped = System.nanoTime();
-            long newEpoch = awaitEpoch(masters[standby], epoch);
+            long newEpoch = HaMasters.awaitEpoch(masters[standby], epoch);
             long takeover = (System.nanoTime() - stopped) / 1_000_000;
             // fired at the frozen leader: they wait in its listen backlog and are read when it resumes
             List<Probe> probes = new ArrayList<>(fire(old, operator, "r" + round + "-q"));
@@ -150,7 +143,7 @@ class PausedLeaderIT {
             long resumed = System.nanoTime();
             probes.addAll(fire(old, operator, "r" + round + "-c"));
 
-            int exit = oldProc.exit(BOUND);
+            int exit = oldProc.exit(HaMasters.BOUND);
             long halted = (System.nanoTime() - resumed) / 1_000_000;
             List<String> outcomes = new ArrayList<>();
             Map<String, Integer> byStatus = new java.util.TreeMap<>();
@@ -182,9 +175,9 @@ class PausedLeaderIT {
             rounds.add(line);
 
             epoch = newEpoch;
-            masters[leader] = startMaster(leader, ports, urls); // back as the standby, with empty memory
+            masters[leader] = HaMasters.start(cluster, dir, zk.getConnectString(), leader, ports, urls); // back as the standby, with empty memory
             Cluster.Proc restarted = masters[leader];
-            await("the old leader comes back as a standby", () -> restarted.stderr().contains("is a standby of cluster it"), restarted);
+            HaMasters.await("the old leader comes back as a standby", () -> restarted.stderr().contains("is a standby of cluster it"), restarted);
             leader = standby;
         }
         System.out.println("granary-ha paused leader: " + ROUNDS + " rounds, calls at the resumed old leader: " + accepted
@@ -207,11 +200,11 @@ class PausedLeaderIT {
                 List.of(), List.of(), List.of())).get(30, TimeUnit.SECONDS);
         assertEquals(200, request.statusCode(), "the serving leader takes a job master's full request: " + request.body());
         String unit = "cap unit=ctl-r" + round + "/tasks";
-        await("the serving leader's grant reaches the agent", () -> agent.stdout().contains(unit + " slots=1"), agent);
+        HaMasters.await("the serving leader's grant reaches the agent", () -> agent.stdout().contains(unit + " slots=1"), agent);
         HttpResponse<String> cancel = message(url, jm, incarnation, 2, new Request(false, List.of(), List.of(),
                 List.of("ctl-r" + round), List.of())).get(30, TimeUnit.SECONDS);
         assertEquals(200, cancel.statusCode(), cancel.body());
-        await("the cancelled control job's cap is withdrawn at the agent", () -> agent.stdout().contains(unit + " slots=0"), agent);
+        HaMasters.await("the cancelled control job's cap is withdrawn at the agent", () -> agent.stdout().contains(unit + " slots=0"), agent);
     }
 
     /**
@@ -253,13 +246,6 @@ class PausedLeaderIT {
         return JobSpec.of(id, "root.it", UnitSpec.builder("tasks").slot(100, 16).desired(1).build());
     }
 
-    private Cluster.Proc startMaster(int i, int[] ports, String[] urls) throws IOException {
-        return cluster.start("master " + i + "-" + System.nanoTime(), It.runnableJar(), List.of("--demo=false", "--piped",
-                "--listen=127.0.0.1:" + ports[i], "--secret=" + dir.resolve("granary.secret"),
-                "--zk=" + zk.getConnectString(), "--ha-cluster=it", "--advertise=" + urls[i],
-                "--config=granary.master:haSessionTimeoutMs=2000"));
-    }
-
     /** Sends SIGSTOP or SIGCONT to {@code pid} with kill(1), as the conformance kit's process scenarios do. */
     private static void signal(String name, long pid) throws IOException, InterruptedException {
         Process k = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
@@ -268,49 +254,5 @@ class PausedLeaderIT {
             fail("kill -" + name + " " + pid + " did not return within 10 s");
         }
         assertEquals(0, k.exitValue(), "kill -" + name + " " + pid);
-    }
-
-    /** True if the master at {@code url} says, in its metrics, that it serves: its recovery window closed and it rebuilt. */
-    private boolean serving(String url) {
-        try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 && r.body().contains("granary_master_recovery_state{state=\"serving\"} 1");
-        } catch (IOException ex) {
-            return false;
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** The epoch the master reports when it leads, larger than {@code after}. */
-    private static long awaitEpoch(Cluster.Proc master, long after) throws InterruptedException {
-        long[] found = {0};
-        await(master.name() + " leads with an epoch above " + after, () -> {
-            Matcher m = LEADS.matcher(master.stderr());
-            while (m.find()) {
-                found[0] = Math.max(found[0], Long.parseLong(m.group(1)));
-            }
-            return found[0] > after;
-        }, master);
-        return found[0];
-    }
-
-    private static void await(String what, BooleanSupplier done, Cluster.Proc shown) throws InterruptedException {
-        long end = System.nanoTime() + BOUND.toNanos();
-        while (System.nanoTime() < end) {
-            if (done.getAsBoolean()) {
-                return;
-            }
-            Thread.sleep(20); // child processes: polled, with a deadline
-        }
-        fail(what + ": not within " + BOUND + "\n" + shown);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -175,21 +175,12 @@ public final class ProcessScenarios {
                     signal("STOP", jm.process().pid());
                     Path restarted;
                     try {
-                        // Not the console's state=restarting: on a quiet machine the restart can run the batch
-                        // to its end between two polls. The agent's log of the process it started is the proof.
-                        await("an agent started the job master again", () -> s.restartLog() != null, () -> s.dir, LONG);
-                        t.put("startedMillis", ms(System.nanoTime() - t0));
-                        restarted = s.restartLog();
-                        await("the restarted job master finished the batch", () -> read(restarted).contains("released job=" + JOB),
-                                () -> read(restarted), LONG);
-                        t.put("batchDoneMillis", ms(System.nanoTime() - t0));
+                        restarted = startedAgain(s, t, t0);
+                        batchDone(restarted, t, t0);
                     } finally {
                         signal("CONT", jm.process().pid());
                     }
-                    int code = jm.exit(LONG);
-                    s.check(stoppedForItsSuccessor(code, jm), "the resumed job master was not fenced (exit " + code + "): " + jm);
-                    s.keptServices(read(restarted), pids);
-                    s.clean(pids, read(restarted));
+                    successorTookOver(s, jm, restarted, pids);
                 });
     }
 
@@ -461,19 +452,12 @@ public final class ProcessScenarios {
                         await("the restarted agent of " + node + " registered", () -> agent.stdout().contains("registered node=" + node + " ")
                                 || !agent.process().isAlive(), agent::toString, LONG);
                         s.adoptedServicesOf(node, where, agent);
-                        await("an agent started the job master again", () -> s.restartLog() != null, () -> s.dir, LONG);
-                        t.put("startedMillis", ms(System.nanoTime() - t0));
-                        restarted = s.restartLog();
-                        await("the restarted job master finished the batch", () -> read(restarted).contains("released job=" + JOB),
-                                () -> read(restarted), LONG);
-                        t.put("batchDoneMillis", ms(System.nanoTime() - t0));
+                        restarted = startedAgain(s, t, t0);
+                        batchDone(restarted, t, t0);
                     } finally {
                         signal("CONT", jm.process().pid());
                     }
-                    int code = jm.exit(LONG);
-                    s.check(stoppedForItsSuccessor(code, jm), "the resumed job master was not fenced (exit " + code + "): " + jm);
-                    s.keptServices(read(restarted), pids);
-                    s.clean(pids, read(restarted));
+                    successorTookOver(s, jm, restarted, pids);
                 });
     }
 
@@ -498,17 +482,13 @@ public final class ProcessScenarios {
                         t.put("lostMillis", ms(System.nanoTime() - t0));
                         signal("STOP", jm.process().pid());
                         try {
-                            await("an agent started the job master again", () -> s.restartLog() != null, () -> s.dir, LONG);
-                            t.put("startedMillis", ms(System.nanoTime() - t0));
-                            restarted = s.restartLog();
+                            restarted = startedAgain(s, t, t0);
                             s.servicesAlive(pids, "the loss of node " + node + " and of their job master");
                             signal("CONT", agent.process().pid());
                             s.lostNodes.put(node, System.currentTimeMillis());
                             s.cluster.console("granary:agents", "node=" + node + " state=live");
                             t.put("liveAgainMillis", ms(System.nanoTime() - t0));
-                            await("the restarted job master finished the batch", () -> read(restarted).contains("released job=" + JOB),
-                                    () -> read(restarted), LONG);
-                            t.put("batchDoneMillis", ms(System.nanoTime() - t0));
+                            batchDone(restarted, t, t0);
                         } finally {
                             signal("CONT", jm.process().pid());
                         }
@@ -516,11 +496,8 @@ public final class ProcessScenarios {
                         signal("CONT", agent.process().pid());
                         s.lostNodes.putIfAbsent(node, System.currentTimeMillis());
                     }
-                    int code = jm.exit(LONG);
-                    s.check(stoppedForItsSuccessor(code, jm), "the resumed job master was not fenced (exit " + code + "): " + jm);
                     s.check(agent.process().isAlive(), "the resumed agent of " + node + " exited: " + agent);
-                    s.keptServices(read(restarted), pids);
-                    s.clean(pids, read(restarted));
+                    successorTookOver(s, jm, restarted, pids);
                 });
     }
 
@@ -674,6 +651,30 @@ public final class ProcessScenarios {
             }
         }
         return Files.createDirectories(dir);
+    }
+
+    /** The job master the master started again (case 3), once an agent started it: its log; {@code startedMillis}. */
+    private static Path startedAgain(Scenario s, Map<String, Long> t, long t0) throws InterruptedException {
+        // Not the console's state=restarting: on a quiet machine the restart can run the batch
+        // to its end between two polls. The agent's log of the process it started is the proof.
+        await("an agent started the job master again", () -> s.restartLog() != null, () -> s.dir, LONG);
+        t.put("startedMillis", ms(System.nanoTime() - t0));
+        return s.restartLog();
+    }
+
+    /** The restarted job master (its log {@code restarted}) finished the batch; {@code batchDoneMillis}. */
+    private static void batchDone(Path restarted, Map<String, Long> t, long t0) throws InterruptedException {
+        await("the restarted job master finished the batch", () -> read(restarted).contains("released job=" + JOB),
+                () -> read(restarted), LONG);
+        t.put("batchDoneMillis", ms(System.nanoTime() - t0));
+    }
+
+    /** The frozen job master {@code old}, resumed, stopped for its successor; the successor kept the services and ended the job cleanly. */
+    private static void successorTookOver(Scenario s, Cluster.Proc old, Path restarted, Map<Integer, Long> pids) throws InterruptedException {
+        int code = old.exit(LONG);
+        s.check(stoppedForItsSuccessor(code, old), "the resumed job master was not fenced (exit " + code + "): " + old);
+        s.keptServices(read(restarted), pids);
+        s.clean(pids, read(restarted));
     }
 
     /**
