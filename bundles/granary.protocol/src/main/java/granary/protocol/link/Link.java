@@ -291,7 +291,7 @@ public final class Link {
             refused(LinkException.Kind.PROTOCOL, uri + " is not a Granary endpoint (HTTP 404)", problems);
             return;
         }
-        if (!noteIncarnation(server, reply, uri)) {
+        if (!noteIncarnation(server, reply, uri, resp.status())) {
             return;
         }
         if (!(reply.message() instanceof Ack ack)) {
@@ -321,9 +321,17 @@ public final class Link {
     }
 
     /** Notes the server's incarnation from an answer; false (and handled) if the answer must not be taken. */
-    private boolean noteIncarnation(URI server, Envelope reply, URI uri) {
+    private boolean noteIncarnation(URI server, Envelope reply, URI uri, int status) {
         Long seen = serverIncarnation;
         if (seen == null) {
+            serverIncarnation = reply.incarnation();
+            return true;
+        }
+        if (reply.incarnation() > seen && status != 409 && inFlightEnvelope != null && inFlightEnvelope.sequence() == 1) {
+            // A server started anew read our number 1 — the full state the owner sends after a
+            // restart — and began its session with it: it is in step. Starting again here would
+            // send a second number 1, which it takes for a copy of the first and does not apply
+            // (an agent's newer registration was dropped so, and plans went on carrying the old epoch).
             serverIncarnation = reply.incarnation();
             return true;
         }

@@ -282,6 +282,32 @@ class LinkTest {
         assertEquals(1, after.ack().sequence(), "numbering starts again after a restart seen in the inbox too");
     }
 
+    /**
+     * The full state numbered 1 after one restart is answered by a master that restarted again
+     * meanwhile: that master began its session with it, so the link takes the answer and numbers on
+     * (2, 3, ...). Starting at 1 again would send a second number 1, which the master takes for a
+     * copy of the first and does not apply: the owner's newer full state would be lost.
+     */
+    @Test
+    void aFirstMessageAnsweredByAMasterThatRestartedAgainBeganItsSessionAndNumberingGoesOn() throws Exception {
+        FakeMaster m = master(10);
+        Link link = link(m, FAST);
+        applied(await(send(link, register())));
+        m.forget();
+        m.incarnation = 11;
+        failed(await(send(link, beat(1))), LinkException.Kind.RESTARTED);
+        m.forget(); // and again, before the full state arrives
+        m.incarnation = 12;
+        Link.Outcome full = applied(await(send(link, register())));
+        assertEquals(1, full.ack().sequence());
+        assertEquals(12L, onLoop(link::serverIncarnation));
+        Link.Outcome next = applied(await(send(link, beat(2))));
+        assertEquals(2, next.ack().sequence(), "numbering goes on in the session the full state began");
+        assertEquals(List.of(1L, 2L, 1L, 2L), m.sequences, "the full state is read once, at 1; what follows is 2");
+        assertEquals(3, m.applied.size(), "the first registration, the full state and the heartbeat after it: " + m.applied);
+        assertEquals(List.of("restarted 11"), heard());
+    }
+
     @Test
     void aFencedIncarnationEndsEveryMessageAndTheLinkSendsNothingMore() throws Exception {
         FakeMaster m = master(10).fault(Fault.FENCE);
