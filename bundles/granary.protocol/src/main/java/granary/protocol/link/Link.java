@@ -132,6 +132,8 @@ public final class Link {
     private long nextSequence = 1;
     private long received;
     private Long serverIncarnation;
+    /** A server started anew took our number 1 (see {@link #noteIncarnation}): the owner is told once the answer is handed over; 0: none. */
+    private long restartedInStep;
     /** Changes whenever numbering restarts or the link closes: answers to older calls are dropped. */
     private long generation;
     private Loop.Timer retry = Loop.NONE;
@@ -317,6 +319,11 @@ public final class Link {
         inFlight = null;
         inFlightEnvelope = null;
         p.done().accept(new Outcome(ack, resp.status(), null));
+        if (restartedInStep != 0) {
+            long x = restartedInStep;
+            restartedInStep = 0;
+            watcher.restarted(x);
+        }
         pump();
     }
 
@@ -328,11 +335,15 @@ public final class Link {
             return true;
         }
         if (reply.incarnation() > seen && status != 409 && inFlightEnvelope != null && inFlightEnvelope.sequence() == 1) {
-            // A server started anew read our number 1 — the full state the owner sends after a
-            // restart — and began its session with it: it is in step. Starting again here would
-            // send a second number 1, which it takes for a copy of the first and does not apply
-            // (an agent's newer registration was dropped so, and plans went on carrying the old epoch).
+            // A server started anew read our number 1 — the full state the owner sent for the one
+            // before — and began its session with it: numbering goes on from there. Starting at 1
+            // again would send a second number 1, which it takes for a copy of the first and does
+            // not apply (an agent's newer registration was dropped so, and plans went on carrying
+            // the old epoch). The owner is still told of the restart, after this answer, and sends
+            // its full state again under the next number (an agent takes a new epoch: plans made
+            // for the old master are refused).
             serverIncarnation = reply.incarnation();
+            restartedInStep = reply.incarnation();
             return true;
         }
         if (reply.incarnation() > seen) {
