@@ -98,7 +98,9 @@ public final class ApiServlet extends HttpServlet {
             refusal = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
         }
         if (refusal != null) {
-            drain(req);
+            // its body, if any, is not read (a refused caller must not hold a thread while it sends
+            // slowly): the connection closes after the answer
+            resp.setHeader("Connection", "close");
         }
         if (write) {
             // recorded before the answer leaves: a client that reads the audit after its answer finds its write
@@ -174,24 +176,6 @@ public final class ApiServlet extends HttpServlet {
                 throw tooLarge(-1);
             }
             return b;
-        }
-    }
-
-    /**
-     * Reads what is left of a refused request's body (up to the limit), so that the answer is not
-     * lost to a connection the server closes while the client still sends.
-     */
-    private static void drain(HttpServletRequest req) {
-        try {
-            InputStream in = req.getInputStream();
-            long left = MAX_BODY_BYTES + 1L;
-            byte[] sink = new byte[8192];
-            int n;
-            while (left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) > 0) {
-                left -= n;
-            }
-        } catch (IOException | IllegalStateException e) {
-            // read already, or the client went away: nothing to drain
         }
     }
 

@@ -207,6 +207,23 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     // ---- inbound ------------------------------------------------------------------------------
 
+    /** How far ahead of this master's clock a peer's incarnation (its start time) may be: clocks differ, not by a day. */
+    static final long INCARNATION_AHEAD_MILLIS = 86_400_000L;
+
+    @Override
+    public Reply admit(String authorization, String remote) {
+        if (!options.lease().held()) {
+            return notLeader("connection from " + remote);
+        }
+        return tokens.verify(Tokens.bearer(authorization)) == null ? unauthorized(authorization, remote) : null;
+    }
+
+    private Reply unauthorized(String authorization, String remote) {
+        return reply(401, 0, Problem.of("connection from " + remote, "Authorization",
+                authorization == null ? "no token: send 'Authorization: Bearer <token>' with a token the master issued"
+                        : "the token is not valid for this master (issued with another secret, or altered)"));
+    }
+
     @Override
     public Reply post(String authorization, byte[] body, String remote) {
         if (!options.lease().held()) {
@@ -214,9 +231,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         Sender who = tokens.verify(Tokens.bearer(authorization));
         if (who == null) {
-            return reply(401, 0, Problem.of("connection from " + remote, "Authorization",
-                    authorization == null ? "no token: send 'Authorization: Bearer <token>' with a token the master issued"
-                            : "the token is not valid for this master (issued with another secret, or altered)"));
+            return unauthorized(authorization, remote);
         }
         if (body.length > WireCodec.MAX_MESSAGE_BYTES) {
             return reply(413, 0, Problem.of(who.toString(), "$", "the message is more than " + WireCodec.MAX_MESSAGE_BYTES
@@ -231,6 +246,14 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (!e.sender().equals(who)) {
             return reply(403, e.sequence(), Problem.of(who.toString(), "$.sender", "the token of " + who
                     + " cannot speak for " + e.sender()));
+        }
+        long latest = clock.millis() + INCARNATION_AHEAD_MILLIS;
+        if (e.incarnation() > latest) {
+            // Incarnations are start times: one far ahead of this master's clock would shut every
+            // later start of the peer out as "older" (docs/security.md, "Incarnations").
+            return reply(400, e.sequence(), Problem.of(who.toString(), "$.incarnation", "incarnation " + e.incarnation()
+                    + " is more than a day ahead of this master's clock: a peer's incarnation is the time it started, in ms",
+                    latest, e.incarnation()));
         }
         if (closed) {
             return reply(503, e.sequence(), Problem.of(who.toString(), "$", "the master is shutting down"));

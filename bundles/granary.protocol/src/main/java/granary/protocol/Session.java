@@ -19,9 +19,9 @@ import java.util.Objects;
  * <li>From an incarnation older than the current one: refused ("a message from incarnation N,
  *     which ended when M began").
  * <li>From a newer incarnation (or the first one seen): the peer restarted. Its first envelope must
- *     have sequence 1; it is handled and the new incarnation replaces the old one, whose sequence
- *     numbers and acks are forgotten ({@link Result#endedIncarnation()} tells the caller to drop
- *     what the old one held).
+ *     have sequence 1; it is handled, and if it is applied the new incarnation replaces the old one,
+ *     whose sequence numbers and acks are forgotten ({@link Result#endedIncarnation()} tells the
+ *     caller to drop what the old one held). Refused, it ends nothing: the old one lives on.
  * <li>Sequence number answered before: the same ack again, the handler is not called (a retry or a
  *     duplicate). The last {@value #KEPT_ACKS} acks are kept; an older repeat is refused.
  * <li>The next sequence number: handled. The handler's ack is kept for repeats, a refusal too, so
@@ -119,15 +119,32 @@ public final class Session {
         return new Result(Outcome.HANDLED, handle(e, handler), null);
     }
 
+    /**
+     * A newer incarnation's first envelope (or the first ever). It replaces a living incarnation only
+     * if its message is applied: a refused one (malformed, or claiming what the peer may not) leaves
+     * the living incarnation, its numbers and its acks as they were, so that no single message can
+     * end a peer (docs/security.md, "Incarnations"). The first incarnation ever seen begins with its
+     * first envelope, applied or refused: there is no living one to keep.
+     */
     private Result begin(Envelope e, Handler handler) {
         if (e.sequence() != 1) {
             return gap(e, 1);
         }
         Long ended = incarnation;
+        long endedLast = lastSequence;
+        Map<Long, Ack> endedAcks = new LinkedHashMap<>(acks);
         acks.clear();
         incarnation = e.incarnation();
         lastSequence = 0;
-        return new Result(Outcome.HANDLED, handle(e, handler), ended);
+        Ack ack = handle(e, handler);
+        if (ack.isRefusal() && ended != null) {
+            incarnation = ended;
+            lastSequence = endedLast;
+            acks.clear();
+            acks.putAll(endedAcks);
+            return new Result(Outcome.HANDLED, ack, null);
+        }
+        return new Result(Outcome.HANDLED, ack, ended);
     }
 
     private Ack handle(Envelope e, Handler handler) {

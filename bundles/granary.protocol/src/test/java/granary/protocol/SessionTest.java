@@ -68,6 +68,25 @@ class SessionTest {
         assertEquals(Session.Outcome.HANDLED, send(5, 3).outcome());
     }
 
+    /** A newer incarnation whose first message is refused ends nothing: the living one goes on, numbers and acks kept. */
+    @Test
+    void aRefusedFirstMessageOfANewerIncarnationLeavesTheLivingOne() {
+        send(5, 1);
+        send(5, 2);
+        Session.Handler refusing = e -> {
+            throw new InvalidRequestException("agent n1", "$.message", "not a registration");
+        };
+        Session.Result r = session.accept(beat(Long.MAX_VALUE, 1), refusing);
+        assertTrue(r.ack().isRefusal());
+        assertFalse(r.restarted(), "nothing ended");
+        assertEquals(5L, session.incarnation());
+        assertEquals(2, session.lastSequence());
+        assertEquals(Session.Outcome.REPEATED, send(5, 2).outcome(), "its acks kept");
+        assertEquals(Session.Outcome.HANDLED, send(5, 3).outcome());
+        assertEquals(Session.Outcome.HANDLED, send(6, 1).outcome(), "a real restart still begins");
+        assertEquals(6L, session.incarnation());
+    }
+
     @Test
     void aGapIsReportedAndChangesNothing() {
         send(5, 1);

@@ -6,11 +6,17 @@ import granary.protocol.link.Paths;
 import granary.protocol.link.Reply;
 import granary.protocol.link.Standby;
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * Carries an {@link Endpoint} on a servlet container: {@code POST .../messages} and
@@ -34,17 +40,133 @@ final class EndpointServlet extends HttpServlet {
         this.gate = gate;
     }
 
+    /**
+     * A post is authenticated from its headers before a byte of its body is read (a caller without
+     * a valid token is answered at once and the connection closed); the body is then read without
+     * holding a thread while it comes, up to {@link WireCodec#MAX_MESSAGE_BYTES} + 1 bytes and for at
+     * most {@link #BODY_MILLIS} in all (docs/security.md, "Limits").
+     */
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         if (!Paths.MESSAGES.endsWith(String.valueOf(req.getPathInfo()))) {
             resp.sendError(404);
             return;
         }
-        byte[] body;
-        try (InputStream in = req.getInputStream()) {
-            body = in.readNBytes(WireCodec.MAX_MESSAGE_BYTES + 1);
+        String authorization = req.getHeader("Authorization");
+        String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
+        Reply refused = endpoint.admit(authorization, remote);
+        if (refused != null) {
+            resp.setHeader("Connection", "close"); // its body is not read
+            write(resp, gate, refused);
+            return;
         }
-        write(resp, gate, endpoint.post(req.getHeader("Authorization"), body, req.getRemoteAddr() + ":" + req.getRemotePort()));
+        AsyncContext async = req.startAsync();
+        async.setTimeout(BODY_MILLIS);
+        BodyReader reader = new BodyReader(async, req.getInputStream(), body -> endpoint.post(authorization, body, remote));
+        async.addListener(reader);
+        req.getInputStream().setReadListener(reader);
+    }
+
+    /** The longest a post's body may take to arrive, in all. */
+    static final long BODY_MILLIS = 10_000;
+
+    /** Reads one post's body as it comes, then answers it; past the deadline, 408 and the connection closed. */
+    private final class BodyReader implements ReadListener, AsyncListener {
+        private final AsyncContext async;
+        private final ServletInputStream in;
+        private final Function<byte[], Reply> answer;
+        private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        private final byte[] chunk = new byte[8192];
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        BodyReader(AsyncContext async, ServletInputStream in, Function<byte[], Reply> answer) {
+            this.async = async;
+            this.in = in;
+            this.answer = answer;
+        }
+
+        @Override
+        public void onDataAvailable() throws IOException {
+            while (in.isReady() && !in.isFinished()) {
+                int n = in.read(chunk);
+                if (n < 0) {
+                    break;
+                }
+                body.write(chunk, 0, n);
+                if (body.size() > WireCodec.MAX_MESSAGE_BYTES) {
+                    finish(true); // too large: the endpoint says so; the rest is not read
+                    return;
+                }
+            }
+            if (in.isFinished()) {
+                onAllDataRead();
+            }
+        }
+
+        @Override
+        public void onAllDataRead() {
+            finish(false);
+        }
+
+        private void finish(boolean close) {
+            if (!done.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                HttpServletResponse resp = (HttpServletResponse) async.getResponse();
+                if (close) {
+                    resp.setHeader("Connection", "close");
+                }
+                write(resp, gate, answer.apply(body.toByteArray()));
+            } catch (IOException | IllegalStateException ex) {
+                // the caller went away
+            } finally {
+                complete();
+            }
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            if (done.compareAndSet(false, true)) {
+                try {
+                    HttpServletResponse resp = (HttpServletResponse) async.getResponse();
+                    resp.setHeader("Connection", "close");
+                    resp.setStatus(408);
+                } catch (IllegalStateException ex) {
+                    // already answered
+                } finally {
+                    complete();
+                }
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            if (done.compareAndSet(false, true)) {
+                complete();
+            }
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            onError(event.getThrowable());
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+        }
+
+        private void complete() {
+            try {
+                async.complete();
+            } catch (IllegalStateException ex) {
+                // completed by the container already
+            }
+        }
     }
 
     @Override

@@ -70,6 +70,12 @@ final class HaGate implements Endpoint {
     }
 
     @Override
+    public Reply admit(String authorization, String remote) {
+        ProtocolMaster m = master;
+        return m != null ? m.admit(authorization, remote) : Standby.refusal(name, self, leaderToName());
+    }
+
+    @Override
     public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
         ProtocolMaster m = master;
         return m != null ? m.poll(authorization, after, waitMillis, remote)

@@ -19,6 +19,18 @@ public interface Endpoint {
     Reply post(String authorization, byte[] body, String remote);
 
     /**
+     * Whether a post with these headers may send its body: null if so, else the refusal to answer
+     * at once, before a byte of the body is read (docs/security.md: a caller without a valid token
+     * must not hold the server while it sends slowly). {@link #post} checks again.
+     *
+     * @param authorization the {@code Authorization} header, or null
+     * @param remote        the caller's address, for messages
+     */
+    default Reply admit(String authorization, String remote) {
+        return null;
+    }
+
+    /**
      * One request for {@link Paths#INBOX}; completes when an envelope is due or the wait is over.
      * An endpoint without an inbox (an agent) completes with 404.
      */

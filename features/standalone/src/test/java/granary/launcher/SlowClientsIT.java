@@ -1,0 +1,122 @@
+package granary.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import granary.api.model.Resources;
+import granary.protocol.Register;
+import granary.protocol.Role;
+import granary.protocol.Sender;
+import granary.protocol.link.SyncLink;
+import granary.protocol.link.Tokens;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Slow clients cannot hold the master (docs/security.md, "Limits"), on the runnable jar's real
+ * Jetty: posts without a valid token are refused from their headers, before a byte of their body
+ * is read; posts with a valid token whose bodies come a byte at a time hold no thread while they
+ * come and are answered 408 past the read deadline; meanwhile an agent registers and is answered.
+ */
+class SlowClientsIT {
+
+    /** More than Jetty's 200 threads: under blocking reads these alone would hold every one. */
+    private static final int SLOW = 250;
+
+    @TempDir
+    Path tmp;
+    private final List<Socket> sockets = new ArrayList<>();
+
+    @AfterEach
+    void closeSockets() {
+        for (Socket s : sockets) {
+            try {
+                s.close();
+            } catch (IOException ex) {
+                // closing
+            }
+        }
+    }
+
+    @Test
+    void slowBodiesHoldNoThreadAndTokenlessOnesAreRefusedBeforeTheirBody() throws Exception {
+        try (ListeningRuntime r = ListeningRuntime.start(tmp, "--demo=false", "--piped", "--listen=127.0.0.1:0",
+                "--secret=" + tmp.resolve("granary.secret"))) {
+            int port = r.awaitListening("http");
+            Tokens tokens = Tokens.fromFile(tmp.resolve("granary.secret"));
+            String agentToken = tokens.issue(new Sender(Role.AGENT, "slow"));
+
+            // valid token, a body that never comes: no thread held while it does not
+            List<Socket> slowAuthenticated = new ArrayList<>();
+            for (int i = 0; i < SLOW; i++) {
+                slowAuthenticated.add(open(port, "POST", "/protocol/v1/messages", "Bearer " + agentToken, 1000, "{"));
+            }
+            // no token: refused at once, on the wire and on the API
+            List<Socket> tokenless = new ArrayList<>();
+            for (int i = 0; i < SLOW; i++) {
+                tokenless.add(open(port, "POST", i % 2 == 0 ? "/protocol/v1/messages" : "/api/v1/jobs", null, 1000, "{"));
+            }
+            for (Socket s : tokenless) {
+                String head = statusLine(s, 10_000);
+                assertTrue(head.startsWith("HTTP/1.1 401"), "a tokenless post with its body still to come: " + head);
+            }
+
+            // meanwhile an agent registers and gets its answer
+            try (SyncLink agent = new SyncLink(URI.create("http://127.0.0.1:" + port), new Sender(Role.AGENT, "n1"), 1,
+                    tokens.issue(new Sender(Role.AGENT, "n1")), SyncLink.Options.defaults())) {
+                assertFalse(agent.send(new Register("n1", "r1", Map.of(), Resources.of(400, 1024), "http://127.0.0.1:9/n1"))
+                        .isRefusal(), "the registration of n1 while " + SLOW + " bodies trickle");
+            }
+
+            // the slow bodies are cut at the read deadline
+            for (Socket s : slowAuthenticated) {
+                String head = statusLine(s, 30_000);
+                assertTrue(head.startsWith("HTTP/1.1 408"), "a body that did not come within the deadline: " + head);
+            }
+            ChildProcess.Result done = r.finish();
+            assertEquals(0, done.exit(), done::toString);
+            assertFalse(done.err().contains("Exception"), "no stack trace for slow clients: " + done.err());
+        }
+    }
+
+    /** A connection that sent a request's headers and {@code firstBytes} of a body of {@code length}. */
+    private Socket open(int port, String method, String path, String authorization, int length, String firstBytes) throws IOException {
+        Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+        sockets.add(s);
+        OutputStream out = s.getOutputStream();
+        out.write((method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n"
+                + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+                + "Content-Length: " + length + "\r\n\r\n" + firstBytes).getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return s;
+    }
+
+    /** The first line the server answered on {@code s}, waited for up to {@code millis}; "" if the connection closed first. */
+    private static String statusLine(Socket s, int millis) throws IOException {
+        s.setSoTimeout(millis);
+        InputStream in = s.getInputStream();
+        StringBuilder b = new StringBuilder();
+        try {
+            for (int c; (c = in.read()) >= 0 && c != '\n'; ) {
+                b.append((char) c);
+            }
+        } catch (SocketTimeoutException ex) {
+            return "(no answer within " + millis + " ms)";
+        }
+        return b.toString().trim();
+    }
+}
