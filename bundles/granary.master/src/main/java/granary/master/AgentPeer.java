@@ -40,8 +40,8 @@ final class AgentPeer extends Peer {
     /** The last entry sent per unit the agent holds a cap of: what a withdrawal names once the job is gone. */
     private final Map<UnitId, Cap.Grant> sent = new HashMap<>();
     private boolean full;
-    /** Withdrawals the master decided for workers the agent runs without a cap: unit → the count it keeps (docs/recovery.md). */
-    private final Map<UnitId, Integer> forced = new java.util.LinkedHashMap<>();
+    /** Withdrawals the master decided for workers the agent runs without a cap, to the count it grants then (docs/recovery.md). */
+    private final Set<UnitId> forced = new LinkedHashSet<>();
     /** Why the next cap's withdrawals were made, when the master says; null otherwise. */
     private String reason;
     /** The last exits taken (unit#slot), so that one reported again is not taken twice. */
@@ -110,11 +110,12 @@ final class AgentPeer extends Peer {
 
     /**
      * The agent runs workers of {@code unit} without a cap and the master does not grant them: the
-     * next cap withdraws the unit to {@code keep} slots, saying {@code why}, even for a unit the
-     * master never sent this agent (the agent then stops the workers beyond it).
+     * next cap withdraws the unit to what the master grants here when that cap is written (not when
+     * this was decided: releases and grants may come between), saying {@code why}, even for a unit
+     * the master never sent this agent (the agent then stops the workers beyond it).
      */
-    void withdraw(UnitId unit, int keep, String why, long now) {
-        forced.put(unit, keep);
+    void withdraw(UnitId unit, String why, long now) {
+        forced.add(unit);
         reason = why;
         if (dirtySince < 0) {
             dirtySince = now;
@@ -154,14 +155,15 @@ final class AgentPeer extends Peer {
         }
         drain(withdrawn, withdrawals, owner, key, spec, max);
         String why = null;
-        for (Iterator<Map.Entry<UnitId, Integer>> it = forced.entrySet().iterator(); it.hasNext() && withdrawals.size() < max; ) {
-            Map.Entry<UnitId, Integer> f = it.next();
+        for (Iterator<UnitId> it = forced.iterator(); it.hasNext() && withdrawals.size() < max; ) {
+            UnitId f = it.next();
             it.remove();
             int before = withdrawals.size();
-            add(withdrawals, f.getKey(), f.getValue(), owner, key, spec);
+            int keep = caps.getOrDefault(f, 0);
+            add(withdrawals, f, keep, owner, key, spec);
             if (withdrawals.size() == before) {
                 // a unit this agent was never sent: named by itself, so that its workers stop
-                withdrawals.add(new Cap.Grant(Restarts.OWNER, f.getKey(), f.getValue(), "", Resources.ZERO, false));
+                withdrawals.add(new Cap.Grant(Restarts.OWNER, f, keep, "", Resources.ZERO, false));
             }
             why = reason;
         }

@@ -558,14 +558,13 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (count.isEmpty()) {
             return;
         }
+        // per unit: the slots it still wants (-1: its job does not run), the slots it holds
         Map<UnitId, int[]> state = await(scheduler.query(v -> {
             Map<UnitId, int[]> out = new HashMap<>();
-            NodeView n = v.cluster().node(p.node);
             count.keySet().forEach(u -> {
                 UnitView uv = v.unit(u);
                 boolean runs = uv != null && known.contains(u.job());
-                out.put(u, new int[] {n == null ? 0 : n.slotsOf(u), runs ? Math.max(0, uv.desired() - uv.granted()) : -1,
-                        uv == null ? 0 : uv.granted()});
+                out.put(u, new int[] {0, runs ? Math.max(0, uv.desired() - uv.granted()) : -1, uv == null ? 0 : uv.granted()});
             });
             return out;
         }));
@@ -589,7 +588,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 String why = st[1] < 0 ? "job " + u.job() + " is not running: it ended, or this master never heard of it"
                         : "unit " + u + " holds the " + (st[2] + adopt) + " slots it wants without them";
                 synchronized (lock) {
-                    p.withdraw(u, st[0] + adopt, why, clock.millis());
+                    p.withdraw(u, why, clock.millis());
                     deliver(p, wake);
                 }
             }
