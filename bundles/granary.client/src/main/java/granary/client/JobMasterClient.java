@@ -382,7 +382,7 @@ public final class JobMasterClient implements AutoCloseable {
             return;
         }
         pending.remove(c);
-        if (o.ack().isRefusal()) {
+        if (o.ack().isRefusal() && !cancelOfJobsTheMasterDoesNotRun(c.delta(), o.ack().problems())) {
             c.done().completeExceptionally(new InvalidRequestException(o.ack().problems()));
             // its releases took nothing (an exit released some of those slots meanwhile)
             holdings.refused(c.delta().mark()).forEach(this::firePlacement);
@@ -390,6 +390,17 @@ public final class JobMasterClient implements AutoCloseable {
         }
         c.edit().accept(confirmed);
         c.done().complete(null);
+    }
+
+    /**
+     * A cancel the master refuses only because it runs none of those jobs (they ended there, or a
+     * master that restarted never heard of them) has its effect: the jobs are not run. The book
+     * drops them, so that no full request names them again and a later master does not start them
+     * anew; the caller goes on as after a cancel (its workers' ends still come from their agents).
+     */
+    private static boolean cancelOfJobsTheMasterDoesNotRun(Request delta, List<Problem> problems) {
+        return !delta.cancels().isEmpty() && delta.jobs().isEmpty() && delta.desires().isEmpty() && delta.releases().isEmpty()
+                && !problems.isEmpty() && problems.stream().allMatch(p -> p.message().endsWith("is not known to this master"));
     }
 
     private boolean inSync() {

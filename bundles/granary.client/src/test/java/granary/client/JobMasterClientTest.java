@@ -273,6 +273,41 @@ class JobMasterClientTest {
         assertEquals(-1, c.desired(MAP));
     }
 
+    /**
+     * A cancel refused only because the master runs no such job (it ended there, or a master that
+     * restarted never heard of it) has its effect: the client's book drops the job, so that the full
+     * request it sends a later master does not name it and start it anew (kit seed 4411: a service
+     * outlived its job after such a refusal). Any other refusal of a cancel changes nothing.
+     */
+    @Test
+    void aCancelOfAJobTheMasterDoesNotRunDropsItFromTheBook() throws Exception {
+        JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
+        Problem unknown = Problem.of("job-master jm1", "$.message.cancels[0]", "job wc is not known to this master");
+        master.judge(r -> r.cancels().isEmpty() ? List.of() : List.of(unknown));
+        done(c.cancel("wc"));
+        assertEquals(-1, c.desired(MAP), "the job is no longer booked");
+
+        master.judge(r -> List.of());
+        master.restart(false);
+        JobSpec other = JobSpec.of("other", "default", UnitSpec.builder("u").slot(100, 100).desired(1).build());
+        done(c.submit(other)); // the restart seen by sending: the change goes in a full request
+        Request full = master.requests().get(master.requests().size() - 1);
+        assertTrue(full.full(), master.requests().toString());
+        assertEquals(List.of("other"), full.jobs().stream().map(JobSpec::id).toList(), "a later master is not asked to run wc again");
+    }
+
+    @Test
+    void aCancelRefusedForAnotherReasonChangesNothing() {
+        JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
+        Problem other = Problem.of("job-master jm1", "$.message.cancels[0]", "job wc belongs to job master jm2");
+        master.judge(r -> r.cancels().isEmpty() ? List.of() : List.of(other));
+        InvalidRequestException ex = assertThrows(InvalidRequestException.class, () -> done(c.cancel("wc")));
+        assertEquals(List.of(other), ex.problems());
+        assertTrue(c.desired(MAP) >= 0, "still booked");
+    }
+
     @Test
     void aRefusedTokenFailsTheConnect() {
         LinkException ex = assertThrows(LinkException.class, () -> JobMasterClient.connect(master.url(), "jm1",
