@@ -97,18 +97,19 @@ public final class ApiServlet extends HttpServlet {
         } catch (Exception e) {
             refusal = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
         }
-        if (refusal != null) {
-            // its body, if any, is not read (a refused caller must not hold a thread while it sends
-            // slowly): the connection closes after the answer
-            resp.setHeader("Connection", "close");
-        }
         if (write) {
             // recorded before the answer leaves: a client that reads the audit after its answer finds its write
             api.audit().record(caller == null ? "unauthenticated" : caller.identity(), req.getRemoteAddr(), method, instance,
                     req.getQueryString(), refusal == null ? answer.status() : refusal.status(),
                     refusal == null ? summary(answer.body()) : refusal.detail());
         }
-        if (refusal != null) {
+        if (refusal != null && !drained(req)) {
+            // The rest of its body is read and dropped as it comes, holding no thread, for at most
+            // DISCARD_MILLIS; then the answer (a refused caller must not hold a thread while it sends
+            // slowly, and an answer written over unread bytes is lost to the connection's reset).
+            ApiException r = refusal;
+            discardThen(req, resp, () -> problem(resp, r, instance));
+        } else if (refusal != null) {
             problem(resp, refusal, instance);
         } else {
             send(resp, answer);
@@ -176,6 +177,114 @@ public final class ApiServlet extends HttpServlet {
                 throw tooLarge(-1);
             }
             return b;
+        }
+    }
+
+    /** The longest a refused request's unread body is waited for before its answer (and the connection closed). */
+    static final long DISCARD_MILLIS = 2_000;
+
+    /** An answer written once. */
+    @FunctionalInterface
+    private interface Answering {
+        void write() throws IOException;
+    }
+
+    /** Drops the rest of a refused request's body as it comes (no thread waits), then answers; past the deadline, answers and closes. */
+    private static void discardThen(HttpServletRequest req, HttpServletResponse resp, Answering answer) throws IOException {
+        jakarta.servlet.AsyncContext async = req.startAsync();
+        async.setTimeout(DISCARD_MILLIS);
+        jakarta.servlet.ServletInputStream in = req.getInputStream();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable finish = () -> {
+            if (done.compareAndSet(false, true)) {
+                try {
+                    if (!in.isFinished()) {
+                        resp.setHeader("Connection", "close");
+                    }
+                    answer.write();
+                } catch (IOException | IllegalStateException ex) {
+                    // the caller went away
+                } finally {
+                    try {
+                        async.complete();
+                    } catch (IllegalStateException ex) {
+                        // completed already
+                    }
+                }
+            }
+        };
+        async.addListener(new jakarta.servlet.AsyncListener() {
+            @Override
+            public void onTimeout(jakarta.servlet.AsyncEvent e) {
+                finish.run();
+            }
+
+            @Override
+            public void onError(jakarta.servlet.AsyncEvent e) {
+                finish.run();
+            }
+
+            @Override
+            public void onComplete(jakarta.servlet.AsyncEvent e) {
+            }
+
+            @Override
+            public void onStartAsync(jakarta.servlet.AsyncEvent e) {
+            }
+        });
+        in.setReadListener(new jakarta.servlet.ReadListener() {
+            private final byte[] sink = new byte[8192];
+            private long left = MAX_BODY_BYTES + 1L;
+
+            @Override
+            public void onDataAvailable() throws IOException {
+                while (in.isReady() && !in.isFinished()) {
+                    int n = in.read(sink);
+                    if (n < 0 || (left -= n) <= 0) {
+                        finish.run(); // a body beyond the limit is not read to its end
+                        return;
+                    }
+                }
+                if (in.isFinished()) {
+                    finish.run();
+                }
+            }
+
+            @Override
+            public void onAllDataRead() {
+                finish.run();
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                finish.run();
+            }
+        });
+    }
+
+    /**
+     * Reads what has already arrived of a refused request's body, never waiting for more; true if
+     * the body was read to its end.
+     */
+    private static boolean drained(HttpServletRequest req) {
+        try {
+            jakarta.servlet.ServletInputStream in = req.getInputStream();
+            long left = req.getContentLengthLong() < 0 ? MAX_BODY_BYTES + 1L : req.getContentLengthLong();
+            byte[] sink = new byte[8192];
+            while (left > 0) {
+                int ready = in.available();
+                if (ready <= 0) {
+                    return in.isFinished();
+                }
+                int n = in.read(sink, 0, (int) Math.min(sink.length, Math.min(left, ready)));
+                if (n < 0) {
+                    return true;
+                }
+                left -= n;
+            }
+            return true;
+        } catch (IOException | IllegalStateException e) {
+            return false; // read already, or the client went away
         }
     }
 
