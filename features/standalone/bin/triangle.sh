@@ -35,12 +35,12 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 secret="$work/granary.secret"
-issue() { java -jar "$master_jar" --secret="$secret" --issue-token="$1" > "$2"; }
+issue() { java -Djava.io.tmpdir="$work" -jar "$master_jar" --secret="$secret" --issue-token="$1" > "$2"; }
 issue job-master/jm-demo "$work/jm.token"
 for i in $(seq 1 "$agents"); do issue "agent/n$i" "$work/n$i.token"; done
 
 mkfifo "$work/console"
-java -jar "$master_jar" --demo=false --piped --listen=127.0.0.1:0 --secret="$secret" \
+java -Djava.io.tmpdir="$work" -jar "$master_jar" --demo=false --piped --listen=127.0.0.1:0 --secret="$secret" \
   < "$work/console" > >(sed -u 's/^/[master] /') 2> "$work/master.err" &
 pids+=($!)
 exec 3> "$work/console"
@@ -54,7 +54,7 @@ done
 echo "== master listening on $url"
 
 for i in $(seq 1 "$agents"); do
-  java -jar "$agent_jar" --master="$url" --node="n$i" --room="room-$(( (i + 1) % 2 + 1 ))" \
+  java -Djava.io.tmpdir="$work" -jar "$agent_jar" --master="$url" --node="n$i" --room="room-$(( (i + 1) % 2 + 1 ))" \
     --capacity=cpu=400,mem=4096 --token-file="$work/n$i.token" --work-dir="$work/n$i" \
     > >(sed -u "s/^/[agent n$i] /") 2>&1 &
   pids+=($!)
@@ -62,7 +62,7 @@ done
 
 echo "== job master: $tasks tasks of 1 s on $agents agents of 4 slots"
 set +e
-java -jar "$jm_jar" --master="$url" --token-file="$work/jm.token" --state="$work/jm.state" --id=jm-demo --job=demo --tasks="$tasks" \
+java -Djava.io.tmpdir="$work" -jar "$jm_jar" --master="$url" --token-file="$work/jm.token" --state="$work/jm.state" --id=jm-demo --job=demo --tasks="$tasks" \
   --slot=cpu=100,mem=256 --command='sleep 1; echo "task $GRANARY_TASK of $GRANARY_TASKS done on $GRANARY_NODE"' \
   2>&1 | sed -u 's/^/[job master] /'
 code=${PIPESTATUS[0]}

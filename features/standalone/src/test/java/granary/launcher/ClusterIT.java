@@ -72,6 +72,7 @@ class ClusterIT {
         try (var files = Files.list(root)) {
             before = files.collect(java.util.stream.Collectors.toSet());
         }
+        java.util.Set<Path> tmpBefore = runtimeTempDirs();
         Process p = pb.start();
         try {
             assertTrue(p.waitFor(150, java.util.concurrent.TimeUnit.SECONDS), "triangle.sh did not end");
@@ -84,9 +85,20 @@ class ClusterIT {
             try (var files = Files.list(root)) {
                 assertEquals(before, files.collect(java.util.stream.Collectors.toSet()), "the script wrote outside its work directory");
             }
+            // the runtimes' own temporary files (framework storage) go to the work directory, not java.io.tmpdir
+            java.util.Set<Path> runtimes = runtimeTempDirs();
+            runtimes.removeAll(tmpBefore);
+            assertEquals(java.util.Set.of(), runtimes, "the script's runtimes left their storage in " + System.getProperty("java.io.tmpdir"));
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
+        }
+    }
+
+    /** The runnable jars' storage directories ({@code granary-<digits>}) in this JVM's java.io.tmpdir. */
+    private static java.util.Set<Path> runtimeTempDirs() throws java.io.IOException {
+        try (var files = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return files.filter(f -> f.getFileName().toString().matches("granary-\\d+")).collect(java.util.stream.Collectors.toSet());
         }
     }
 
