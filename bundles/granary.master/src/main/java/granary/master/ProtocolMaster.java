@@ -2075,6 +2075,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     Restarts.Run run = restarts.recover(g.unit(), g.launch(), g.size(), a.node, now);
                     if (run != null) {
                         JobMasterPeer j = jobMasters.computeIfAbsent(run.jobMaster, JobMasterPeer::new);
+                        if (j.restart == null) {
+                            // the spec died with the master before: the cap's launch and slot say it again, so
+                            // that the process it started is started again if it dies before it reports
+                            j.restart = new Request.Restart(g.launch(), g.size(), a.node);
+                        }
                         if (j.restart != null && a.node.equals(j.restart.node()) && j.requestIncarnation > 0) {
                             // its process reported in the window already: the incarnations before it are the lost one
                             run.lostIncarnation = j.requestIncarnation - 1;
