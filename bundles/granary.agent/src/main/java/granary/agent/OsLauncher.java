@@ -49,10 +49,15 @@ import java.util.function.IntConsumer;
 final class OsLauncher implements Launcher {
 
     private static final String SHELL = "/bin/sh";
-    /** Waits for the worker, passes SIGTERM on, writes its exit code where {@code GRANARY_EXIT_FILE} says. */
-    static final String WRAPPER = "trap 'kill -TERM \"$c\" 2>/dev/null' TERM INT HUP\n"
+    /**
+     * Waits for the worker, passes SIGTERM on, writes its exit code where {@code GRANARY_EXIT_FILE}
+     * says. A stop that comes between the worker's start and the wrapper learning its PID is
+     * remembered and passed on then (else the worker ran on, its end unreported, until it ended).
+     */
+    static final String WRAPPER = "trap 't=1; [ -n \"$c\" ] && kill -TERM \"$c\" 2>/dev/null' TERM INT HUP\n"
             + "\"$@\" &\n"
             + "c=$!\n"
+            + "[ -n \"$t\" ] && kill -TERM \"$c\" 2>/dev/null\n"
             + "while :; do wait \"$c\"; s=$?; kill -0 \"$c\" 2>/dev/null || break; done\n"
             + "printf '%s\\n' \"$s\" > \"$GRANARY_EXIT_FILE.tmp\" && mv -f \"$GRANARY_EXIT_FILE.tmp\" \"$GRANARY_EXIT_FILE\"\n"
             + "exit \"$s\"\n";
