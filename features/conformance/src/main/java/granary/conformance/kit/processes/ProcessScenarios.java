@@ -539,7 +539,7 @@ public final class ProcessScenarios {
             // the rebuild lists the nodes that reported; the frozen one stays out past the window
             s.cluster.console("granary:nodes", other + " ");
             t.put("rebuiltMillis", ms(System.nanoTime() - t0));
-            Thread.sleep(2000);
+            Thread.sleep(2000); // the agent stays frozen past the window: the rows play real time, no clock to advance
             s.servicesAlive(pids, "the master's kill -9 while the agent of " + node + " was stopped");
         } finally {
             signal("CONT", agent.process().pid());
