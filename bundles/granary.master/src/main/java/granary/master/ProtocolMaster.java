@@ -1251,6 +1251,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 if (owner == null) {
                     continue;
                 }
+                if (Restarts.OWNER.equals(owner) && restartOf(m.id(), node.name(), caps, clock.millis())) {
+                    // a restarted job master's process, on an agent that came back late: still the master's restart
+                    m.units().forEach(u -> unitSpecs.put(new UnitId(m.id(), u.name()), u));
+                    continue;
+                }
                 owners.put(m.id(), owner);
                 m.units().forEach(u -> unitSpecs.put(new UnitId(m.id(), u.name()), u));
                 JobMasterPeer jm = jobMasters.computeIfAbsent(owner, JobMasterPeer::new);
@@ -2071,24 +2076,47 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 continue;
             }
             for (granary.protocol.Cap.Grant g : a.registration.caps()) {
-                if (g.launch() != null && Restarts.OWNER.equals(g.jobMaster()) && adopted.contains(g.unit() + "@" + a.node)) {
-                    Restarts.Run run = restarts.recover(g.unit(), g.launch(), g.size(), a.node, now);
-                    if (run != null) {
-                        JobMasterPeer j = jobMasters.computeIfAbsent(run.jobMaster, JobMasterPeer::new);
-                        if (j.restart == null) {
-                            // the spec died with the master before: the cap's launch and slot say it again, so
-                            // that the process it started is started again if it dies before it reports
-                            j.restart = new Request.Restart(g.launch(), g.size(), a.node);
-                        }
-                        if (j.restart != null && a.node.equals(j.restart.node()) && j.requestIncarnation > 0) {
-                            // its process reported in the window already: the incarnations before it are the lost one
-                            run.lostIncarnation = j.requestIncarnation - 1;
-                            fence(run);
-                        }
-                    }
+                if (adopted.contains(g.unit() + "@" + a.node)) {
+                    recoverRestart(a.node, g, now);
                 }
             }
         }
+    }
+
+    /** Takes on restart job {@code job} from the caps a late agent brought. Under the lock. */
+    private boolean restartOf(String job, String node, List<granary.protocol.Cap.Grant> caps, long now) {
+        for (granary.protocol.Cap.Grant g : caps) {
+            if (g.unit().job().equals(job) && g.slots() > 0 && recoverRestart(node, g, now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Takes on the restart whose slot {@code g} on {@code node} holds, if it is one (its cap names
+     * the master as owner and carries the launch). Under the lock. Returns whether it was one.
+     */
+    private boolean recoverRestart(String node, granary.protocol.Cap.Grant g, long now) {
+        if (g.launch() == null || !Restarts.OWNER.equals(g.jobMaster())) {
+            return false;
+        }
+        Restarts.Run run = restarts.recover(g.unit(), g.launch(), g.size(), node, now);
+        if (run == null) {
+            return false;
+        }
+        JobMasterPeer j = jobMasters.computeIfAbsent(run.jobMaster, JobMasterPeer::new);
+        if (j.restart == null) {
+            // the spec died with the master before: the cap's launch and slot say it again, so
+            // that the process it started is started again if it dies before it reports
+            j.restart = new Request.Restart(g.launch(), g.size(), node);
+        }
+        if (node.equals(j.restart.node()) && j.requestIncarnation > 0) {
+            // its process reported already: the incarnations before it are the lost one
+            run.lostIncarnation = j.requestIncarnation - 1;
+            fence(run);
+        }
+        return true;
     }
 
     /** The refusal of a fenced incarnation: it was declared lost and replaced; the process should exit. */
