@@ -13,6 +13,7 @@ import granary.protocol.Session;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,9 +42,9 @@ final class AgentPeer extends Peer {
     private final Map<UnitId, Cap.Grant> sent = new HashMap<>();
     private boolean full;
     /** Withdrawals the master decided for workers the agent runs without a cap, to the count it grants then (docs/recovery.md). */
-    private final Set<UnitId> forced = new LinkedHashSet<>();
+    /** Units to withdraw to what the master grants here, each with why (a cap carries one reason: one per cap). */
+    private final Map<UnitId, String> forced = new LinkedHashMap<>();
     /** Why the next cap's withdrawals were made, when the master says; null otherwise. */
-    private String reason;
     /** The last exits taken (unit#slot), so that one reported again is not taken twice. */
     private final java.util.LinkedHashSet<String> recentExits = new java.util.LinkedHashSet<>();
     /** How many exits are remembered per agent. */
@@ -104,7 +105,6 @@ final class AgentPeer extends Peer {
         withdrawn.clear();
         forced.clear();
         reconciled.clear();
-        reason = null;
         dirtySince = now;
     }
 
@@ -115,8 +115,7 @@ final class AgentPeer extends Peer {
      * the master never sent this agent (the agent then stops the workers beyond it).
      */
     void withdraw(UnitId unit, String why, long now) {
-        forced.add(unit);
-        reason = why;
+        forced.put(unit, why);
         if (dirtySince < 0) {
             dirtySince = now;
         }
@@ -155,20 +154,20 @@ final class AgentPeer extends Peer {
         }
         drain(withdrawn, withdrawals, owner, key, spec, max);
         String why = null;
-        for (Iterator<UnitId> it = forced.iterator(); it.hasNext() && withdrawals.size() < max; ) {
-            UnitId f = it.next();
+        for (Iterator<Map.Entry<UnitId, String>> it = forced.entrySet().iterator(); it.hasNext() && withdrawals.size() < max; ) {
+            Map.Entry<UnitId, String> f = it.next();
+            if (why != null && !why.equals(f.getValue())) {
+                break; // another reason: its own cap, next
+            }
             it.remove();
             int before = withdrawals.size();
-            int keep = caps.getOrDefault(f, 0);
-            add(withdrawals, f, keep, owner, key, spec);
+            int keep = caps.getOrDefault(f.getKey(), 0);
+            add(withdrawals, f.getKey(), keep, owner, key, spec);
             if (withdrawals.size() == before) {
                 // a unit this agent was never sent: named by itself, so that its workers stop
-                withdrawals.add(new Cap.Grant(Restarts.OWNER, f, keep, "", Resources.ZERO, false));
+                withdrawals.add(new Cap.Grant(Restarts.OWNER, f.getKey(), keep, "", Resources.ZERO, false));
             }
-            why = reason;
-        }
-        if (forced.isEmpty()) {
-            reason = null;
+            why = f.getValue();
         }
         drain(changed, grants, owner, key, spec, max - withdrawals.size());
         return wasFull || !grants.isEmpty() || !withdrawals.isEmpty() ? new Cap(grants, withdrawals, wasFull, why) : null;

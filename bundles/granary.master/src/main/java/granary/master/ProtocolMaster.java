@@ -399,7 +399,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         NodeSpec known = await(scheduler.query(v -> spec(v.cluster().node(r.node()))));
         if (known == null) {
-            if (r.caps().isEmpty()) {
+            if (r.caps().isEmpty() && !keptFor(r.node())) {
                 apply(new NodeAdded(wanted));
             } else {
                 returned(wanted, r.caps());
@@ -574,6 +574,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             UnitId u = c.getKey();
             int[] st = state.get(u);
             int adopt = st[1] < 0 ? 0 : Math.min(c.getValue(), st[1]);
+            String refusal = null;
             if (adopt > 0) {
                 int n = adopt;
                 List<Problem> refused = new ArrayList<>();
@@ -582,10 +583,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     adoptedUnits.add(u);
                 } else {
                     adopt = 0;
+                    refusal = refused.get(0).message();
                 }
             }
             if (c.getValue() > adopt) {
                 String why = st[1] < 0 ? "job " + u.job() + " is not running: it ended, or this master never heard of it"
+                        : refusal != null ? "unit " + u + " cannot be granted here: " + refusal
                         : "unit " + u + " holds the " + (st[2] + adopt) + " slots it wants without them";
                 synchronized (lock) {
                     p.withdraw(u, why, clock.millis());
@@ -1216,8 +1219,16 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
+    /** Whether the recovery keeps slots for {@code node}: its job masters held them when its agent had not come back. */
+    private boolean keptFor(String node) {
+        synchronized (lock) {
+            return recovered.awaiting().stream().anyMatch(a -> a.node().equals(node));
+        }
+    }
+
     /**
-     * An agent the engine does not know registers with caps: it did not report within the window
+     * An agent the engine does not know registers with caps, or without any where slots were kept
+     * for it (a torn checkpoint: they are forgotten, and asked for again): it did not report within the window
      * (or the master had none). Its online caps are taken on, offline ones withdrawn (docs/recovery.md,
      * "Peers that return late").
      */
