@@ -186,6 +186,15 @@ public final class Agent implements AutoCloseable {
         }
 
         @Override
+        public Reply admit(String authorization, String remote) {
+            try {
+                return loop.call(() -> desk.admit(authorization, remote), DESK_WAIT);
+            } catch (TimeoutException ex) {
+                return new Reply(503, new byte[0]);
+            }
+        }
+
+        @Override
         public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
             return desk.poll(authorization, after, waitMillis, remote);
         }

@@ -11,6 +11,7 @@ import granary.protocol.link.Endpoint;
 import granary.protocol.link.Link;
 import granary.protocol.link.LinkException;
 import granary.protocol.link.Loop;
+import granary.protocol.link.Tokens;
 import granary.protocol.link.Transport;
 import java.io.IOException;
 import java.net.URI;
@@ -132,7 +133,8 @@ public final class AgentRole {
             // It starts all the same (its workers need it): the checkpoint is written again before any cap is acknowledged.
             events.accept("checkpoint-failed file=" + checkpoint.file() + " error=" + ex + " (written again with the next cap)");
         }
-        desk = new PlanDesk(new Sender(Role.AGENT, config.node()), incarnation, node);
+        byte[] key = Tokens.keyOf(config.token());
+        desk = new PlanDesk(new Sender(Role.AGENT, config.node()), incarnation, node, key == null ? new byte[1] : key, loop::now);
         return desk;
     }
 

@@ -1,6 +1,7 @@
 package granary.agent;
 
 import granary.api.model.Problem;
+import granary.api.model.Text;
 import granary.protocol.Ack;
 import granary.protocol.Envelope;
 import granary.protocol.Plan;
@@ -10,26 +11,31 @@ import granary.protocol.Sender;
 import granary.protocol.Session;
 import granary.protocol.WireCodec;
 import granary.protocol.link.Endpoint;
+import granary.protocol.link.PlanPass;
 import granary.protocol.link.Reply;
 import granary.protocol.link.Tokens;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 
 /**
  * The agent's endpoint for job masters: takes {@code plan} envelopes, checks who sent them without
  * asking the master, and applies each once through a {@link Session} per job master. Confined to
  * the agent's loop (a process hands each call over from its HTTP threads).
  *
- * <p>Authentication: the bearer token must name the envelope's sender ({@code job-master/<id>.<mac>})
- * and, once the master granted that job master caps here, its {@link Tokens#key key} must equal the
- * key in those caps. Before any cap arrived the plan is accepted provisionally: its launches wait
- * with the key and start only under a cap with the same key. Sessions are kept per job master and
- * key, so a forged token never touches the real job master's session.
+ * <p>Authentication: a plan carries a plan pass ({@link PlanPass}), not the job master's token: the
+ * master made it for this node and that job master, sealed with this agent's key (the MAC of its
+ * own token), so it is checked here without asking the master, from the headers before the body
+ * is read; it must name this node and the envelope's sender, and not have expired. Once the master
+ * granted that job master caps here, the pass's key must equal the key in those caps. Before any
+ * cap arrived the plan is accepted provisionally: its launches wait with the key and start only
+ * under a cap with the same key. Sessions are kept per job master and key; a refused plan makes none.
  *
- * <p>Replies: 200 applied; 400 unreadable or refused (the ack's problems say why); 401 no token or
- * not a token; 403 a token of another peer, or not the key of the job master's caps; 409 refused by
+ * <p>Replies: 200 applied; 400 unreadable or refused (the ack's problems say why); 401 no pass, not
+ * a pass of this node's key, or expired; 403 a pass of another job master or node, or not the key
+ * of the job master's caps; 409 refused by
  * the session (a dead incarnation, a gap); 413 too large; 503 too many job master sessions. The
  * agent has no inbox: {@link #poll} answers 404.
  */
@@ -46,39 +52,74 @@ final class PlanDesk implements Endpoint {
     private final Node node;
     private final WireCodec codec = new WireCodec(Role.AGENT);
     private final Map<SessionKey, Session> sessions = new HashMap<>();
+    /** This agent's key: plan passes sealed with it are the master's for this node. */
+    private final byte[] agentKey;
+    private final LongSupplier clock;
 
-    PlanDesk(Sender self, long incarnation, Node node) {
+    PlanDesk(Sender self, long incarnation, Node node, byte[] agentKey, LongSupplier clock) {
         this.self = self;
         this.incarnation = incarnation;
         this.node = node;
+        this.agentKey = agentKey.clone();
+        this.clock = clock;
     }
+
+    @Override
+    public Reply admit(String authorization, String remote) {
+        Object checked = pass(authorization, "job master at " + remote);
+        return checked instanceof Reply refusal ? refusal : null;
+    }
+
+    /** The claims of the pass in {@code authorization}, or the reply refusing it. */
+    private Object pass(String authorization, String source) {
+        String pass = Tokens.bearer(authorization);
+        if (pass == null || pass.isEmpty()) {
+            return reply(401, 0, source, "Authorization", "no plan pass; a job master sends Authorization: Bearer <the pass"
+                    + " the master gave it for this node>");
+        }
+        PlanPass.Claims c = PlanPass.verify(agentKey, pass);
+        if (c == null) {
+            return reply(401, 0, source, "Authorization", "not a plan pass of this node's key (the master gives a job master"
+                    + " one per node with its hints; a job master's own token is not taken here)");
+        }
+        if (!c.node().equals(self.id())) {
+            return reply(403, 0, source, "Authorization", "the pass is for node " + Text.quote(c.node()) + ", this is "
+                    + self.id());
+        }
+        long now = clock.getAsLong();
+        if (now - CLOCK_SLACK_MILLIS > c.expiresAt()) {
+            return reply(401, 0, source, "Authorization", "the plan pass expired " + (now - c.expiresAt()) / 1000
+                    + " s ago; the master renews passes with its hints");
+        }
+        return c;
+    }
+
+    /** How far this agent's clock may run ahead of the master's before a pass is taken as expired. */
+    static final long CLOCK_SLACK_MILLIS = 60_000;
 
     @Override
     public Reply post(String authorization, byte[] body, String remote) {
         String source = "job master at " + remote;
-        String token = Tokens.bearer(authorization);
-        if (token == null || token.isEmpty()) {
-            return reply(401, 0, source, "Authorization", "no bearer token; a job master sends Authorization: Bearer <its token>");
+        Object checked = pass(authorization, source);
+        if (checked instanceof Reply refusal) {
+            return refusal;
         }
-        Sender claimed = claimed(token);
-        if (claimed == null) {
-            return reply(401, 0, source, "Authorization", "not a Granary token (expected job-master/NAME.<mac>)");
-        }
+        PlanPass.Claims claims = (PlanPass.Claims) checked;
         Envelope e;
         try {
             e = codec.decode(body, source);
         } catch (ProtocolException ex) {
             return reply(body.length > WireCodec.MAX_MESSAGE_BYTES ? 413 : 400, Ack.refused(0, ex.problems()));
         }
-        if (e.sender().role() != Role.JOB_MASTER || !claimed.equals(e.sender())) {
-            return reply(403, e.sequence(), source, "Authorization", "the token is " + Tokens.identity(claimed)
-                    + "'s, the envelope is from " + Tokens.identity(e.sender()) + "; only a job master's own token is taken here");
+        if (e.sender().role() != Role.JOB_MASTER || !claims.jobMaster().equals(e.sender().id())) {
+            return reply(403, e.sequence(), source, "Authorization", "the pass is job master "
+                    + Text.quote(claims.jobMaster()) + "'s, the envelope is from " + Tokens.identity(e.sender()));
         }
         if (!(e.message() instanceof Plan)) {
             return reply(400, e.sequence(), e.sender().toString(), "$.type", "an agent takes plan messages only, got "
                     + e.message().type());
         }
-        String key = Tokens.key(token);
+        String key = claims.key();
         String refusal = node.refusesKey(e.sender().id(), key);
         if (refusal != null) {
             return reply(403, e.sequence(), e.sender().toString(), "Authorization", refusal);
@@ -109,19 +150,6 @@ final class PlanDesk implements Endpoint {
     public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
         return CompletableFuture.completedFuture(reply(404, 0, remote, "$", "an agent has no inbox; "
                 + "job masters post plans to " + granary.protocol.link.Paths.MESSAGES));
-    }
-
-    /** The identity a token claims ({@code role/id} before its last dot), or null if it has none. */
-    private static Sender claimed(String token) {
-        int dot = token.lastIndexOf('.');
-        if (dot <= 0) {
-            return null;
-        }
-        try {
-            return Tokens.parseIdentity(token.substring(0, dot));
-        } catch (IllegalArgumentException ex) {
-            return null;
-        }
     }
 
     private Reply reply(int status, long sequence, String subject, String field, String message) {

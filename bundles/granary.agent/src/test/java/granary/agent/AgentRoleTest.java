@@ -21,6 +21,7 @@ import granary.protocol.disk.FileDisk;
 import granary.protocol.link.Endpoint;
 import granary.protocol.link.ManualLoop;
 import granary.protocol.link.Reply;
+import granary.protocol.link.PlanPass;
 import granary.protocol.link.Tokens;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -59,8 +60,9 @@ class AgentRoleTest {
     private final LoopMaster master = new LoopMaster();
     private final List<String> events = new CopyOnWriteArrayList<>();
     private final Tokens tokens = new Tokens("the agent role test's secret, 32 bytes".getBytes(StandardCharsets.UTF_8));
-    private final String jm1 = tokens.issue(new Sender(Role.JOB_MASTER, "jm1"));
-    private final String key1 = Tokens.key(jm1);
+    private final String key1 = Tokens.key(tokens.issue(new Sender(Role.JOB_MASTER, "jm1")));
+    /** What jm1's plans carry: the pass the master gives it for node n1 (docs/security.md, "Plan passes"). */
+    private final String jm1 = PlanPass.issue(tokens.agentKey("n1"), new PlanPass.Claims("jm1", "n1", key1, Long.MAX_VALUE));
     private final WireCodec jobMasterCodec = new WireCodec(Role.JOB_MASTER);
     private final List<Integer> gaveUp = new ArrayList<>();
     private final List<AgentRole> roles = new ArrayList<>();

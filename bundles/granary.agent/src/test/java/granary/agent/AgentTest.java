@@ -12,6 +12,7 @@ import granary.protocol.Heartbeat;
 import granary.protocol.Plan;
 import granary.protocol.Role;
 import granary.protocol.Sender;
+import granary.protocol.link.PlanPass;
 import granary.protocol.link.Tokens;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -42,8 +43,10 @@ class AgentTest {
 
     private final Tokens tokens = new Tokens(secret());
     private final String agentToken = tokens.issue(new Sender(Role.AGENT, "n1"));
-    private final String jm1 = tokens.issue(new Sender(Role.JOB_MASTER, "jm1"));
-    private final String key1 = Tokens.key(jm1);
+    private final String jm1Token = tokens.issue(new Sender(Role.JOB_MASTER, "jm1"));
+    private final String key1 = Tokens.key(jm1Token);
+    /** What jm1's plans carry: the pass the master gives it for node n1 (docs/security.md, "Plan passes"). */
+    private final String jm1 = pass("jm1", "n1", key1, Long.MAX_VALUE);
     private final List<String> events = new CopyOnWriteArrayList<>();
     private final List<AutoCloseable> open = new ArrayList<>();
     private FakeMaster master;
@@ -96,8 +99,8 @@ class AgentTest {
     @Test
     void aKeptPlanWhoseTokenDoesNotMatchTheCapsKeyNeverRuns() throws Exception {
         Agent agent = start(dir, master);
-        String forged = new Tokens(secret()).issue(new Sender(Role.JOB_MASTER, "jm1"));
-        assertEquals(200, jobMaster(agent).post(forged, "jm1", 1, 1, new Plan(List.of(launch(0, "true")))).status());
+        String otherKey = pass("jm1", "n1", Tokens.key(new Tokens(secret()).issue(new Sender(Role.JOB_MASTER, "jm1"))), Long.MAX_VALUE);
+        assertEquals(200, jobMaster(agent).post(otherKey, "jm1", 1, 1, new Plan(List.of(launch(0, "true")))).status());
         master.send(cap(UNIT, 1));
         await("dropped", () -> events.stream().anyMatch(e -> e.startsWith("dropped unit=j/u slot=0")));
         assertEquals(0, agent.onLoopForTest(() -> agent.node().pendingCount()));
@@ -166,14 +169,21 @@ class AgentTest {
         await("cap", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
         JobMasterClient c = jobMaster(agent);
         Plan plan = new Plan(List.of(launch(0, "true")));
-        assertEquals(401, c.post(null, "jm1", 1, 1, plan).status(), "no token");
-        assertEquals(401, c.post("not-a-token", "jm1", 1, 1, plan).status(), "not a token");
-        String otherSecret = new Tokens(secret()).issue(new Sender(Role.JOB_MASTER, "jm1"));
-        JobMasterClient.Answer wrongKey = c.post(otherSecret, "jm1", 1, 1, plan);
-        assertEquals(403, wrongKey.status(), "a token whose key is not the caps' key");
+        assertEquals(401, c.post(null, "jm1", 1, 1, plan).status(), "no pass");
+        assertEquals(401, c.post("not-a-token", "jm1", 1, 1, plan).status(), "not a pass");
+        assertEquals(401, c.post(jm1Token, "jm1", 1, 1, plan).status(), "a job master's own token is not taken by an agent");
+        String otherSecret = PlanPass.issue(new Tokens(secret()).agentKey("n1"), new PlanPass.Claims("jm1", "n1", key1, Long.MAX_VALUE));
+        assertEquals(401, c.post(otherSecret, "jm1", 1, 1, plan).status(), "a pass not sealed with this agent's key");
+        assertEquals(401, c.post(PlanPass.issue(tokens.agentKey("n2"), new PlanPass.Claims("jm1", "n2", key1, Long.MAX_VALUE)),
+                "jm1", 1, 1, plan).status(), "another node's pass");
+        JobMasterClient.Answer expired = c.post(pass("jm1", "n1", key1, System.currentTimeMillis() - 120_000), "jm1", 1, 1, plan);
+        assertEquals(401, expired.status(), "an expired pass");
+        assertTrue(expired.ack().problems().get(0).message().contains("expired"), expired.ack().toString());
+        JobMasterClient.Answer wrongKey = c.post(pass("jm1", "n1", "0".repeat(64), Long.MAX_VALUE), "jm1", 1, 1, plan);
+        assertEquals(403, wrongKey.status(), "a pass whose key is not the caps' key");
         assertTrue(wrongKey.ack().problems().get(0).message().contains("key does not match"), wrongKey.ack().toString());
-        String jm2 = tokens.issue(new Sender(Role.JOB_MASTER, "jm2"));
-        assertEquals(403, c.post(jm2, "jm1", 1, 1, plan).status(), "jm2's token on jm1's envelope");
+        String jm2 = pass("jm2", "n1", Tokens.key(tokens.issue(new Sender(Role.JOB_MASTER, "jm2"))), Long.MAX_VALUE);
+        assertEquals(403, c.post(jm2, "jm1", 1, 1, plan).status(), "jm2's pass on jm1's envelope");
         JobMasterClient.Answer foreign = c.post(jm2, "jm2", 1, 1, plan);
         assertEquals(400, foreign.status(), "jm2 planning jm1's unit");
         assertTrue(foreign.ack().problems().get(0).message().contains("capped here for job master jm1, not for jm2"),
@@ -297,6 +307,11 @@ class AgentTest {
     private void post(Agent agent, long sequence, Plan.Launch... launches) throws Exception {
         JobMasterClient.Answer a = jobMaster(agent).post(jm1, "jm1", 1, sequence, new Plan(List.of(launches)));
         assertEquals(200, a.status(), a.ack().toString());
+    }
+
+    /** A plan pass as the master makes it for job master {@code jm} at node {@code node} (sealed with that node's key). */
+    private String pass(String jm, String node, String key, long expiresAt) {
+        return PlanPass.issue(tokens.agentKey(node), new PlanPass.Claims(jm, node, key, expiresAt));
     }
 
     private Cap cap(UnitId unit, int slots) {

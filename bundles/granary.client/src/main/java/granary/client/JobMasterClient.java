@@ -154,6 +154,10 @@ public final class JobMasterClient implements AutoCloseable {
     private final Map<String, Long> epochs = new HashMap<>();
     /** Each node's agent endpoint as the hints last said (kept when no slot is held there any more: its agent still knows). */
     private final Map<String, String> endpoints = new HashMap<>();
+    /** The plan pass the master gave for each agent endpoint (docs/security.md, "Plan passes"): what plans there carry. */
+    private final Map<String, String> passes = new HashMap<>();
+    /** The plan pass of each node, as the hints gave them (an endpoint may come after its pass). */
+    private final Map<String, String> nodePasses = new HashMap<>();
     private Long syncedWith;
     private boolean resyncing;
     private boolean resyncAgain;
@@ -535,8 +539,15 @@ public final class JobMasterClient implements AutoCloseable {
                 return CompletableFuture.failedFuture(new LinkException(LinkException.Kind.UNREACHABLE, "no agent endpoint to send"
                         + " the plan to ('" + endpoint + "'): the node's agent has not registered with this master yet", List.of(), null));
             }
-            Link link = agents.computeIfAbsent(uri, u -> new Link(List.of(u), self, incarnation, token,
+            String pass = passes.get(endpoint);
+            if (pass == null) {
+                // nothing sent: the job master's own token never goes to an agent
+                return CompletableFuture.failedFuture(new LinkException(LinkException.Kind.UNREACHABLE, "no plan pass for the"
+                        + " agent at " + endpoint + " yet: the master gives one with the hint that places slots there", List.of(), null));
+            }
+            Link link = agents.computeIfAbsent(uri, u -> new Link(List.of(u), self, incarnation, pass,
                     options.link().withRefusalsFinal(true), transport, loop));
+            link.authorize(pass);
             CompletableFuture<Void> f = new CompletableFuture<>();
             long epoch = epochs.getOrDefault(endpoint, 0L);
             // planned against the node's epoch the hints named: an agent declared lost since does not start it
@@ -638,7 +649,19 @@ public final class JobMasterClient implements AutoCloseable {
         for (Hint.NodeState n : h.nodes()) {
             tell(() -> listener.nodeChanged(n.node(), n.state()));
         }
+        h.passes().forEach(x -> nodePasses.put(x.node(), x.pass()));
+        h.passes().forEach(x -> passFor(x.node()));
+        h.placements().forEach(p -> passFor(p.node()));
         storeHints();
+    }
+
+    /** The pass of {@code node} goes with plans to its endpoint. */
+    private void passFor(String node) {
+        String endpoint = endpoints.get(node);
+        String pass = nodePasses.get(node);
+        if (endpoint != null && pass != null) {
+            passes.put(endpoint, pass);
+        }
     }
 
     // ---- hints on disk ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import granary.protocol.Hint;
 import granary.protocol.Plan;
 import granary.protocol.Request;
 import granary.protocol.link.LinkException;
+import granary.protocol.link.PlanPass;
 import granary.protocol.link.Link;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -241,24 +242,44 @@ class JobMasterClientTest {
         assertEquals(7, c.desired(MAP));
     }
 
+    /**
+     * Plans carry the pass the master gave for that agent's node, never the job master's own token
+     * (docs/security.md, "Plan passes"); with no pass yet nothing is sent.
+     */
     @Test
-    void plansGoToTheNamedAgentWithTheJobMastersToken() throws Exception {
+    void plansGoToTheNamedAgentWithItsPassNotTheJobMastersToken() throws Exception {
         FakeAgent a1 = new FakeAgent();
         open.add(a1);
         FakeAgent a2 = new FakeAgent();
         open.add(a2);
         JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
         Plan.Launch l = new Plan.Launch(MAP, 0, List.of("/bin/true"), Map.of("GRANARY_TASK", "0"), "/tmp");
 
+        LinkException none = assertThrows(LinkException.class, () -> done(c.launch(a1.url(), List.of(l))));
+        assertTrue(none.getMessage().contains("no plan pass for the agent at " + a1.url()), none.getMessage());
+        assertEquals(List.of(), a1.received());
+
+        String pass = PlanPass.issue(FakeMaster.TOKENS.agentKey("n1"), new PlanPass.Claims("jm1", "n1", "k", Long.MAX_VALUE));
+        master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 2, a1.url())), List.of(), List.of(), 0,
+                List.of(new Hint.Pass("n1", pass))));
+        assertEquals("placement wc/map n1 0->2", heard.next());
         done(c.launch(a1.url(), List.of(l)));
         done(c.launch(a1.url(), List.of(l)));
 
         assertEquals(2, a1.received().size());
         assertEquals(List.of(), a2.received());
         FakeAgent.Received r = a1.received().get(0);
-        assertEquals("Bearer " + FakeMaster.token("jm1"), r.authorization());
+        assertEquals("Bearer " + pass, r.authorization());
         assertEquals(c.self(), r.sender());
         assertEquals(List.of(l), r.plan().launches());
+
+        String renewed = PlanPass.issue(FakeMaster.TOKENS.agentKey("n1"), new PlanPass.Claims("jm1", "n1", "k", Long.MAX_VALUE - 1));
+        master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 3, a1.url())), List.of(), List.of(), 0,
+                List.of(new Hint.Pass("n1", renewed))));
+        assertEquals("placement wc/map n1 2->3", heard.next());
+        done(c.launch(a1.url(), List.of(l)));
+        assertEquals("Bearer " + renewed, a1.received().get(2).authorization(), "a renewed pass goes with later plans");
     }
 
     @Test

@@ -54,6 +54,12 @@ final class JobMasterPeer extends Peer {
     long calledOffUntil;
     /** The mark of its last request applied (of its current incarnation): said in each hint (docs/protocol.md, "Marks"). */
     long applied;
+    /** Nodes it was given a plan pass for since the last renewal (docs/security.md, "Plan passes"). */
+    private final Set<String> passed = new HashSet<>();
+    /** When the first of its passes comes due for renewal. */
+    private long nextRenewal = Long.MAX_VALUE;
+    /** A pass came due: the next hint looks. */
+    private boolean passCheck;
 
     JobMasterPeer(String id) {
         this.id = id;
@@ -113,7 +119,22 @@ final class JobMasterPeer extends Peer {
     void sendFull(long now) {
         full = true;
         changed.clear();
+        passed.clear(); // a new incarnation, or a master that restarted: every pass again
+        nextRenewal = Long.MAX_VALUE;
         mark(now);
+    }
+
+    /** True if the passes it was given come due for renewal at {@code now}. */
+    boolean passesDue(long now) {
+        return nextRenewal <= now;
+    }
+
+    /** Marks it for a hint if a pass is due (the master's timer asks). */
+    void renewPasses(long now) {
+        if (passesDue(now)) {
+            passCheck = true;
+            mark(now);
+        }
     }
 
     private void mark(long now) {
@@ -129,11 +150,16 @@ final class JobMasterPeer extends Peer {
 
     @Override
     boolean hasNews() {
-        return full || !changed.isEmpty() || !exits.isEmpty() || !nodes.isEmpty();
+        return full || !changed.isEmpty() || !exits.isEmpty() || !nodes.isEmpty() || passCheck;
     }
 
-    /** The hint to send next (at most {@code max} placements and exits), or null if nothing changed. */
-    Hint nextHint(Function<String, String> endpoint, java.util.function.ToLongFunction<String> epoch, int max) {
+    /**
+     * The hint to send next (at most {@code max} placements and exits), or null if nothing changed.
+     * It carries a plan pass ({@code pass}: node to pass) for each node where it holds slots whose
+     * pass is new or due for renewal at {@code now}; a pass is renewed halfway through {@code passMillis}.
+     */
+    Hint nextHint(Function<String, String> endpoint, java.util.function.ToLongFunction<String> epoch, int max,
+                  Function<String, String> pass, long now, long passMillis) {
         if (!hasNews()) {
             return null;
         }
@@ -155,7 +181,33 @@ final class JobMasterPeer extends Peer {
         List<Hint.NodeState> states = new ArrayList<>();
         nodes.forEach((node, state) -> states.add(new Hint.NodeState(node, state)));
         nodes.clear();
-        return new Hint(out, sent, states, applied);
+        passCheck = false;
+        return new Hint(out, sent, states, applied, passes(out, pass, now, passMillis));
+    }
+
+    /**
+     * The passes a hint carries: for the nodes of its placements that have none yet, or, when
+     * renewal is due, for every node where it holds slots.
+     */
+    private List<Hint.Pass> passes(List<Hint.Placement> out, Function<String, String> pass, long now, long passMillis) {
+        List<Hint.Pass> passes = new ArrayList<>();
+        Set<String> nodes = new java.util.TreeSet<>();
+        if (nextRenewal <= now) {
+            placements.values().forEach(byNode -> nodes.addAll(byNode.keySet()));
+            passed.clear();
+            nextRenewal = Long.MAX_VALUE;
+        } else {
+            out.stream().filter(p -> p.slots() > 0 && !passed.contains(p.node())).forEach(p -> nodes.add(p.node()));
+        }
+        for (String node : nodes) {
+            passes.add(new Hint.Pass(node, pass.apply(node)));
+            passed.add(node);
+        }
+        if (!nodes.isEmpty()) {
+            // the passes given before these come due first
+            nextRenewal = Math.min(nextRenewal, now + passMillis / 2);
+        }
+        return passes;
     }
 
     long slots() {

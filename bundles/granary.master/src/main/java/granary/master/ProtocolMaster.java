@@ -44,6 +44,7 @@ import granary.protocol.WireCodec;
 import granary.protocol.link.Endpoint;
 import granary.protocol.link.Paths;
 import granary.protocol.link.Reply;
+import granary.protocol.link.PlanPass;
 import granary.protocol.link.Tokens;
 import granary.recovery.Adoption;
 import granary.recovery.AgentReport;
@@ -1584,7 +1585,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return peer.outbox.due(after, () -> {
             long since = peer.dirtySince;
             Message m = peer instanceof AgentPeer a ? a.nextCap(this::capOwner, this::key, unitSpecs::get, restarts::launch, options.maxPlacements())
-                    : ((JobMasterPeer) peer).nextHint(this::endpoint, this::epoch, options.maxPlacements());
+                    : ((JobMasterPeer) peer).nextHint(this::endpoint, this::epoch, options.maxPlacements(),
+                            node -> pass(((JobMasterPeer) peer).id, node), clock.millis(), PASS_MILLIS);
             peer.dirtySince = delivered(since, peer.hasNews());
             return m;
         }, self, options.incarnation());
@@ -1629,6 +1631,18 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 + " is not the leader (it does not hold the leadership lease: " + options.lease().why() + "); send to another master"));
     }
 
+    /**
+     * How long a plan pass is good for; the master renews each halfway through (docs/security.md,
+     * "Plan passes"). Short enough that a pass copied off the wire is soon worth nothing, long
+     * enough that a master outage within the recovery window does not stop plans.
+     */
+    static final long PASS_MILLIS = 10 * 60_000L;
+
+    /** A plan pass for {@code jobMaster}'s plans at the agent of {@code node}. Under the lock. */
+    private String pass(String jobMaster, String node) {
+        return PlanPass.issue(tokens.agentKey(node), new PlanPass.Claims(jobMaster, node, key(jobMaster), clock.millis() + PASS_MILLIS));
+    }
+
     private String endpoint(String node) {
         AgentPeer a = agents.get(node);
         return a == null || a.registration == null ? "" : a.registration.endpoint();
@@ -1640,6 +1654,20 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     }
 
     // ---- timeouts -------------------------------------------------------------------------------
+
+    /** Job masters whose plan passes come due get a hint with new ones. */
+    private void renewPasses(long now) {
+        List<Runnable> wake = new ArrayList<>();
+        synchronized (lock) {
+            for (JobMasterPeer j : jobMasters.values()) {
+                if (!j.lost && j.passesDue(now)) {
+                    j.renewPasses(now);
+                    deliver(j, wake);
+                }
+            }
+        }
+        wake.forEach(Runnable::run);
+    }
 
     /** Declares silent peers lost (docs/protocol.md, "Timeouts"). Runs on its own thread. */
     void expire() {
@@ -1693,6 +1721,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
         }
         tellNodeState(toTell, Hint.NodeState.LOST);
+        renewPasses(now);
         retryRestarts(now);
         for (JobMasterPeer j : lostJobMasters) {
             if (restartable(j)) {

@@ -18,8 +18,15 @@ import java.util.Objects;
  * @param through    the mark of the last request of this job master applied before this hint was
  *                   written ({@link Request#mark}; 0: none): its placements count the releases of
  *                   that request and those before. Protocol version 4
+ * @param passes     plan passes for nodes where it holds slots, new or renewed ({@link Pass}). Protocol version 5
  */
-public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState> nodes, long through) implements Message {
+public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState> nodes, long through, List<Pass> passes)
+        implements Message {
+
+    /** A hint that hands out no plan passes. */
+    public Hint(List<Placement> placements, List<Exit> exits, List<NodeState> nodes, long through) {
+        this(placements, exits, nodes, through, List.of());
+    }
 
     /** A hint without node states. */
     public Hint(List<Placement> placements, List<Exit> exits) {
@@ -29,6 +36,19 @@ public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState>
     /** A hint that says no mark. */
     public Hint(List<Placement> placements, List<Exit> exits, List<NodeState> nodes) {
         this(placements, exits, nodes, 0);
+    }
+
+    /**
+     * What authorises this job master's plans at the agent of {@code node}: a pass the master made
+     * for that node and job master, which that agent checks and no other peer can use
+     * ({@code granary.protocol.link.PlanPass}; docs/security.md, "Plan passes"). The job master sends
+     * it instead of its own token, which never leaves it and the master.
+     */
+    public record Pass(String node, String pass) {
+        public Pass {
+            Objects.requireNonNull(node, "node");
+            Objects.requireNonNull(pass, "pass");
+        }
     }
 
     /**

@@ -141,7 +141,7 @@ final class MessageReader {
     }
 
     private Hint hint(JsonObject o, String p) {
-        known(o, p, "placements", "exits", "nodes", "through");
+        known(o, p, "placements", "exits", "nodes", "through", "passes");
         List<Hint.Placement> placements = list(o, "placements", p, (e, at) -> object(e, at, x ->
                 new Hint.Placement(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at),
                         json.string(x, "endpoint", at, null), epoch(x, at)),
@@ -161,7 +161,12 @@ final class MessageReader {
             return node == null || state == null ? null : new Hint.NodeState(node, state);
         }, "node", "state"));
         long through = notNegative(o, "through", p);
-        return json.ok() ? new Hint(placements, exits, nodes, through) : null;
+        List<Hint.Pass> passes = o.get("passes") == null ? List.of() : list(o, "passes", p, (e, at) -> object(e, at, x -> {
+            String node = json.string(x, "node", at, null);
+            String pass = json.string(x, "pass", at, null);
+            return node == null || pass == null ? null : new Hint.Pass(node, pass);
+        }, "node", "pass"));
+        return json.ok() ? new Hint(placements, exits, nodes, through, passes) : null;
     }
 
     private Cap cap(JsonObject o, String p) {

@@ -48,6 +48,9 @@ final class MessageWriter {
             if (h.through() > 0) {
                 o.put("through", h.through());
             }
+            if (!h.passes().isEmpty()) {
+                o.put("passes", list(h.passes(), x -> JsonObject.builder().put("node", x.node()).put("pass", x.pass()).build()));
+            }
             return o.build();
         }
         if (m instanceof Cap c) {

@@ -40,20 +40,23 @@ public final class WireCodec {
     /**
      * The newest protocol version this code speaks. Version 3 added a full request's {@code restart}
      * and a cap grant's {@code launch}; version 4 a hint's {@code nodes} and {@code through}, a
-     * request's {@code mark}, node epochs, probes, a heartbeat's {@code uncapped} and a cap's {@code reason} (docs/protocol.md, "Versioning"). A message is sent
+     * request's {@code mark}, node epochs, probes, a heartbeat's {@code uncapped} and a cap's {@code reason}; version 5 a hint's {@code passes} (docs/protocol.md, "Versioning"). A message is sent
      * as the lowest version that carries it, so a peer of this version talks to an older master as
      * long as it does not need what came later.
      */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
 
     /** The oldest protocol version this code reads. */
     public static final int OLDEST = 2;
 
     /**
-     * The lowest version that carries {@code m}: 4 for node states, epochs, probes, marks, an exit's
+     * The lowest version that carries {@code m}: 5 for plan passes; 4 for node states, epochs, probes, marks, an exit's
      * {@code stopped}, uncapped workers or a cap's reason; 3 for a restart spec or a launch; else 2.
      */
     public static int versionFor(Message m) {
+        if (m instanceof Hint h && !h.passes().isEmpty()) {
+            return 5;
+        }
         boolean v4 = m instanceof Hint h && (!h.nodes().isEmpty() || h.through() > 0 || h.placements().stream().anyMatch(p -> p.epoch() > 0))
                 || m instanceof Request q && q.mark() > 0
                 || m instanceof Heartbeat e && e.exited().stream().anyMatch(x -> x.stopped() != (x.exitCode() == Heartbeat.STOPPED))

@@ -87,11 +87,11 @@ class WireCodecTest {
                         "$.message.placements[0].unit", "expected job/unit, got the string \"ju\""),
                 Arguments.of("sequence 0", envelope("hint", HINT).replace("\"sequence\": 3", "\"sequence\": 0"),
                         "$.sequence", "must be at least 1, got 0"),
-                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 5"),
-                        "$.version", "protocol version 5 is not supported; this master speaks 2 to 4"),
+                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 6"),
+                        "$.version", "protocol version 6 is not supported; this master speaks 2 to 5"),
                 Arguments.of("bad version with fields of its own", envelope("hint", "{\"new\": true}")
                         .replace("\"version\": 2", "\"version\": 1, \"extra\": 1"),
-                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 4"),
+                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 5"),
                 Arguments.of("missing version", envelope("hint", HINT).replace("\"version\": 2,", ""),
                         "$.version", "is missing"),
                 Arguments.of("truncated JSON", envelope("hint", HINT).substring(0, envelope("hint", HINT).length() - 2),
@@ -184,12 +184,12 @@ class WireCodecTest {
 
     @Test
     void badVersionKeepsBothVersionsAsFields() {
-        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 5");
+        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 6");
         Problem p = assertThrows(ProtocolException.class,
                 () -> new WireCodec(Role.AGENT).decode(input.getBytes(StandardCharsets.UTF_8), "master m")).problems().get(0);
-        assertEquals("protocol version 5 is not supported; this agent speaks 2 to 4", p.message());
-        assertEquals(4L, p.limit());
-        assertEquals(5L, p.value());
+        assertEquals("protocol version 6 is not supported; this agent speaks 2 to 5", p.message());
+        assertEquals(5L, p.limit());
+        assertEquals(6L, p.value());
     }
 
     @Test
@@ -384,6 +384,23 @@ class WireCodecTest {
                 () -> codec.decode(asThree.getBytes(StandardCharsets.UTF_8), "agent n7"));
         assertEquals("$.message", ex.problems().get(0).field(), ex.getMessage());
         assertTrue(ex.problems().get(0).message().endsWith("which protocol version 4 added; the envelope says version 3"),
+                ex.getMessage());
+    }
+
+    /** A hint's plan passes (version 5, docs/security.md "Plan passes") round-trip, go as version 5, and are refused in a version-4 envelope. */
+    @Test
+    void planPassesAreVersionFive() {
+        Hint h = new Hint(List.of(new Hint.Placement(Samples.MAP, "n7", 2, "http://10.0.0.7:7071", 3)), List.of(), List.of(), 0,
+                List.of(new Hint.Pass("n7", "gp1.abc.def")));
+        assertEquals(5, WireCodec.versionFor(h));
+        Envelope e = Envelope.of(Samples.AGENT, 1_700_000_000_000L, 42, h);
+        String text = codec.text(e);
+        assertTrue(text.startsWith("{\"version\":5,"), text);
+        assertEquals(e, codec.decode(codec.encode(e), "test"));
+        String asFour = text.replace("{\"version\":5,", "{\"version\":4,");
+        ProtocolException ex = assertThrows(ProtocolException.class,
+                () -> codec.decode(asFour.getBytes(StandardCharsets.UTF_8), "agent n7"));
+        assertTrue(ex.problems().get(0).message().endsWith("which protocol version 5 added; the envelope says version 4"),
                 ex.getMessage());
     }
 

@@ -54,8 +54,13 @@ public final class JdkHttpServer implements AutoCloseable {
             if (!"POST".equals(ex.getRequestMethod())) {
                 return null;
             }
+            String authorization = ex.getRequestHeaders().getFirst("Authorization");
+            Reply refused = endpoint.admit(authorization, remote(ex));
+            if (refused != null) {
+                return refused; // before a byte of the body is read (docs/security.md)
+            }
             byte[] body = readLimited(ex.getRequestBody(), WireCodec.MAX_MESSAGE_BYTES + 1);
-            return endpoint.post(ex.getRequestHeaders().getFirst("Authorization"), body, remote(ex));
+            return endpoint.post(authorization, body, remote(ex));
         }));
         server.createContext(Paths.INBOX, ex -> {
             if (!"GET".equals(ex.getRequestMethod())) {

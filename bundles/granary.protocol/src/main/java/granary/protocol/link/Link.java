@@ -120,7 +120,7 @@ public final class Link {
     private URI base;
     private final Sender self;
     private final long incarnation;
-    private final String authorization;
+    private String authorization;
     private final Options options;
     private final Transport transport;
     private final Loop loop;
@@ -143,6 +143,14 @@ public final class Link {
     private boolean polling;
     private boolean closed;
     private LinkException fenced;
+
+    /**
+     * Sends {@code token} from now on, also with messages already queued (a job master's plan pass
+     * for an agent, renewed by the master: docs/security.md, "Plan passes").
+     */
+    public void authorize(String token) {
+        this.authorization = "Bearer " + Objects.requireNonNull(token, "token");
+    }
 
     /**
      * A link to whichever of {@code servers} serves (one of them, or one they point to); starts with

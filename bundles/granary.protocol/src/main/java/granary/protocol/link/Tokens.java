@@ -120,6 +120,28 @@ public final class Tokens {
         return role == null || id.isEmpty() ? null : new Sender(role, id);
     }
 
+    /**
+     * The key that seals the {@link PlanPass plan passes} for the agent of {@code node}: the MAC of
+     * its token, which that agent knows and nobody else but the master.
+     */
+    public byte[] agentKey(String node) {
+        return mac(identity(new Sender(Role.AGENT, node)));
+    }
+
+    /** The key a token holds (its MAC part, as {@link #agentKey} gives it for an agent's), or null if it has none. */
+    public static byte[] keyOf(String token) {
+        int dot = token == null ? -1 : token.lastIndexOf('.');
+        if (dot < 0) {
+            return null;
+        }
+        try {
+            byte[] k = Base64.getUrlDecoder().decode(token.substring(dot + 1));
+            return k.length == 0 ? null : k;
+        } catch (IllegalArgumentException ex) {
+            return null;
+        }
+    }
+
     /** The token in an {@code Authorization: Bearer <token>} header, or null. */
     public static String bearer(String authorization) {
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
