@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import granary.api.model.JobSpec;
@@ -15,6 +16,7 @@ import granary.protocol.Cap;
 import granary.protocol.Envelope;
 import granary.protocol.Heartbeat;
 import granary.protocol.Hint;
+import granary.protocol.link.PlanPass;
 import granary.protocol.Register;
 import granary.protocol.Request;
 import granary.protocol.Role;
@@ -115,6 +117,38 @@ class ProtocolMasterTest {
      * address (same slots), or its plans would go on to the old one (docs/recovery.md, "Exits that
      * never arrive").
      */
+    /**
+     * The hint that places a job master's slots on a node carries a plan pass for that node's agent,
+     * sealed with that agent's key and no other; halfway through its life the master sends a new
+     * one (docs/security.md, "Plan passes").
+     */
+    @Test
+    void planPassesComeWithTheHintsAndAreRenewedHalfwayThroughTheirLife() throws Exception {
+        try (MasterHarness m = new MasterHarness(MasterOptions.defaults().withIncarnation(78)
+                .withTimeouts(Duration.ofHours(1), Duration.ofHours(1)))) {
+            SyncLink agent = m.link(Role.AGENT, "n1", 1);
+            assertFalse(agent.send(register("n1", 300)).isRefusal());
+            poll(agent, Cap.class);
+            SyncLink jm = m.link(Role.JOB_MASTER, "jm1", 1);
+            assertFalse(jm.send(full(job("j1", 5))).isRefusal());
+            Hint first = poll(jm, Hint.class);
+            assertEquals(1, first.passes().size(), first.toString());
+            assertEquals("n1", first.passes().get(0).node());
+            String key = granary.protocol.link.Tokens.key(m.tokens.issue(new Sender(Role.JOB_MASTER, "jm1")));
+            PlanPass.Claims claims = PlanPass.verify(m.tokens.agentKey("n1"), first.passes().get(0).pass());
+            assertEquals(new PlanPass.Claims("jm1", "n1", key, m.clock.millis() + ProtocolMaster.PASS_MILLIS), claims);
+            assertNull(PlanPass.verify(m.tokens.agentKey("n2"), first.passes().get(0).pass()), "no other agent can check it");
+            assertNull(m.tokens.verify(first.passes().get(0).pass()), "it is no token at the master");
+
+            m.clock.advance(ProtocolMaster.PASS_MILLIS / 2 + 1);
+            m.master.tick();
+            Hint renewed = poll(jm, Hint.class);
+            assertEquals(List.of(), renewed.placements(), "nothing moved: only the pass is new");
+            PlanPass.Claims again = PlanPass.verify(m.tokens.agentKey("n1"), renewed.passes().get(0).pass());
+            assertEquals(m.clock.millis() + ProtocolMaster.PASS_MILLIS, again.expiresAt());
+        }
+    }
+
     @Test
     void anAgentBackAtAnotherAddressIsAnnouncedToTheJobMastersHoldingSlotsThere() {
         SyncLink agent = h.link(Role.AGENT, "n1", 1);
@@ -200,7 +234,7 @@ class ProtocolMasterTest {
                 .replaceFirst("\"version\": ?2", "\"version\": 1");
         HttpResponse<byte[]> old = post(token, v2.getBytes(StandardCharsets.UTF_8));
         assertEquals(400, old.statusCode());
-        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2 to 4"), text(old));
+        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2 to 5"), text(old));
     }
 
     @Test
