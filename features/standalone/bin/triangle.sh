@@ -35,7 +35,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 secret="$work/granary.secret"
-issue() { java -Djava.io.tmpdir="$work" -jar "$master_jar" --secret="$secret" --issue-token="$1" > "$2"; }
+issue() { java -Djava.io.tmpdir="$work" -jar "$master_jar" --secret="$secret" --create-secret --issue-token="$1" > "$2"; }
 issue job-master/jm-demo "$work/jm.token"
 for i in $(seq 1 "$agents"); do issue "agent/n$i" "$work/n$i.token"; done
 

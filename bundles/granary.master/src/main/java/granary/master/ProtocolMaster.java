@@ -369,13 +369,45 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     // ---- agents ---------------------------------------------------------------------------------
 
+    /** Longest plan endpoint an agent may register. */
+    static final int MAX_ENDPOINT_CHARS = 512;
+
+    /**
+     * Why {@code endpoint} is no plan endpoint, or null: it goes to job masters in hints, who send
+     * plans there, so it must be a plain http(s) URL of a host and port and nothing else (no user
+     * info, query, fragment, control characters), within {@value #MAX_ENDPOINT_CHARS} characters.
+     */
+    static String endpointProblem(String endpoint) {
+        String shown = granary.api.model.Text.quote(endpoint);
+        if (endpoint.length() > MAX_ENDPOINT_CHARS) {
+            return "an endpoint of at most " + MAX_ENDPOINT_CHARS + " characters, got " + endpoint.length();
+        }
+        if (endpoint.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
+            return "an endpoint may not hold blanks or control characters, got " + shown;
+        }
+        java.net.URI u;
+        try {
+            u = new java.net.URI(endpoint);
+        } catch (java.net.URISyntaxException ex) {
+            return "expected an http:// or https:// URL, got " + shown;
+        }
+        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+            return "expected an http:// or https:// URL of a host, got " + shown;
+        }
+        if (u.getRawUserInfo() != null || u.getRawQuery() != null || u.getRawFragment() != null) {
+            return "an endpoint is scheme, host, port and path only (no user, query or fragment), got " + shown;
+        }
+        return null;
+    }
+
     private Ack register(AgentPeer p, Envelope e, Register r) {
         String who = e.sender().toString();
         if (!r.node().equals(p.node)) {
             return refuse(e, Problem.of(who, "$.message.node", "agent " + p.node + " registers its own node, not " + r.node()));
         }
-        if (!r.endpoint().startsWith("http://") && !r.endpoint().startsWith("https://")) {
-            return refuse(e, Problem.of(who, "$.message.endpoint", "expected an http:// or https:// URL, got \"" + r.endpoint() + "\""));
+        String badEndpoint = endpointProblem(r.endpoint());
+        if (badEndpoint != null) {
+            return refuse(e, Problem.of(who, "$.message.endpoint", badEndpoint));
         }
         NodeSpec wanted = new NodeSpec(r.node(), r.room(), r.capacity(), r.labels());
         synchronized (lock) {

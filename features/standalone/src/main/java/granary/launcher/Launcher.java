@@ -150,10 +150,19 @@ public final class Launcher {
         };
     }
 
-    /** {@code --issue-token}: the token of one identity, from the secret file (created if missing). */
+    /**
+     * {@code --issue-token}: the token of one identity, from the secret file; a missing file is an
+     * error unless {@code --create-secret} (a mistyped path must not make a secret no master uses).
+     */
     private static int issueToken(Options options, PrintStream out, PrintStream err) {
+        Path file = options.secret().toAbsolutePath();
         try {
-            out.println(Tokens.fromFile(options.secret().toAbsolutePath()).issue(options.issueToken()));
+            Tokens tokens = options.createSecret() ? Tokens.fromFile(file) : Tokens.fromExistingFile(file);
+            String exposed = Tokens.exposure(file);
+            if (exposed != null) {
+                err.println("Warning: --secret: " + exposed);
+            }
+            out.println(tokens.issue(options.issueToken()));
             return EXIT_OK;
         } catch (IOException e) {
             err.println("Error: --secret: " + e.getMessage());

@@ -21,10 +21,11 @@ import granary.protocol.link.Tokens;
  * @param tls         HTTPS on {@code listen} with this key; null: plain HTTP
  * @param secret      the master's token secret file
  * @param issueToken  print the token of this identity ({@code role/id}) and exit; null: run the runtime
+ * @param createSecret with {@code issueToken}: make a new secret if the file is missing (else that is an error)
  */
 public record Options(boolean demo, boolean strict, Mode mode, Duration commandWait, boolean help,
                       Map<String, Map<String, Object>> config, Http.Address listen, Http.Tls tls, Path secret,
-                      String issueToken) {
+                      String issueToken, boolean createSecret) {
 
     public Options {
         config = Map.copyOf(config);
@@ -32,7 +33,7 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
 
     /** The options of the runtime before the HTTP server, for tests and callers that need no HTTP settings. */
     Options(boolean demo, boolean strict, Mode mode, Duration commandWait, boolean help, Map<String, Map<String, Object>> config) {
-        this(demo, strict, mode, commandWait, help, config, Http.Address.DEFAULT, null, DEFAULT_SECRET, null);
+        this(demo, strict, mode, commandWait, help, config, Http.Address.DEFAULT, null, DEFAULT_SECRET, null, false);
     }
 
     /** The default of {@code --secret}, in the working directory. */
@@ -76,7 +77,9 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
             "  --advertise=URL    high availability: this master's URL as peers reach it (default: from --listen)",
             "  --issue-token=ROLE/ID",
             "                     print the token of agent/NODE or job-master/NAME, or of an HTTP API user",
-            "                     reader/NAME, operator/NAME or admin/NAME (from --secret) and exit",
+            "                     reader/NAME, operator/NAME or admin/NAME (from --secret) and exit; a missing",
+            "                     secret file is an error (a master makes it when it first starts)",
+            "  --create-secret    with --issue-token: make a new secret if the --secret file is missing",
             "  --help             print this text",
             "On a terminal the Gogo shell runs the console (granary:status, help granary:policy, ...).",
             "Piped input (a pipe or a file): each line that is not blank and does not start with '#' is a",
@@ -99,6 +102,7 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
         Http.Address listen = Http.Address.DEFAULT;
         Path secret = DEFAULT_SECRET;
         String issueToken = null;
+        boolean createSecret = false;
         Path keystore = null;
         Path keystorePassword = null;
         Path keyPassword = null;
@@ -129,6 +133,8 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                 master(config).put("advertise", nonBlank("--advertise", arg.substring("--advertise=".length()), "http://HOST:PORT"));
             } else if (arg.startsWith("--issue-token=")) {
                 issueToken = identity(arg.substring("--issue-token=".length()));
+            } else if (arg.equals("--create-secret")) {
+                createSecret = true;
             } else if (arg.startsWith("--keystore=")) {
                 keystore = file("--keystore", arg.substring("--keystore=".length()));
             } else if (arg.startsWith("--keystore-password-file=")) {
@@ -142,11 +148,14 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                         + "--strict, --interactive, --piped, --wait=SECONDS, --config=PID:key=value, --listen=HOST:PORT|off, "
                         + "--keystore=FILE, --keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, "
                         + "--zk=HOST:PORT[,HOST:PORT...], --ha-cluster=NAME, --advertise=URL, "
-                        + "--issue-token=ROLE/ID, --help");
+                        + "--issue-token=ROLE/ID, --create-secret, --help");
             }
         }
         Http.Tls tls = tls(keystore, keystorePassword, keyPassword, listen);
-        return new Options(demo, strict, mode, wait, help, config, listen, tls, secret, issueToken);
+        if (createSecret && issueToken == null) {
+            throw new IllegalArgumentException("--create-secret goes with --issue-token (a master makes its secret when it first starts)");
+        }
+        return new Options(demo, strict, mode, wait, help, config, listen, tls, secret, issueToken, createSecret);
     }
 
     /** {@code HOST:PORT} (an IPv6 host in brackets, {@code [::1]:7070}), or {@code off} for null. */

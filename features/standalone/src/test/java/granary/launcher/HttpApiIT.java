@@ -37,7 +37,8 @@ class HttpApiIT {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     private String token(String identity) throws Exception {
-        ChildProcess.Result r = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=" + identity, "--secret=" + tmp.resolve("granary.secret"));
+        ChildProcess.Result r = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=" + identity, "--create-secret",
+                "--secret=" + tmp.resolve("granary.secret"));
         assertEquals(0, r.exit(), r::toString);
         return r.out().strip();
     }

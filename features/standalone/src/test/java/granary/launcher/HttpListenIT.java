@@ -97,12 +97,30 @@ class HttpListenIT {
         }
     }
 
+    /**
+     * A missing secret file is an error unless {@code --create-secret} (a mistyped path must not make
+     * tokens no master takes); a secret others can read is warned about (docs/security.md).
+     */
     @Test
     void issuesATokenTheSecretVerifies() throws Exception {
         Path secret = tmp.resolve("master.secret");
+        ChildProcess.Result missing = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=agent/n1", "--secret=" + secret);
+        assertEquals(Launcher.EXIT_STARTUP, missing.exit(), missing::toString);
+        assertTrue(missing.err().contains("master.secret does not exist") && missing.err().contains("--create-secret"), missing::toString);
+        assertTrue(missing.out().isEmpty() && !Files.exists(secret), missing::toString);
+
+        ChildProcess.Result made = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=agent/n1", "--create-secret", "--secret=" + secret);
+        assertEquals(0, made.exit(), made::toString);
         ChildProcess.Result r = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=agent/n1", "--secret=" + secret);
         assertEquals(0, r.exit(), r::toString);
+        assertEquals(made.out(), r.out(), "the same secret, the same token");
         assertEquals(new Sender(Role.AGENT, "n1"), Tokens.fromFile(secret).verify(r.out().strip()), r::toString);
+        assertFalse(r.err().contains("Warning"), r::toString);
+
+        Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        ChildProcess.Result exposed = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=agent/n1", "--secret=" + secret);
+        assertEquals(0, exposed.exit(), exposed::toString);
+        assertTrue(exposed.err().contains("Warning: --secret:") && exposed.err().contains("readable by other users"), exposed::toString);
 
         ChildProcess.Result bad = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=boss/n1", "--secret=" + secret);
         assertEquals(Launcher.EXIT_USAGE, bad.exit(), bad::toString);

@@ -61,7 +61,7 @@ class OptionsTest {
         assertEquals("unknown argument '-x'; valid: --demo=true|false, --strict, --interactive, --piped, "
                 + "--wait=SECONDS, --config=PID:key=value, --listen=HOST:PORT|off, --keystore=FILE, "
                 + "--keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, "
-                + "--zk=HOST:PORT[,HOST:PORT...], --ha-cluster=NAME, --advertise=URL, --issue-token=ROLE/ID, --help",
+                + "--zk=HOST:PORT[,HOST:PORT...], --ha-cluster=NAME, --advertise=URL, --issue-token=ROLE/ID, --create-secret, --help",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "-x")).getMessage());
         assertEquals("--demo: 'maybe' is not true or false",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--demo=maybe")).getMessage());

@@ -115,7 +115,12 @@ public class MasterComponent {
             return; // the runtime serves no HTTP (--listen=off): no peer can reach a master side
         }
         this.context = context;
-        Tokens tokens = Tokens.fromFile(Path.of(config.secretFile()).toAbsolutePath());
+        Path secret = Path.of(config.secretFile()).toAbsolutePath();
+        Tokens tokens = Tokens.fromFile(secret);
+        String exposed = Tokens.exposure(secret);
+        if (exposed != null) {
+            System.err.println("granary: warning: the token secret " + exposed);
+        }
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("osgi.http.whiteboard.servlet.pattern", "/protocol/v1/*");
         props.put("osgi.http.whiteboard.servlet.asyncSupported", Boolean.TRUE);

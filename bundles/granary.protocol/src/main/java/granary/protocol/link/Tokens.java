@@ -69,6 +69,37 @@ public final class Tokens {
         }
     }
 
+    /**
+     * The secret in {@code file}, which must exist: where a missing file is a mistyped path (issuing
+     * tokens), a new secret would make tokens no master takes.
+     *
+     * @throws IOException naming the file if it is missing, cannot be read or holds no valid secret
+     */
+    public static Tokens fromExistingFile(Path file) throws IOException {
+        if (!Files.exists(file)) {
+            throw new IOException(file + " does not exist; a master makes its secret when it first starts (give the"
+                    + " path it uses), or add --create-secret to make a new one here");
+        }
+        return fromFile(file);
+    }
+
+    /**
+     * A warning if users other than the owner may read {@code file} (a secret's file must be the
+     * master's alone: anyone who reads it can make every token); null if not, or if the file system
+     * does not say.
+     */
+    public static String exposure(Path file) {
+        try {
+            java.util.Set<java.nio.file.attribute.PosixFilePermission> p = Files.getPosixFilePermissions(file);
+            boolean others = p.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)
+                    || p.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ);
+            return others ? file + " is readable by other users (" + PosixFilePermissions.toString(p) + "): anyone who"
+                    + " reads it can make every token; chmod 600 it" : null;
+        } catch (IOException | UnsupportedOperationException ex) {
+            return null;
+        }
+    }
+
     /** The token for {@code who}. */
     public String issue(Sender who) {
         return issue(identity(who));
