@@ -38,12 +38,15 @@ import java.util.TreeMap;
  * @param pollPause        the pause after an inbox poll that brought nothing (0 with long polls)
  * @param requestTimeout   how long one call to the master may take before it is made again (an
  *                         inbox poll waits its {@code pollWait} on top)
+ * @param workRoots        directories besides {@code workDir} a plan may name as a worker's working
+ *                         directory (docs/security.md, "Workers stay in their place")
  */
 public record AgentConfig(URI master, String node, String room, Map<String, String> labels, Resources capacity,
                           String token, Path workDir, InetSocketAddress listen, URI advertise, Duration heartbeat,
                           int registerRetries, int maxWorkers, int maxPending, Duration pendingExpiry,
                           Duration stopGrace, Duration pollWait, boolean keepWorkersOnExit,
-                          List<URI> otherMasters, Duration exitRetention, Duration pollPause, Duration requestTimeout) {
+                          List<URI> otherMasters, Duration exitRetention, Duration pollPause, Duration requestTimeout,
+                          List<Path> workRoots) {
 
     public static final int DEFAULT_MAX_WORKERS = 1024;
     public static final int DEFAULT_MAX_PENDING = 10_000;
@@ -61,6 +64,7 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         Objects.requireNonNull(exitRetention, "exitRetention");
         Objects.requireNonNull(pollPause, "pollPause");
         Objects.requireNonNull(requestTimeout, "requestTimeout");
+        workRoots = List.copyOf(workRoots);
     }
 
     /** How long an exit is remembered by default. */
@@ -79,49 +83,49 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         return new AgentConfig(master, node, "default", Map.of(), capacity, token, workDir,
                 new InetSocketAddress("127.0.0.1", 0), null, Duration.ofSeconds(1), 5, DEFAULT_MAX_WORKERS,
                 DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false, List.of(),
-                DEFAULT_EXIT_RETENTION, Duration.ZERO, Duration.ofSeconds(10));
+                DEFAULT_EXIT_RETENTION, Duration.ZERO, Duration.ofSeconds(10), List.of());
     }
 
     public AgentConfig withHeartbeat(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, d,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
     }
 
     public AgentConfig withPollWait(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
     }
 
     public AgentConfig withStopGrace(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
     }
 
     public AgentConfig withRegisterRetries(int n) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
+                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
     }
 
     public AgentConfig withPollPause(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                exitRetention, d, requestTimeout);
+                exitRetention, d, requestTimeout, workRoots);
     }
 
     public AgentConfig withExitRetention(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                d, pollPause, requestTimeout);
+                d, pollPause, requestTimeout, workRoots);
     }
 
     public AgentConfig withRequestTimeout(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                exitRetention, pollPause, d);
+                exitRetention, pollPause, d, workRoots);
     }
 
     public AgentConfig withPending(int max, Duration expiry) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout);
+                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
     }
 }

@@ -31,6 +31,8 @@ public final class CommandLine {
             "  --capacity=cpu=6400,mem=262144,gpu=4   cpu in 1/100 cores, mem in MiB, others extended",
             "  --token-file=FILE         the agent's token (agent/NAME.<mac>), one line",
             "  --work-dir=DIR            checkpoint, worker logs and working directories",
+            "  --work-roots=DIR[,DIR...] more directories a plan may name as a worker's working directory",
+            "                            (default: none; workers run inside --work-dir)",
             "  --listen=HOST:PORT        the plan endpoint (default 127.0.0.1:0, a free port)",
             "  --advertise=URL           the plan endpoint's URL as job masters reach it (default: from --listen)",
             "  --heartbeat=1s            heartbeat period (ms, s, m, h)",
@@ -53,7 +55,7 @@ public final class CommandLine {
     private static final Set<String> FLAGS = Set.of("keep-workers-on-exit", "help");
     private static final Set<String> VALUED = Set.of("master", "node", "room", "labels", "capacity", "token-file",
             "work-dir", "listen", "advertise", "heartbeat", "register-retries", "max-workers", "max-pending",
-            "pending-expiry", "stop-grace", "poll-wait", "exit-retention");
+            "pending-expiry", "stop-grace", "poll-wait", "exit-retention", "work-roots");
 
     private CommandLine() {
     }
@@ -88,7 +90,22 @@ public final class CommandLine {
                 duration(o, "pending-expiry", d.pendingExpiry()), duration(o, "stop-grace", d.stopGrace()),
                 pollWait(duration(o, "poll-wait", d.pollWait())), o.containsKey("keep-workers-on-exit"),
                 masters.subList(1, masters.size()), duration(o, "exit-retention", d.exitRetention()), d.pollPause(),
-                d.requestTimeout());
+                d.requestTimeout(), roots(o.get("work-roots")));
+    }
+
+    /** {@code --work-roots}: absolute, normalized directories, comma-separated. */
+    private static List<Path> roots(String value) throws UsageException {
+        List<Path> out = new ArrayList<>();
+        if (value == null) {
+            return out;
+        }
+        for (String r : value.split(",")) {
+            if (r.isBlank()) {
+                throw new UsageException("--work-roots: an empty directory in '" + value + "'; expected DIR[,DIR...]");
+            }
+            out.add(Path.of(r.trim()).toAbsolutePath().normalize());
+        }
+        return out;
     }
 
     private static Map<String, String> options(String[] args) throws UsageException {

@@ -297,8 +297,8 @@ final class Node {
     /** Null if a plan with {@code key} may come from {@code jobMaster}, else why not (a 403). */
     String refusesKey(String jobMaster, String key) {
         if (caps.holdsAny(jobMaster) && !caps.keyMatches(jobMaster, key)) {
-            return "the token is not the one job master " + jobMaster + "'s caps on node " + config.node()
-                    + " were granted for (its key does not match)";
+            return "the pass is not for the job master " + jobMaster + " whose caps on node " + config.node()
+                    + " were granted (its key does not match)";
         }
         return null;
     }
@@ -339,10 +339,14 @@ final class Node {
                 out.add(Problem.of(subject, at + ".unit", "unit " + l.unit() + " is capped here for job master "
                         + g.jobMaster() + ", not for " + jobMaster));
             } else if (g != null && !CapTable.sameKey(g.key(), key)) {
-                out.add(Problem.of(subject, at + ".unit", "the token does not match the key of the cap of unit " + l.unit()));
+                out.add(Problem.of(subject, at + ".unit", "the pass's key does not match the key of the cap of unit " + l.unit()));
             }
             if (l.command().isEmpty()) {
                 out.add(Problem.of(subject, at + ".command", "is empty; expected the program and its arguments"));
+            }
+            Problem place = Confinement.check(subject, at, l, config.workDir(), config.workRoots());
+            if (place != null) {
+                out.add(place);
             }
             Held h = held.get(new Slot(l.unit(), l.slot()));
             int before = out.size();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import granary.api.model.Clock;
+import granary.api.model.Problem;
 import granary.api.model.Resources;
 import granary.api.model.UnitId;
 import granary.protocol.Cap;
@@ -160,6 +161,51 @@ class AgentTest {
         master.send(new Cap(List.of(), List.of(grant.withSlots(0))));
         await("stopped", () -> master.exits().contains(new Heartbeat.Exit(restart, 0, Heartbeat.STOPPED)));
         assertEquals(0, agent.onLoopForTest(() -> agent.node().running(restart)));
+    }
+
+    /**
+     * A plan may not run a worker outside the agent's work dir (or the roots an operator named),
+     * symbolic links and {@code ..} included, nor pass environment names no shell could; the refusal
+     * names the launch and why, and nothing starts (docs/security.md, "Workers stay in their place").
+     */
+    @Test
+    void workersStayInsideTheWorkDirAndTheirEnvironmentIsChecked() throws Exception {
+        Agent agent = start(dir.resolve("agent"), master);
+        master.send(cap(UNIT, 3));
+        await("cap", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
+        JobMasterClient c = jobMaster(agent);
+        Path outside = Files.createDirectories(dir.resolve("elsewhere"));
+        Files.createSymbolicLink(dir.resolve("agent/link"), outside);
+        Files.createDirectories(dir.resolve("agent/inside"));
+        Map<String, String> refused = new java.util.LinkedHashMap<>();
+        refused.put("/", "is outside the directories workers may use on this node");
+        refused.put(outside.toString(), "is outside the directories workers may use on this node");
+        refused.put(dir.resolve("agent/link").toString(), "is outside the directories workers may use on this node");
+        refused.put(dir.resolve("agent/inside/../..").toString(), "is outside the directories workers may use on this node");
+        refused.put("relative/dir", "must be an absolute path");
+        long seq = 1;
+        for (Map.Entry<String, String> r : refused.entrySet()) {
+            JobMasterClient.Answer a = c.post(jm1, "jm1", 1, seq++, new Plan(List.of(
+                    new Plan.Launch(UNIT, 0, List.of("true"), Map.of(), r.getKey()))));
+            assertEquals(400, a.status(), r.getKey());
+            Problem p = a.ack().problems().get(0);
+            assertEquals("$.message.launches[0].workingDirectory", p.field(), p.toString());
+            assertTrue(p.message().contains(r.getValue()), p.message());
+        }
+        JobMasterClient.Answer badName = c.post(jm1, "jm1", 1, seq++, new Plan(List.of(
+                new Plan.Launch(UNIT, 0, List.of("true"), Map.of("A=B", "x"), ""))));
+        assertEquals(400, badName.status());
+        assertTrue(badName.ack().problems().get(0).message().contains("\"A=B\" is not an environment variable name"),
+                badName.ack().toString());
+        JobMasterClient.Answer nul = c.post(jm1, "jm1", 1, seq++, new Plan(List.of(
+                new Plan.Launch(UNIT, 0, List.of("true"), Map.of("A", "x\0y"), ""))));
+        assertEquals(400, nul.status());
+        assertTrue(master.started().isEmpty() && agent.onLoopForTest(() -> agent.node().pendingCount()) == 0, "nothing refused ran");
+
+        JobMasterClient.Answer ok = c.post(jm1, "jm1", 1, seq, new Plan(List.of(
+                new Plan.Launch(UNIT, 0, List.of("pwd"), Map.of(), dir.resolve("agent/inside").toString()))));
+        assertEquals(200, ok.status(), ok.ack().toString());
+        await("exited", () -> events.stream().anyMatch(e -> e.startsWith("exited unit=j/u slot=0")));
     }
 
     @Test

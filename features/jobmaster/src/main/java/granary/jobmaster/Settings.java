@@ -37,7 +37,8 @@ public record Settings(List<URI> masters, Path tokenFile, String job, int tasks,
               --retries=K         re-runs of a failed task, default 0
               --timeout=SECONDS   give up (exit 5) after this long, default 0: never
               --patience=SECONDS  give up (exit 4) when the master stays unreachable this long, default 60
-              --workdir=DIR       working directory of the tasks on their nodes, default /tmp
+              --workdir=DIR       working directory of the tasks on their nodes (inside each agent's work dir
+                                  or --work-roots); default: each worker's own directory there
               --verify=SECONDS    how often to check with the agents that the workers this job master
                                   believes running still run, default 10; 0: never (see the README)
               --online=N          also run a service: unit 'service' (kind ONLINE) of N slots, default 0: none;
@@ -86,7 +87,7 @@ public record Settings(List<URI> masters, Path tokenFile, String job, int tasks,
                 number(v, "tasks", null, 1), slot(v.getOrDefault("slot", "cpu=100,mem=256")), required(v, "command"),
                 v.getOrDefault("id", "jm-" + job), v.get("group"), v.get("user"), number(v, "retries", "0", 0),
                 Duration.ofSeconds(number(v, "timeout", "0", 0)), Duration.ofSeconds(number(v, "patience", "60", 1)),
-                v.getOrDefault("workdir", "/tmp"), number(v, "online", "0", 0), onlineCommand(v),
+                v.getOrDefault("workdir", ""), number(v, "online", "0", 0), onlineCommand(v),
                 Duration.ofSeconds(number(v, "verify", "10", 0)), restartable(v.getOrDefault("restartable", DEFAULT_RESTART_SLOT)),
                 state(v.get("state"), v.getOrDefault("id", "jm-" + job)), false);
     }

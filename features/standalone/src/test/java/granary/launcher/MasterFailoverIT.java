@@ -57,7 +57,7 @@ class MasterFailoverIT {
         // the standby first in the list: the agent follows its pointer to the leader
         Cluster.Proc agent = cluster.start("agent n1", Cluster.AGENT_JAR, List.of("--master=" + urls[1] + "," + urls[0],
                 "--node=n1", "--room=r1", "--capacity=cpu=400,mem=4096", "--token-file=" + agentToken,
-                "--work-dir=" + dir.resolve("n1"), "--heartbeat=200ms"));
+                "--work-dir=" + dir.resolve("n1"), "--work-roots=" + dir, "--heartbeat=200ms"));
         HaMasters.await("the agent registers with the leader", () -> registrations(agent, urls[0]) == 1, agent);
         // load through the failovers: the sample job master runs a batch on the agent, given both masters
         Cluster.Proc jm = cluster.start("job master ha", Cluster.JOB_MASTER_JAR, List.of("--master=" + urls[1] + "," + urls[0],

@@ -184,7 +184,8 @@ public final class Cluster implements AutoCloseable {
     /** An agent whose JVM gets {@code jvm} options first (e.g. the trust store for an HTTPS master). */
     public Proc agent(List<String> jvm, String node, String capacity, Path tokenFile, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("--master=" + url, "--node=" + node, "--room=r1",
-                "--capacity=" + capacity, "--token-file=" + tokenFile, "--work-dir=" + dir.resolve(node)));
+                "--capacity=" + capacity, "--token-file=" + tokenFile, "--work-dir=" + dir.resolve(node),
+                "--work-roots=" + dir)); // the rows' workers run in the cluster's directory (job masters' --workdir)
         args.addAll(List.of(extra));
         return start("agent " + node, agentJar, jvm, args);
     }
