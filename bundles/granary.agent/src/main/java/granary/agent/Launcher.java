@@ -30,7 +30,12 @@ public interface Launcher {
         /** Calls {@code exited} once, on the agent's loop, when the worker ended, with its exit code. */
         void onExit(IntConsumer exited);
 
-        /** Asks the worker and everything it started to end (SIGTERM to its process tree). */
+        /**
+         * Asks the worker and everything it started to end (SIGTERM to its process tree), after
+         * marking on disk that the agent stopped it: an agent that restarts before that end reached
+         * a master reports it as the stop it is, not as the code SIGTERM left (docs/recovery.md,
+         * "Exits that never arrive").
+         */
         void stop();
 
         /** Ends the worker and everything it started at once (SIGKILL to its process tree). */
@@ -44,12 +49,13 @@ public interface Launcher {
      * A worker a previous life of the agent left: still running ({@code running} not null), or
      * ended with {@code exitCode} ({@link granary.protocol.Heartbeat#EXIT_UNKNOWN} if nobody
      * recorded it; for a {@code reported} end, the code the master was told); {@code reported} if a
-     * master had acknowledged that end ({@link #reported}).
+     * master had acknowledged that end ({@link #reported}); {@code stopped} if that life had
+     * stopped it ({@link Running#stop}): its end is a stop, whatever code the process left.
      */
-    record Left(Record record, Running running, int exitCode, boolean reported) {
-        /** A worker whose end, if it ended, no master acknowledged. */
+    record Left(Record record, Running running, int exitCode, boolean reported, boolean stopped) {
+        /** A worker whose end, if it ended, no master acknowledged, and that no agent stopped. */
         public Left(Record record, Running running, int exitCode) {
-            this(record, running, exitCode, false);
+            this(record, running, exitCode, false, false);
         }
     }
 
@@ -67,6 +73,6 @@ public interface Launcher {
      */
     void reported(UnitId unit, int slot, int code);
 
-    /** The end of the worker in {@code slot} of {@code unit} is no longer remembered: its record goes. */
+    /** The end of the worker in {@code slot} of {@code unit} is no longer remembered: its record (and its stop's mark) goes. */
     void forget(UnitId unit, int slot);
 }

@@ -94,21 +94,28 @@ final class Node {
      * At start, before registering: adopts the workers a previous life of this agent left running
      * (it was killed; the OS kept them), so that they count against their caps, answer "already
      * running" and are stopped when their cap goes; and reports those that ended meanwhile with the
-     * code their wrapper recorded (docs/recovery.md, "Exits that never arrive").
+     * code their wrapper recorded (docs/recovery.md, "Exits that never arrive"). A worker the previous
+     * life had stopped is still being stopped: its end is reported as the stop it is, or its job
+     * master would count the 143 that SIGTERM left as a failure of its own (kit seeds 5048, 7537).
      */
     void adopt(List<Launcher.Left> left) {
         for (Launcher.Left l : left) {
             Launcher.Record r = l.record();
             if (l.running() != null && !workers.isRunning(r.unit(), r.slot())) {
                 Workers.Worker w = workers.adopt(l);
-                events.accept("adopted unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.pid());
+                events.accept("adopted unit=" + w.unit() + " slot=" + w.slot() + " pid=" + w.pid()
+                        + (l.stopped() ? " (being stopped)" : ""));
                 w.process().onExit(code -> exited(w, code));
+                if (l.stopped()) {
+                    workers.stopOne(w); // the previous life's grace ended with it: this one kills it if it does not end
+                }
             } else if (l.running() == null && l.reported()) {
                 held.put(new Slot(r.unit(), r.slot()), new Held(l.exitCode(), loop.now(), true)); // a master has it
             } else if (l.running() == null) {
-                exited.add(new Heartbeat.Exit(r.unit(), r.slot(), l.exitCode()));
-                hold(r.unit(), r.slot(), l.exitCode());
-                events.accept("exited unit=" + r.unit() + " slot=" + r.slot() + " code=" + l.exitCode()
+                int code = l.stopped() && l.exitCode() != 0 ? Heartbeat.STOPPED : l.exitCode();
+                exited.add(new Heartbeat.Exit(r.unit(), r.slot(), code, l.stopped()));
+                hold(r.unit(), r.slot(), code);
+                events.accept("exited unit=" + r.unit() + " slot=" + r.slot() + " code=" + code
                         + " (while the agent was down)");
             }
         }
@@ -123,8 +130,9 @@ final class Node {
     List<Cap.Grant> rebuildCaps() {
         Map<UnitId, List<Workers.Worker>> uncapped = new TreeMap<>();
         for (Workers.Worker w : workers.all()) {
-            // a worker found by scanning the node's processes names no job master: no cap can be made for it
-            if (caps.get(w.unit()) == null && !w.record().jobMaster().isEmpty()) {
+            // a worker found by scanning the node's processes names no job master: no cap can be made for
+            // it; one being stopped gave its slot back with the cap that went down
+            if (caps.get(w.unit()) == null && !w.record().jobMaster().isEmpty() && !workers.stopping(w)) {
                 uncapped.computeIfAbsent(w.unit(), u -> new ArrayList<>()).add(w);
             }
         }

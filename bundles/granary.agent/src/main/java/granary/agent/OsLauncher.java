@@ -39,7 +39,9 @@ import java.util.function.IntConsumer;
  * after the master acknowledged the worker's end, marked by a {@code .reported} file, for as long as the
  * agent remembers ended slots ({@link #forget}).
  *
- * <p>Stopping stops the process tree: the worker's descendants and the wrapper.
+ * <p>Stopping stops the process tree: the worker's descendants and the wrapper. It first leaves a
+ * {@code .stopped} mark (an empty file: being there is what it says), so that an agent restarted
+ * before the end reached a master reports it as a stop, not as the 143 the wrapper wrote.
  *
  * <p>A worker gets the plan's environment plus {@code GRANARY_NODE}, {@code GRANARY_UNIT} and
  * {@code GRANARY_SLOT}; it starts in the plan's working directory if that is an absolute path of an
@@ -84,6 +86,7 @@ final class OsLauncher implements Launcher {
         Path exitFile = runDir.resolve(base + ".exit");
         Files.createDirectories(runDir);
         Files.deleteIfExists(exitFile);
+        records.delete(base + ".stopped"); // a stop of an earlier worker of this slot is not this one's
         List<String> command = new ArrayList<>();
         if (wrap) {
             command.addAll(List.of(SHELL, "-c", WRAPPER, "granary-worker"));
@@ -105,7 +108,7 @@ final class OsLauncher implements Launcher {
         Process p = pb.start();
         p.getOutputStream().close(); // a worker reads no input from the agent: it sees end of file at once
         remember(r, p.toHandle());
-        return new Os(p.toHandle(), p, exitFile);
+        return new Os(p.toHandle(), p, base, exitFile);
     }
 
     /**
@@ -175,13 +178,15 @@ final class OsLauncher implements Launcher {
                 }
                 long pid = Long.parseLong(v.get("pid"));
                 long start = Long.parseLong(v.get("start"));
-                Path exitFile = runDir.resolve(base(r.unit(), r.slot()) + ".exit");
+                String base = base(r.unit(), r.slot());
+                Path exitFile = runDir.resolve(base + ".exit");
                 Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
                         .filter(x -> start < 0 || startMillis(x) == start);
-                byte[] reported = h.isPresent() ? null : records.read(base(r.unit(), r.slot()) + ".reported");
-                out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, exitFile), 0)
-                        : reported != null ? new Left(r, null, reportedCode(reported, exitFile), true)
-                        : new Left(r, null, recorded(exitFile)));
+                byte[] reported = h.isPresent() ? null : records.read(base + ".reported");
+                boolean stopped = stopped(base);
+                out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, base, exitFile), 0, false, stopped)
+                        : reported != null ? new Left(r, null, reportedCode(reported, exitFile), true, stopped)
+                        : new Left(r, null, recorded(exitFile), false, stopped));
             } catch (IOException | RuntimeException ex) {
                 problems.accept("run record " + records.where(name) + " does not read (" + ex.getMessage() + "): dropped");
                 try {
@@ -237,7 +242,8 @@ final class OsLauncher implements Launcher {
             try {
                 Record r = new Record(UnitId.parse(env.get("GRANARY_UNIT")), Integer.parseInt(env.get("GRANARY_SLOT")), "", "",
                         Resources.ZERO, false);
-                out.add(new Left(r, new Os(h.get(), null, Path.of(env.get("GRANARY_EXIT_FILE"))), 0));
+                String base = base(r.unit(), r.slot());
+                out.add(new Left(r, new Os(h.get(), null, base, Path.of(env.get("GRANARY_EXIT_FILE"))), 0, false, stopped(base)));
             } catch (RuntimeException ex) {
                 // not a worker this agent could have started: left alone
             }
@@ -276,6 +282,15 @@ final class OsLauncher implements Launcher {
         return ours ? env : null;
     }
 
+    /** Whether an agent stopped the worker of {@code base} (its {@code .stopped} mark is there, whole or torn). */
+    private boolean stopped(String base) {
+        try {
+            return records.read(base + ".stopped") != null;
+        } catch (IOException ex) {
+            return false;
+        }
+    }
+
     /** The code a {@code .reported} mark says the master was told; an empty mark (an older agent): the wrapper's. */
     private static int reportedCode(byte[] mark, Path exitFile) {
         try {
@@ -310,6 +325,7 @@ final class OsLauncher implements Launcher {
             records.delete(base + ".worker");
             records.delete(base + ".exit");
             records.delete(base + ".reported");
+            records.delete(base + ".stopped");
         } catch (IOException ex) {
             // a stale record: the next start finds its process gone and reports it ended again
         }
@@ -338,11 +354,13 @@ final class OsLauncher implements Launcher {
     private final class Os implements Running {
         private final ProcessHandle handle;
         private final Process process;
+        private final String base;
         private final Path exitFile;
 
-        Os(ProcessHandle handle, Process process, Path exitFile) {
+        Os(ProcessHandle handle, Process process, String base, Path exitFile) {
             this.handle = handle;
             this.process = process;
+            this.base = base;
             this.exitFile = exitFile;
         }
 
@@ -367,6 +385,11 @@ final class OsLauncher implements Launcher {
 
         @Override
         public void stop() {
+            try {
+                records.replace(base + ".stopped", new byte[0], false);
+            } catch (IOException ex) {
+                // the worker stops all the same; only a restart of this agent before its end is reported would miss it
+            }
             handle.descendants().forEach(ProcessHandle::destroy);
             handle.destroy();
         }

@@ -350,4 +350,59 @@ class NodeTest {
             killAll(n);
         }
     }
+
+    /**
+     * An agent that restarts after it stopped workers and before their ends reached a master (kit
+     * seeds 5048, 7537): its next life reports each end as the stop it was, -15, not the 143 SIGTERM
+     * left (a job master counts that as a failure of its task); one still running is still being
+     * stopped — no cap is rebuilt for it, and it is killed if it does not end (docs/recovery.md,
+     * "Exits that never arrive").
+     */
+    @Test
+    void aStopOutlivesTheAgentThatMadeIt() throws Exception {
+        UnitId u = UnitId.parse("j/u");
+        Node first = node(10, Duration.ofMinutes(5));
+        Node second = null;
+        try {
+            first.apply(fullCap(2));
+            assertEquals(Ack.applied(1), first.plan("jm1", "k", launches(1,
+                    launch(0, "/bin/sh", "-c", "trap '' TERM; echo ready; while :; do sleep 1; done"),
+                    launch(1, "sleep", "30"))));
+            Path out = dir.resolve("logs/j.u.0.out");
+            runUntil(() -> {
+                try {
+                    return Files.exists(out) && Files.readString(out).contains("ready");
+                } catch (java.io.IOException ex) {
+                    return false;
+                }
+            });
+            first.apply(new Cap(List.of(), List.of(new Cap.Grant("jm1", u, 0, "k"))));
+            Path exitFile = dir.resolve("run/j.u.1.exit");
+            runUntil(() -> Files.exists(exitFile)); // slot 1 ended (143); slot 0 ignores SIGTERM; no heartbeat went out
+
+            second = node(10, Duration.ofMinutes(5));
+            second.adopt(launcher().left(events::add));
+            assertTrue(events.stream().anyMatch(e -> e.startsWith("adopted unit=j/u slot=0 ") && e.endsWith("(being stopped)")),
+                    events.toString());
+            assertTrue(events.contains("exited unit=j/u slot=1 code=-15 (while the agent was down)"), events.toString());
+            assertEquals(List.of(), second.rebuildCaps(), "a worker being stopped gave its slot back with its cap");
+            List<Heartbeat.Exit> ends = new ArrayList<>(second.drain(true).exited());
+            clock.advance(2_000); // past the stop's grace: the worker that ignores SIGTERM is killed
+            Node n = second;
+            runUntil(() -> {
+                Heartbeat h = n.drain(false);
+                if (h != null) {
+                    ends.addAll(h.exited());
+                }
+                return ends.size() == 2;
+            });
+            assertEquals(List.of(new Heartbeat.Exit(u, 1, Heartbeat.STOPPED, true), new Heartbeat.Exit(u, 0, Heartbeat.STOPPED, true)),
+                    ends);
+        } finally {
+            killAll(first);
+            if (second != null) {
+                killAll(second);
+            }
+        }
+    }
 }

@@ -100,6 +100,7 @@ final class SimOs {
             public void forget(UnitId unit, int slot) {
                 runDisk.delete(base(unit, slot) + ".worker");
                 runDisk.delete(base(unit, slot) + ".reported");
+                runDisk.delete(base(unit, slot) + ".stopped");
             }
         };
     }
@@ -111,6 +112,7 @@ final class SimOs {
         env.put("GRANARY_SLOT", Integer.toString(l.slot()));
         Proc p = new Proc(world.nextPid(), r, env);
         procs.put(p.pid, p);
+        runDisk.delete(base(r.unit(), r.slot()) + ".stopped");
         runDisk.replaceQuietly(base(r.unit(), r.slot()) + ".worker", record(r, p.pid));
         world.ledger.started(p);
         String job = l.unit().job();
@@ -159,6 +161,8 @@ final class SimOs {
 
             @Override
             public void stop() {
+                // as OsLauncher: the stop's mark first (an empty file), then SIGTERM
+                runDisk.replaceQuietly(base(p.record.unit(), p.record.slot()) + ".stopped", new byte[0]);
                 if (p.alive && !p.stopping) {
                     p.stopping = true;
                     world.later(world.now() + 100, () -> end(p, 143));
@@ -205,29 +209,30 @@ final class SimOs {
             }
             Proc p = procs.get(pid);
             recorded.add(pid);
-            out.add(p != null && p.alive ? new Launcher.Left(r, handle(p, loop), 0)
-                    : reportedLeft(r, p, runDisk.read(base(r.unit(), r.slot()) + ".reported")));
+            boolean stopped = runDisk.has(base(r.unit(), r.slot()) + ".stopped");
+            out.add(p != null && p.alive ? new Launcher.Left(r, handle(p, loop), 0, false, stopped)
+                    : reportedLeft(r, p, runDisk.read(base(r.unit(), r.slot()) + ".reported"), stopped));
         }
         // Workers whose record is gone: found among the node's processes (their environment names them).
         for (Proc p : procs.values()) {
             if (p.alive && !recorded.contains(p.pid)) {
                 Launcher.Record r = new Launcher.Record(p.record.unit(), p.record.slot(), "", "", p.record.size(), p.record.online());
-                out.add(new Launcher.Left(r, handle(p, loop), 0));
+                out.add(new Launcher.Left(r, handle(p, loop), 0, false, runDisk.has(base(r.unit(), r.slot()) + ".stopped")));
             }
         }
         return out;
     }
 
     /** A worker that ended: with the code its agent reported, if a master acknowledged it, else its own. */
-    private static Launcher.Left reportedLeft(Launcher.Record r, Proc p, byte[] mark) {
+    private static Launcher.Left reportedLeft(Launcher.Record r, Proc p, byte[] mark, boolean stopped) {
         int own = p == null ? Heartbeat.EXIT_UNKNOWN : p.code;
         if (mark == null) {
-            return new Launcher.Left(r, null, own);
+            return new Launcher.Left(r, null, own, false, stopped);
         }
         try {
-            return new Launcher.Left(r, null, Integer.parseInt(new String(mark, StandardCharsets.UTF_8).trim()), true);
+            return new Launcher.Left(r, null, Integer.parseInt(new String(mark, StandardCharsets.UTF_8).trim()), true, stopped);
         } catch (NumberFormatException ex) {
-            return new Launcher.Left(r, null, own, true);
+            return new Launcher.Left(r, null, own, true, stopped);
         }
     }
 
