@@ -302,6 +302,11 @@ final class Node {
         start(new PendingLaunches.Kept(l, g.jobMaster(), g.key(), 0, loop.now()));
     }
 
+    /** True if this node holds caps of {@code jobMaster}. */
+    boolean holdsCapsOf(String jobMaster) {
+        return caps.holdsAny(jobMaster);
+    }
+
     /** Null if a plan with {@code key} may come from {@code jobMaster}, else why not (a 403). */
     String refusesKey(String jobMaster, String key) {
         if (caps.holdsAny(jobMaster) && !caps.keyMatches(jobMaster, key)) {

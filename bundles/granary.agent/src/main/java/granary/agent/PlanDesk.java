@@ -52,6 +52,11 @@ final class PlanDesk implements Endpoint {
     private final Node node;
     private final WireCodec codec = new WireCodec(Role.AGENT);
     private final Map<SessionKey, Session> sessions = new HashMap<>();
+    /** When each session last applied a plan. */
+    private final Map<SessionKey, Long> used = new HashMap<>();
+    private long lastSweep;
+    /** How long a session of a job master without caps here is kept after its last plan: longer than a pass lives. */
+    static final long SESSION_IDLE_MILLIS = 15 * 60_000L;
     /** This agent's key: plan passes sealed with it are the master's for this node. */
     private final byte[] agentKey;
     private final LongSupplier clock;
@@ -128,9 +133,12 @@ final class PlanDesk implements Endpoint {
     }
 
     private Reply apply(Envelope e, String key) {
+        long now = clock.getAsLong();
+        forgetIdle(now);
         SessionKey sk = new SessionKey(e.sender().id(), key);
         Session s = sessions.get(sk);
-        if (s == null) {
+        boolean made = s == null;
+        if (made) {
             if (sessions.size() >= MAX_SESSIONS) {
                 return reply(503, new Ack(e.sequence(), List.of(new Problem(self.toString(), "sessions", "the limit of "
                         + MAX_SESSIONS + " job master sessions is reached", (long) MAX_SESSIONS, (long) sessions.size() + 1))));
@@ -143,7 +151,36 @@ final class PlanDesk implements Endpoint {
             node.ended(e.sender().id(), key, r.endedIncarnation());
         }
         int status = r.outcome() == Session.Outcome.REFUSED ? 409 : r.ack().isRefusal() ? 400 : 200;
+        if (made && status == 409) {
+            sessions.remove(sk); // a first plan the session refused (a gap, a dead incarnation) leaves nothing behind
+        } else {
+            used.put(sk, now);
+        }
         return reply(status, r.ack());
+    }
+
+    /**
+     * Forgets, at most once a minute, the sessions of job masters that sent nothing for {@link
+     * #SESSION_IDLE_MILLIS} and hold no caps here: they ended, or moved on. One that comes back
+     * starts a new session (a new incarnation does anyway).
+     */
+    private void forgetIdle(long now) {
+        if (now - lastSweep < 60_000) {
+            return;
+        }
+        lastSweep = now;
+        used.entrySet().removeIf(u -> {
+            boolean idle = now - u.getValue() > SESSION_IDLE_MILLIS && !node.holdsCapsOf(u.getKey().jobMaster());
+            if (idle) {
+                sessions.remove(u.getKey());
+            }
+            return idle;
+        });
+    }
+
+    /** How many job master sessions it keeps (for tests). */
+    int sessionCount() {
+        return sessions.size();
     }
 
     @Override

@@ -135,6 +135,31 @@ class AgentRoleTest {
      * keeps the epoch. A master that declared the node lost may have died before saying so: an epoch
      * used twice would let a plan of that lost time start (docs/protocol.md, "Plans").
      */
+    /**
+     * Plan sessions do not pile up: the session of a job master that holds no caps here and sent
+     * nothing for longer than a pass lives is forgotten (docs/security.md, "Plan passes"); one that
+     * holds caps keeps its session however quiet.
+     */
+    @Test
+    void theSessionOfAJobMasterWithoutCapsHereIsForgottenWhenIdle() throws Exception {
+        start(loop);
+        master.send(fullCap(1));
+        loop.advance(300, 50);
+        assertEquals(Ack.applied(1), plan(launch(0, "true")));
+        String jm2 = PlanPass.issue(tokens.agentKey("n1"), new PlanPass.Claims("jm2", "n1",
+                Tokens.key(tokens.issue(new Sender(Role.JOB_MASTER, "jm2"))), Long.MAX_VALUE));
+        Envelope e = Envelope.of(new Sender(Role.JOB_MASTER, "jm2"), 1, 1, new Plan(List.of(
+                new Plan.Launch(UnitId.parse("k/v"), 0, List.of("true"), Map.of(), ""))));
+        assertEquals(200, desk.post("Bearer " + jm2, jobMasterCodec.encode(e), "test").status(), "kept until its cap comes");
+        PlanDesk d = (PlanDesk) desk;
+        assertEquals(2, d.sessionCount());
+
+        clock.advance(PlanDesk.SESSION_IDLE_MILLIS + 61_000);
+        loop.advance(100, 50);
+        assertEquals(Ack.applied(2), plan(launch(1, "true")), "jm1 holds caps here: its session stays");
+        assertEquals(1, d.sessionCount(), "jm2 holds none and was quiet: forgotten");
+    }
+
     @Test
     void everyRegistrationTakesALargerEpochAlsoAfterARestartOfTheAgentFromItsCheckpoint() throws Exception {
         AgentRole first = start(loop);
