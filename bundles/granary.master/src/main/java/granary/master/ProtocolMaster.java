@@ -476,10 +476,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         List<CompletableFuture<?>> pending = new ArrayList<>();
         Map<UnitId, Integer> gone = new java.util.LinkedHashMap<>();
         List<Heartbeat.Exit> fresh;
+        List<Restarts.Run> displaced = new ArrayList<>();
         synchronized (lock) {
             // An exit reported twice (an agent that restarted before its heartbeat was answered) is taken once.
             p.started(h.started());
             fresh = p.freshExits(h.exited());
+            fresh.removeIf(x -> keepsLaunch(x, displaced));
             // One release per unit with all its exits: one engine event (and scheduling cycle) for
             // a heartbeat's exits of a unit, not one per worker.
             Map<UnitId, Integer> exitsPerUnit = new java.util.LinkedHashMap<>();
@@ -511,6 +513,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
         }
         lowerDesires(gone);
+        displaced.forEach(this::endRun);
         tellJobMasters(p.node, fresh);
         restartsStarted(h.started());
         restartsExited(fresh);
@@ -1915,16 +1918,22 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** An agent started a restarted job master's process: the incarnation it replaces is fenced. */
+    /**
+     * An agent started a restarted job master's process: the incarnation it replaces is fenced, and
+     * an earlier start that died is ended (this one's cap holds the launch now).
+     */
     private void restartsStarted(List<Heartbeat.Worker> started) {
+        List<JobMasterPeer> running = new ArrayList<>();
         synchronized (lock) {
             for (Heartbeat.Worker w : started) {
                 Restarts.Run run = restarts.of(w.unit().job());
-                if (run != null) {
+                if (run != null && !restarts.isSpent(run)) {
                     fence(run);
+                    addIfNotNull(running, jobMasters.get(run.jobMaster));
                 }
             }
         }
+        running.forEach(this::endSpent);
     }
 
     /** The next incarnation of {@code run}'s job master runs: the lost one's messages are refused from now on. Under the lock. */
@@ -1959,19 +1968,50 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 } else if (j != null && j.restarting != null) {
                     j.restarting = "its start on " + run.node + " exited with " + x.exitCode() + "; trying again";
                     j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
-                } else if (j != null && j.restart != null && !j.jobs.isEmpty()) {
-                    // The process the master started ran and died: unless another incarnation speaks
-                    // within a short grace, it is started again now, not a timeout later — until then
-                    // only this master's memory holds its spec, and a failover would leave its jobs to
-                    // nobody (docs/recovery.md, "Restarting a lost job master").
-                    long now = clock.millis();
-                    long grace = Math.min(options.jobMasterTimeout().toMillis(), RESTART_GRACE_MILLIS);
-                    j.restarting = "its process on " + run.node + " exited with " + x.exitCode()
-                            + "; started again unless another incarnation speaks within " + grace + " ms";
-                    j.retryAt = now + grace;
-                    j.diedAt = now;
                 }
             }
+        }
+    }
+
+    /**
+     * True if exit {@code x} is that of a process the master started for a lost job master that ran
+     * and died, while the job master still needs starting (it said how, runs jobs, and no start is
+     * under way): unless another incarnation speaks within a short grace, it is started again now,
+     * not a timeout later. Its run is retired, not ended: its slot is not released, and the cap there
+     * keeps the launch on its agent until a later start's process runs or the job master speaks.
+     * Released at once, only this master's memory held the spec until the next launch reached an
+     * agent, and a failover in between left the jobs to nobody (kit seed 8097; docs/recovery.md,
+     * "Restarting a lost job master"). A spent run it displaces goes to {@code displaced}, to end.
+     * Under the lock.
+     */
+    private boolean keepsLaunch(Heartbeat.Exit x, List<Restarts.Run> displaced) {
+        Restarts.Run run = restarts.of(x.unit().job());
+        JobMasterPeer j = run == null ? null : jobMasters.get(run.jobMaster);
+        if (j == null || x.stopped() || x.exitCode() == 0 || restarts.isSpent(run) || j.restarting != null
+                || j.restart == null || j.jobs.isEmpty()) {
+            return false;
+        }
+        addIfNotNull(displaced, restarts.retire(run));
+        long now = clock.millis();
+        long grace = Math.min(options.jobMasterTimeout().toMillis(), RESTART_GRACE_MILLIS);
+        j.restarting = "its process on " + run.node + " exited with " + x.exitCode()
+                + "; started again unless another incarnation speaks within " + grace + " ms";
+        j.retryAt = now + grace;
+        j.diedAt = now;
+        return true;
+    }
+
+    /**
+     * Ends the spent run of {@code j}, if any: a later start's process runs, or the job master spoke
+     * for itself, so the launch its cap kept is needed no more (its process is gone already).
+     */
+    private void endSpent(JobMasterPeer j) {
+        Restarts.Run spent;
+        synchronized (lock) {
+            spent = restarts.takeSpent(j.id);
+        }
+        if (spent != null) {
+            endRun(spent);
         }
     }
 
@@ -1983,6 +2023,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private void retryRestarts(long now) {
         List<JobMasterPeer> due = new ArrayList<>();
         List<JobMasterPeer> hung = new ArrayList<>();
+        List<JobMasterPeer> settled = new ArrayList<>();
         synchronized (lock) {
             for (JobMasterPeer j : jobMasters.values()) {
                 Restarts.Run run = restarts.current(j.id);
@@ -1993,6 +2034,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     j.retryAt = Long.MAX_VALUE;
                     if (j.diedAt > 0 && (j.lastSeen > j.diedAt || j.jobs.isEmpty())) {
                         j.restarting = null; // another incarnation speaks for it, or its jobs ended: nothing to start
+                        settled.add(j);
                     } else {
                         due.add(j);
                     }
@@ -2010,6 +2052,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             beginRun(j, spec == null ? null : spec.node());
         }
         hung.forEach(this::restart);
+        settled.forEach(this::endSpent);
     }
 
     /**
@@ -2047,6 +2090,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (waiting != null) {
             endRun(waiting);
         }
+        endSpent(p); // it says how to start it again itself now
     }
 
     /**
@@ -2106,6 +2150,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return false;
         }
         JobMasterPeer j = jobMasters.computeIfAbsent(run.jobMaster, JobMasterPeer::new);
+        if (restarts.isSpent(run)) {
+            return true; // a start that died, kept for its launch while a later one is under way: that one fences
+        }
         if (j.restart == null) {
             // the spec died with the master before: the cap's launch and slot say it again, so
             // that the process it started is started again if it dies before it reports
