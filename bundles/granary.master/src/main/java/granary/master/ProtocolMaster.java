@@ -54,6 +54,7 @@ import granary.recovery.Recovery;
 import granary.recovery.RecoveryOptions;
 import granary.recovery.RecoveryWindow;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -468,6 +469,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             p.workers = Math.max(0, p.workers + h.started().size() - h.exited().size());
         }
+        Map<String, JobSpec> kept = keptJobs(h.exited().stream().map(x -> x.unit().job()).toList());
         if (h.capacity() != null) {
             apply(new NodeCapacityChanged(p.node, h.capacity()));
         }
@@ -513,6 +515,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
         }
         lowerDesires(gone);
+        deferEnded(kept);
         displaced.forEach(this::endRun);
         tellJobMasters(p.node, fresh);
         restartsStarted(h.started());
@@ -776,7 +779,14 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }));
             wake.forEach(f -> f.complete(Reply.empty()));
         }
+        List<String> touched = new ArrayList<>();
+        r.desires().forEach(d -> touched.add(d.unit().job()));
+        r.releases().forEach(x -> touched.add(x.unit().job()));
+        Map<String, JobSpec> keeping = keptJobs(touched);
         for (Request.Desire d : r.desires()) {
+            if (desiredWhileDeferred(d)) {
+                continue;
+            }
             // Slots kept for an agent that has not returned are not asked for again (docs/recovery.md).
             int kept;
             synchronized (lock) {
@@ -808,6 +818,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             collect(problems, () -> apply(new GrantReleased(x.unit(), x.node(), x.slots())));
         }
         sync(units, nodes, true);
+        deferEnded(keeping);
         synchronized (lock) {
             List<JobMasterPeer.Spot> spots = new ArrayList<>();
             r.releases().forEach(x -> spots.add(new JobMasterPeer.Spot(x.unit(), x.node())));
@@ -975,6 +986,94 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             us.add(kept == 0 ? u : u.withDesired(Math.max(0, u.desired() - kept)));
         }
         return new JobSpec(j.id(), j.group(), j.user(), j.productionLevel(), j.gang(), us);
+    }
+
+    /**
+     * The specs, as the engine holds them now, of those of {@code jobs} the master keeps online slots
+     * of for agents that have not returned: taken before releases, exits or desires that may end them
+     * in the engine ({@link #deferEnded}).
+     */
+    private Map<String, JobSpec> keptJobs(Collection<String> jobs) {
+        Set<String> keeping = new HashSet<>();
+        synchronized (lock) {
+            jobs.stream().filter(recovered::keepsAny).forEach(keeping::add);
+        }
+        if (keeping.isEmpty()) {
+            return Map.of();
+        }
+        return await(scheduler.query(v -> {
+            Map<String, JobSpec> out = new HashMap<>();
+            for (String job : keeping) {
+                JobView j = v.job(job);
+                if (j != null) {
+                    out.put(job, j.spec());
+                }
+            }
+            return out;
+        }));
+    }
+
+    /**
+     * The engine ends a job that wants and holds nothing. One of {@code before} whose last wanted slot
+     * went (a release, an exit, a lower desire) while the master keeps online slots of it for agents
+     * that have not returned is not over: it is deferred, as the rebuild defers a job all of whose
+     * slots are kept (docs/recovery.md, "Peers that return late"), so that the agent's return takes
+     * its slots back on and its job master's next desire submits it again. Ended and forgotten, the
+     * returning agent's services were stopped as work of a job the master did not run, and every
+     * desire of its job master was refused (kit seed 5254).
+     */
+    private void deferEnded(Map<String, JobSpec> before) {
+        if (before.isEmpty()) {
+            return;
+        }
+        Set<String> ended = await(scheduler.query(v -> {
+            Set<String> out = new HashSet<>();
+            before.keySet().stream().filter(job -> v.job(job) == null).forEach(out::add);
+            return out;
+        }));
+        synchronized (lock) {
+            for (String job : ended) {
+                if (owners.containsKey(job) && recovered.keepsAny(job)) {
+                    List<UnitSpec> us = new ArrayList<>();
+                    // what it wants now is what is kept (the engine held nothing more of it)
+                    before.get(job).units().forEach(u -> us.add(u.withDesired(recovered.reserved(new UnitId(job, u.name())))));
+                    JobSpec j = before.get(job);
+                    recovered.defer(new JobSpec(job, j.group(), j.user(), j.productionLevel(), j.gang(), us));
+                }
+            }
+        }
+    }
+
+    /**
+     * A desire of a unit whose job is deferred ({@link #deferEnded}): the job's spec takes it, and the
+     * job is submitted again once it wants more than the slots kept for absent agents. True if the
+     * job was deferred (the engine, which does not hold it, is not asked).
+     */
+    private boolean desiredWhileDeferred(Request.Desire d) {
+        JobSpec rest;
+        synchronized (lock) {
+            JobSpec spec = recovered.deferredJob(d.unit().job());
+            if (spec == null) {
+                return false;
+            }
+            List<UnitSpec> us = new ArrayList<>();
+            spec.units().forEach(u -> us.add(u.name().equals(d.unit().unit()) ? u.withDesired(d.desired()) : u));
+            spec = new JobSpec(spec.id(), spec.group(), spec.user(), spec.productionLevel(), spec.gang(), us);
+            recovered.defer(spec);
+            rest = withoutKept(spec);
+            if (rest.units().stream().allMatch(u -> u.desired() == 0)) {
+                return true;
+            }
+        }
+        try {
+            apply(new JobsSubmitted(List.of(rest)));
+            synchronized (lock) {
+                recovered.undefer(rest.id());
+            }
+        } catch (InvalidRequestException ex) {
+            // no node can hold it yet: submitted when one joins (submitDeferred)
+        }
+        return true;
     }
 
     /** A full request during the window is the job master's report; anything else waits for the rebuild. Under the lock. */
