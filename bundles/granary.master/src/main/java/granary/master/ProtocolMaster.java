@@ -55,6 +55,7 @@ import granary.recovery.Recovery;
 import granary.recovery.RecoveryOptions;
 import granary.recovery.RecoveryWindow;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -501,6 +502,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             p.workers = Math.max(0, p.workers + h.started().size() - h.exited().size());
         }
+        Map<String, JobSpec> kept = keptJobs(h.exited().stream().map(x -> x.unit().job()).toList());
         if (h.capacity() != null) {
             apply(new NodeCapacityChanged(p.node, h.capacity()));
         }
@@ -509,10 +511,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         List<CompletableFuture<?>> pending = new ArrayList<>();
         Map<UnitId, Integer> gone = new java.util.LinkedHashMap<>();
         List<Heartbeat.Exit> fresh;
+        List<Restarts.Run> displaced = new ArrayList<>();
         synchronized (lock) {
             // An exit reported twice (an agent that restarted before its heartbeat was answered) is taken once.
             p.started(h.started());
             fresh = p.freshExits(h.exited());
+            fresh.removeIf(x -> keepsLaunch(x, displaced));
             // One release per unit with all its exits: one engine event (and scheduling cycle) for
             // a heartbeat's exits of a unit, not one per worker.
             Map<UnitId, Integer> exitsPerUnit = new java.util.LinkedHashMap<>();
@@ -544,6 +548,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
         }
         lowerDesires(gone);
+        deferEnded(kept);
+        displaced.forEach(this::endRun);
         tellJobMasters(p.node, fresh);
         restartsStarted(h.started());
         restartsExited(fresh);
@@ -809,7 +815,14 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }));
             wake.forEach(f -> f.complete(Reply.empty()));
         }
+        List<String> touched = new ArrayList<>();
+        r.desires().forEach(d -> touched.add(d.unit().job()));
+        r.releases().forEach(x -> touched.add(x.unit().job()));
+        Map<String, JobSpec> keeping = keptJobs(touched);
         for (Request.Desire d : r.desires()) {
+            if (desiredWhileDeferred(d)) {
+                continue;
+            }
             // Slots kept for an agent that has not returned are not asked for again (docs/recovery.md).
             int kept;
             synchronized (lock) {
@@ -841,6 +854,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             collect(problems, () -> apply(new GrantReleased(x.unit(), x.node(), x.slots())));
         }
         sync(units, nodes, true);
+        deferEnded(keeping);
         synchronized (lock) {
             List<JobMasterPeer.Spot> spots = new ArrayList<>();
             r.releases().forEach(x -> spots.add(new JobMasterPeer.Spot(x.unit(), x.node())));
@@ -1008,6 +1022,94 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             us.add(kept == 0 ? u : u.withDesired(Math.max(0, u.desired() - kept)));
         }
         return new JobSpec(j.id(), j.group(), j.user(), j.productionLevel(), j.gang(), us);
+    }
+
+    /**
+     * The specs, as the engine holds them now, of those of {@code jobs} the master keeps online slots
+     * of for agents that have not returned: taken before releases, exits or desires that may end them
+     * in the engine ({@link #deferEnded}).
+     */
+    private Map<String, JobSpec> keptJobs(Collection<String> jobs) {
+        Set<String> keeping = new HashSet<>();
+        synchronized (lock) {
+            jobs.stream().filter(recovered::keepsAny).forEach(keeping::add);
+        }
+        if (keeping.isEmpty()) {
+            return Map.of();
+        }
+        return await(scheduler.query(v -> {
+            Map<String, JobSpec> out = new HashMap<>();
+            for (String job : keeping) {
+                JobView j = v.job(job);
+                if (j != null) {
+                    out.put(job, j.spec());
+                }
+            }
+            return out;
+        }));
+    }
+
+    /**
+     * The engine ends a job that wants and holds nothing. One of {@code before} whose last wanted slot
+     * went (a release, an exit, a lower desire) while the master keeps online slots of it for agents
+     * that have not returned is not over: it is deferred, as the rebuild defers a job all of whose
+     * slots are kept (docs/recovery.md, "Peers that return late"), so that the agent's return takes
+     * its slots back on and its job master's next desire submits it again. Ended and forgotten, the
+     * returning agent's services were stopped as work of a job the master did not run, and every
+     * desire of its job master was refused (kit seed 5254).
+     */
+    private void deferEnded(Map<String, JobSpec> before) {
+        if (before.isEmpty()) {
+            return;
+        }
+        Set<String> ended = await(scheduler.query(v -> {
+            Set<String> out = new HashSet<>();
+            before.keySet().stream().filter(job -> v.job(job) == null).forEach(out::add);
+            return out;
+        }));
+        synchronized (lock) {
+            for (String job : ended) {
+                if (owners.containsKey(job) && recovered.keepsAny(job)) {
+                    List<UnitSpec> us = new ArrayList<>();
+                    // what it wants now is what is kept (the engine held nothing more of it)
+                    before.get(job).units().forEach(u -> us.add(u.withDesired(recovered.reserved(new UnitId(job, u.name())))));
+                    JobSpec j = before.get(job);
+                    recovered.defer(new JobSpec(job, j.group(), j.user(), j.productionLevel(), j.gang(), us));
+                }
+            }
+        }
+    }
+
+    /**
+     * A desire of a unit whose job is deferred ({@link #deferEnded}): the job's spec takes it, and the
+     * job is submitted again once it wants more than the slots kept for absent agents. True if the
+     * job was deferred (the engine, which does not hold it, is not asked).
+     */
+    private boolean desiredWhileDeferred(Request.Desire d) {
+        JobSpec rest;
+        synchronized (lock) {
+            JobSpec spec = recovered.deferredJob(d.unit().job());
+            if (spec == null) {
+                return false;
+            }
+            List<UnitSpec> us = new ArrayList<>();
+            spec.units().forEach(u -> us.add(u.name().equals(d.unit().unit()) ? u.withDesired(d.desired()) : u));
+            spec = new JobSpec(spec.id(), spec.group(), spec.user(), spec.productionLevel(), spec.gang(), us);
+            recovered.defer(spec);
+            rest = withoutKept(spec);
+            if (rest.units().stream().allMatch(u -> u.desired() == 0)) {
+                return true;
+            }
+        }
+        try {
+            apply(new JobsSubmitted(List.of(rest)));
+            synchronized (lock) {
+                recovered.undefer(rest.id());
+            }
+        } catch (InvalidRequestException ex) {
+            // no node can hold it yet: submitted when one joins (submitDeferred)
+        }
+        return true;
     }
 
     /** A full request during the window is the job master's report; anything else waits for the rebuild. Under the lock. */
@@ -1987,16 +2089,22 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** An agent started a restarted job master's process: the incarnation it replaces is fenced. */
+    /**
+     * An agent started a restarted job master's process: the incarnation it replaces is fenced, and
+     * an earlier start that died is ended (this one's cap holds the launch now).
+     */
     private void restartsStarted(List<Heartbeat.Worker> started) {
+        List<JobMasterPeer> running = new ArrayList<>();
         synchronized (lock) {
             for (Heartbeat.Worker w : started) {
                 Restarts.Run run = restarts.of(w.unit().job());
-                if (run != null) {
+                if (run != null && !restarts.isSpent(run)) {
                     fence(run);
+                    addIfNotNull(running, jobMasters.get(run.jobMaster));
                 }
             }
         }
+        running.forEach(this::endSpent);
     }
 
     /** The next incarnation of {@code run}'s job master runs: the lost one's messages are refused from now on. Under the lock. */
@@ -2031,19 +2139,50 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 } else if (j != null && j.restarting != null) {
                     j.restarting = "its start on " + run.node + " exited with " + x.exitCode() + "; trying again";
                     j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
-                } else if (j != null && j.restart != null && !j.jobs.isEmpty()) {
-                    // The process the master started ran and died: unless another incarnation speaks
-                    // within a short grace, it is started again now, not a timeout later — until then
-                    // only this master's memory holds its spec, and a failover would leave its jobs to
-                    // nobody (docs/recovery.md, "Restarting a lost job master").
-                    long now = clock.millis();
-                    long grace = Math.min(options.jobMasterTimeout().toMillis(), RESTART_GRACE_MILLIS);
-                    j.restarting = "its process on " + run.node + " exited with " + x.exitCode()
-                            + "; started again unless another incarnation speaks within " + grace + " ms";
-                    j.retryAt = now + grace;
-                    j.diedAt = now;
                 }
             }
+        }
+    }
+
+    /**
+     * True if exit {@code x} is that of a process the master started for a lost job master that ran
+     * and died, while the job master still needs starting (it said how, runs jobs, and no start is
+     * under way): unless another incarnation speaks within a short grace, it is started again now,
+     * not a timeout later. Its run is retired, not ended: its slot is not released, and the cap there
+     * keeps the launch on its agent until a later start's process runs or the job master speaks.
+     * Released at once, only this master's memory held the spec until the next launch reached an
+     * agent, and a failover in between left the jobs to nobody (kit seed 8097; docs/recovery.md,
+     * "Restarting a lost job master"). A spent run it displaces goes to {@code displaced}, to end.
+     * Under the lock.
+     */
+    private boolean keepsLaunch(Heartbeat.Exit x, List<Restarts.Run> displaced) {
+        Restarts.Run run = restarts.of(x.unit().job());
+        JobMasterPeer j = run == null ? null : jobMasters.get(run.jobMaster);
+        if (j == null || x.stopped() || x.exitCode() == 0 || restarts.isSpent(run) || j.restarting != null
+                || j.restart == null || j.jobs.isEmpty()) {
+            return false;
+        }
+        addIfNotNull(displaced, restarts.retire(run));
+        long now = clock.millis();
+        long grace = Math.min(options.jobMasterTimeout().toMillis(), RESTART_GRACE_MILLIS);
+        j.restarting = "its process on " + run.node + " exited with " + x.exitCode()
+                + "; started again unless another incarnation speaks within " + grace + " ms";
+        j.retryAt = now + grace;
+        j.diedAt = now;
+        return true;
+    }
+
+    /**
+     * Ends the spent run of {@code j}, if any: a later start's process runs, or the job master spoke
+     * for itself, so the launch its cap kept is needed no more (its process is gone already).
+     */
+    private void endSpent(JobMasterPeer j) {
+        Restarts.Run spent;
+        synchronized (lock) {
+            spent = restarts.takeSpent(j.id);
+        }
+        if (spent != null) {
+            endRun(spent);
         }
     }
 
@@ -2055,6 +2194,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private void retryRestarts(long now) {
         List<JobMasterPeer> due = new ArrayList<>();
         List<JobMasterPeer> hung = new ArrayList<>();
+        List<JobMasterPeer> settled = new ArrayList<>();
         synchronized (lock) {
             for (JobMasterPeer j : jobMasters.values()) {
                 Restarts.Run run = restarts.current(j.id);
@@ -2065,6 +2205,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     j.retryAt = Long.MAX_VALUE;
                     if (j.diedAt > 0 && (j.lastSeen > j.diedAt || j.jobs.isEmpty())) {
                         j.restarting = null; // another incarnation speaks for it, or its jobs ended: nothing to start
+                        settled.add(j);
                     } else {
                         due.add(j);
                     }
@@ -2082,6 +2223,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             beginRun(j, spec == null ? null : spec.node());
         }
         hung.forEach(this::restart);
+        settled.forEach(this::endSpent);
     }
 
     /**
@@ -2119,6 +2261,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (waiting != null) {
             endRun(waiting);
         }
+        endSpent(p); // it says how to start it again itself now
     }
 
     /**
@@ -2178,6 +2321,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return false;
         }
         JobMasterPeer j = jobMasters.computeIfAbsent(run.jobMaster, JobMasterPeer::new);
+        if (restarts.isSpent(run)) {
+            return true; // a start that died, kept for its launch while a later one is under way: that one fences
+        }
         if (j.restart == null) {
             // the spec died with the master before: the cap's launch and slot say it again, so
             // that the process it started is started again if it dies before it reports

@@ -39,17 +39,20 @@ final class Restarts {
         final UnitId unit;
         final Program program;
         final UnitSpec spec;
+        /** Its start's number, n of {@code granary.restart-<n>@...}: of two runs of a job master, the higher is the later. */
+        final int number;
         String node;
         /** When its slot was granted: a start that has not reported back a timeout later is tried again. */
         long launchedAt;
         /** The incarnation that was lost: fenced once this start runs (docs/recovery.md, "Restarting a lost job master"). */
         long lostIncarnation = -1;
 
-        Run(String jobMaster, UnitId unit, Program program, UnitSpec spec) {
+        Run(String jobMaster, UnitId unit, Program program, UnitSpec spec, int number) {
             this.jobMaster = jobMaster;
             this.unit = unit;
             this.program = program;
             this.spec = spec;
+            this.number = number;
         }
 
         JobSpec job() {
@@ -60,6 +63,13 @@ final class Restarts {
     private final Map<String, Run> byJob = new HashMap<>();
     private final Map<String, Run> byJobMaster = new HashMap<>();
     private final Map<String, Integer> starts = new HashMap<>();
+    /**
+     * Per job master, a run whose process died and that is to be started again: its slot, whose cap
+     * carries the launch, is kept until a later start's process runs (or the job master speaks), so
+     * that a master that fails over meanwhile learns the spec from that cap (docs/recovery.md,
+     * "Restarting a lost job master").
+     */
+    private final Map<String, Run> spent = new HashMap<>();
 
     static boolean isRestartJob(String job) {
         return job.startsWith(PREFIX);
@@ -74,7 +84,7 @@ final class Restarts {
         UnitId unit = new UnitId(PREFIX + n + "@" + jobMaster, UNIT);
         UnitSpec u = new UnitSpec(UNIT, spec.size(), 1, PRIORITY, List.of(), 0, avoid == null ? Set.of() : Set.of(avoid),
                 Map.of(), false, UnitKind.ONLINE);
-        Run r = new Run(jobMaster, unit, spec.program(), u);
+        Run r = new Run(jobMaster, unit, spec.program(), u, n);
         byJob.put(unit.job(), r);
         byJobMaster.put(jobMaster, r);
         return r;
@@ -93,17 +103,27 @@ final class Restarts {
             return null;
         }
         String jobMaster = job.substring(at + 1);
+        int n;
         try {
-            starts.merge(jobMaster, Integer.parseInt(job.substring(PREFIX.length(), at)), Math::max);
+            n = Integer.parseInt(job.substring(PREFIX.length(), at));
         } catch (NumberFormatException ex) {
             return null;
         }
+        starts.merge(jobMaster, n, Math::max);
         UnitSpec u = new UnitSpec(UNIT, size, 1, PRIORITY, List.of(), 0, Set.of(), Map.of(), false, UnitKind.ONLINE);
-        Run r = new Run(jobMaster, unit, program, u);
+        Run r = new Run(jobMaster, unit, program, u, n);
         r.node = node;
         r.launchedAt = now;
         byJob.put(job, r);
-        byJobMaster.put(jobMaster, r);
+        Run other = byJobMaster.get(jobMaster);
+        if (other != null && other.number > n) {
+            spent.put(jobMaster, r); // a died start the master kept for its launch; the later one is current
+        } else {
+            if (other != null) {
+                spent.put(jobMaster, other);
+            }
+            byJobMaster.put(jobMaster, r);
+        }
         return r;
     }
 
@@ -121,6 +141,28 @@ final class Restarts {
     void end(Run r) {
         byJob.remove(r.unit.job());
         byJobMaster.remove(r.jobMaster, r);
+        spent.remove(r.jobMaster, r);
+    }
+
+    /**
+     * The process of run {@code r} died and its job master is to be started again: it is no longer
+     * the current run, but it keeps its slot (see {@link #spent}). Returns the run it displaces as
+     * spent, to end now, or null.
+     */
+    Run retire(Run r) {
+        byJobMaster.remove(r.jobMaster, r);
+        Run older = spent.put(r.jobMaster, r);
+        return older == r ? null : older;
+    }
+
+    /** The spent run of {@code jobMaster}, removed (to end: a later start holds the launch now), or null. */
+    Run takeSpent(String jobMaster) {
+        return spent.remove(jobMaster);
+    }
+
+    /** True if {@code r} is a spent run: its process died, its slot is kept for its launch only. */
+    boolean isSpent(Run r) {
+        return spent.get(r.jobMaster) == r;
     }
 
     /** What the cap of {@code unit} launches, or null if it is no restart. */

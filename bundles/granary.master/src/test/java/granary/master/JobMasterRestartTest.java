@@ -167,9 +167,10 @@ class JobMasterRestartTest {
         assertEquals("live", status().state());
         assertTrue(status().line().contains("restart=\"runs on n2 (started by the master)\""), status().line());
 
-        // The restarted process exits: its slot is released like any worker's, and its restart job is gone.
+        // The restarted process exits: its slot is kept, its cap holding the launch on n2 until a next
+        // start runs or the job master speaks (a master failing over meanwhile learns the spec there).
         reported(n2, launch, 3);
-        assertNull(h.live.query(v -> v.job(launch.unit().job())));
+        assertEquals(1, (int) h.live.query(v -> v.cluster().node("n2").slotsOf(launch.unit())));
         assertEquals("its process on n2 exited with 3; started again unless another incarnation speaks within 3000 ms",
                 status().restart());
     }
@@ -199,9 +200,11 @@ class JobMasterRestartTest {
         Cap.Grant again = launchIn(n1, 25);
         assertNotNull(again, "started again, away from n2 where it died");
         assertEquals(Restarts.PREFIX + "2@jm1", again.unit().job());
+        assertNotNull(h.live.query(v -> v.job(launch.unit().job())), "the dead start's cap keeps the launch until the next one runs");
 
         // Its process reports, then dies; this time its operator's incarnation speaks within the grace.
         reported(n1, again, null);
+        assertNull(h.live.query(v -> v.job(launch.unit().job())), "the next start runs: the dead one's slot is freed");
         assertEquals(200, post(11, 1, fullWithBatch(new Request.Restart(PROGRAM, Resources.of(50, 64), "n1"))).statusCode());
         reported(n1, again, 1);
         h.clock.advance(1_000);

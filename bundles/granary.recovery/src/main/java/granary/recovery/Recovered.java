@@ -55,6 +55,16 @@ public final class Recovered {
         return deferred.containsKey(job);
     }
 
+    /** The spec of deferred job {@code job}, or null. */
+    public JobSpec deferredJob(String job) {
+        return deferred.get(job);
+    }
+
+    /** True if slots of {@code job} are kept for agents that have not returned. */
+    public boolean keepsAny(String job) {
+        return reserved.keySet().stream().anyMatch(u -> u.job().equals(job));
+    }
+
     public void undefer(String job) {
         deferred.remove(job);
     }
