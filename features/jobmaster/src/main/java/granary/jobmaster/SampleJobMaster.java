@@ -227,13 +227,10 @@ public final class SampleJobMaster implements Listener {
             return;
         }
         if (ending != null) {
-            // a cancelled job's service workers on a silent node: not waited for (its agent stops them when it returns)
-            services.runningWorkers().forEach((s, n) -> {
-                if (node.equals(n)) {
-                    services.lost(s);
-                }
-            });
-            endIfReleased();
+            // a cancelled job's service workers on a silent node are waited for like any whose agent
+            // does not answer (unanswered): its agent stops them when it returns only if the master
+            // that cancelled still runs; one that fails over first makes the agent's cap a job of an
+            // absent job master, which it keeps (docs/recovery.md, "Ending a job"; kit seed 7831)
             return;
         }
         // Its offline slots were taken back and are granted again elsewhere: the tasks there run
