@@ -42,6 +42,7 @@ public final class ApiServlet extends HttpServlet {
     private final transient EventStream stream;
     private final transient String version;
     private final transient LeaderWrites writes;
+    private final transient OneLineLog log = new OneLineLog(System.err, System::currentTimeMillis);
 
     /** A servlet of the only master: it always takes writes. */
     public ApiServlet(Api api, ApiAuth auth, EventStream stream, String version) {
@@ -94,8 +95,16 @@ public final class ApiServlet extends HttpServlet {
             }
         } catch (ApiException e) {
             refusal = e;
+        } catch (IOException e) {
+            // the client went away while its body was read: nobody to answer
+            log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": the client went away (" + e.getMessage() + ")");
+            return;
         } catch (Exception e) {
-            refusal = new ApiException(500, "internal", "The API failed", String.valueOf(e), List.of());
+            // no class name or trace to the client; one line to the log
+            long ref = System.nanoTime() & 0xffffffL;
+            log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": failed (reference " + ref + "): " + e);
+            refusal = new ApiException(500, "internal", "The API failed", "the master could not answer this request;"
+                    + " its log says why under reference " + ref, List.of());
         }
         if (write) {
             // recorded before the answer leaves: a client that reads the audit after its answer finds its write
@@ -103,6 +112,15 @@ public final class ApiServlet extends HttpServlet {
                     req.getQueryString(), refusal == null ? answer.status() : refusal.status(),
                     refusal == null ? summary(answer.body()) : refusal.detail());
         }
+        try {
+            answer(req, resp, refusal, answer, instance);
+        } catch (IOException gone) {
+            log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": the answer was not delivered (" + gone.getMessage() + ")");
+        }
+    }
+
+    private void answer(HttpServletRequest req, HttpServletResponse resp, ApiException refusal, Answer answer, String instance)
+            throws IOException {
         if (refusal != null && !drained(req)) {
             // The rest of its body is read and dropped as it comes, holding no thread, for at most
             // DISCARD_MILLIS; then the answer (a refused caller must not hold a thread while it sends

@@ -5,15 +5,8 @@ import com.google.gson.GsonBuilder;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import com.google.gson.JsonParseException;
-import com.google.gson.JsonParser;
-import com.google.gson.Strictness;
-import com.google.gson.stream.JsonReader;
-import com.google.gson.stream.JsonToken;
 import granary.api.model.Problem;
 import granary.api.model.Resources;
-import java.io.IOException;
-import java.io.StringReader;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -31,26 +24,46 @@ public final class Json {
     }
 
     /**
-     * Reads one JSON document strictly (no comments, no trailing data, no unquoted names), or throws
-     * a 400 naming the line, column and JSON path of the first error.
+     * Reads one JSON document with Granary's strict reader, the one files use
+     * ({@link granary.codec.json.JsonReader}: RFC 8259 and nothing more, a key given twice refused,
+     * echoes escaped and cut), or throws a 400 naming the line, column and JSON path of the first
+     * error, in our words: no library's advice reaches a client.
      */
     public static JsonElement read(String text, String source) {
         if (text.isBlank()) {
             throw ApiException.badRequest(source + " is empty: a JSON document is expected",
                     List.of(Problem.of(source, "$", "empty")));
         }
-        try (JsonReader r = new JsonReader(new StringReader(text))) {
-            r.setStrictness(Strictness.STRICT);
-            JsonElement e = JsonParser.parseReader(r);
-            if (r.peek() != JsonToken.END_DOCUMENT) {
-                throw new JsonParseException("more data after the document at " + r.getPath());
-            }
-            return e;
-        } catch (JsonParseException | IOException | IllegalStateException e) {
-            String message = e.getCause() != null && e.getCause().getMessage() != null ? e.getCause().getMessage() : e.getMessage();
-            throw ApiException.badRequest(source + " is not valid JSON: " + message,
-                    List.of(Problem.of(source, "$", "not valid JSON: " + message)));
+        try {
+            return gson(granary.codec.json.JsonReader.read(text, source));
+        } catch (granary.codec.json.JsonSyntaxException e) {
+            granary.codec.json.JsonProblem p = e.problem();
+            throw ApiException.badRequest(p.toString(), List.of(p.toProblem()));
         }
+    }
+
+    /** The same value as Gson's tree, which the API's handlers read. */
+    private static JsonElement gson(granary.codec.json.JsonValue v) {
+        if (v instanceof granary.codec.json.JsonObject o) {
+            JsonObject out = new JsonObject();
+            o.members().forEach(m -> out.add(m.key(), gson(m.value())));
+            return out;
+        }
+        if (v instanceof granary.codec.json.JsonArray a) {
+            JsonArray out = new JsonArray(a.size());
+            a.items().forEach(x -> out.add(gson(x)));
+            return out;
+        }
+        if (v instanceof granary.codec.json.JsonString str) {
+            return new com.google.gson.JsonPrimitive(str.value());
+        }
+        if (v instanceof granary.codec.json.JsonNumber n) {
+            return new com.google.gson.JsonPrimitive(n.decimal());
+        }
+        if (v instanceof granary.codec.json.JsonBoolean b) {
+            return new com.google.gson.JsonPrimitive(b.value());
+        }
+        return com.google.gson.JsonNull.INSTANCE;
     }
 
     /** The body as an object, or a 400. */
@@ -68,8 +81,10 @@ public final class Json {
         List<String> ok = List.of(allowed);
         for (String k : o.keySet()) {
             if (!ok.contains(k)) {
-                throw ApiException.badRequest(source + ": unknown field '" + k + "' (known: " + String.join(", ", ok) + ")",
-                        List.of(Problem.of(source, "$." + k, "unknown field; known: " + String.join(", ", ok))));
+                String shown = granary.api.model.Text.quote(k);
+                String at = granary.codec.json.JsonPath.member("$", k);
+                throw ApiException.badRequest(source + ": unknown field " + shown + " (known: " + String.join(", ", ok) + ")",
+                        List.of(Problem.of(source, at, "unknown field " + shown + "; known: " + String.join(", ", ok))));
             }
         }
     }

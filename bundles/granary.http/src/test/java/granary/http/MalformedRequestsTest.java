@@ -94,7 +94,22 @@ class MalformedRequestsTest {
                 new Bad("capacity a word", "PUT", "/queues", JSON, "{\"queues\": {\"a\": {\"capacity\": \"abc\"}}}", 400, "invalid-request", "capacity"),
                 new Bad("queues a number", "PUT", "/queues", JSON, "{\"queues\": 5}", 400, "invalid-request", "queues"),
                 new Bad("unknown tree field", "PUT", "/queues", JSON, "{\"queues\": {}, \"colour\": 1}", 400, "invalid-request", "colour"),
+                // ---- one strict JSON path: the files' reader, our words, escaped and cut echoes ----
+                new Bad("a key given twice (move)", "PUT", "/jobs/wc/queue", JSON, "{\"queue\": \"root.a\", \"queue\": \"root.b\"}",
+                        400, "invalid-request", "key 'queue' is given twice"),
+                new Bad("a key given twice (active)", "PUT", "/policies/fifo/active", JSON, "{\"active\": true, \"active\": false}",
+                        400, "invalid-request", "is given twice"),
+                new Bad("single quotes", "PUT", "/jobs/wc/queue", JSON, "{'queue': 'root.a'}", 400, "invalid-request", "not valid JSON"),
+                new Bad("a bidi override in a key", "PUT", "/jobs/wc/queue", JSON, "{\"q\u202Eeueu\": 1}", 400, "invalid-request",
+                        "\\u202E"),
+                new Bad("a 10,000-character key", "PUT", "/jobs/wc/queue", JSON, "{\"" + "k".repeat(10_000) + "\": 1}", 400,
+                        "invalid-request", "(10000 chars)"),
+                new Bad("a 70,000-character key", "PUT", "/jobs/wc/queue", JSON, "{\"" + "k".repeat(70_000) + "\": 1}", 400,
+                        "invalid-request", "longer than the limit of 65536 characters"),
+                new Bad("capacity resources not numbers", "PUT", "/queues", JSON, "{\"queues\": {\"a\": {\"capacity\": \"cpu=abc\"}}}",
+                        400, "invalid-request", "amount of 'cpu' is not an integer"),
                 // ---- paths and methods ----
+                new Bad("POST on a GET route", "POST", "/status", JSON, "{}", 405, "method-not-allowed", "GET"),
                 new Bad("no such path", "GET", "/jobz", null, null, 404, "not-found", "/api/v1/jobz"),
                 new Bad("a method the path does not take", "PATCH", "/jobs", JSON, "{}", 405, "method-not-allowed", "GET, POST"),
                 new Bad("a page size too large", "GET", "/jobs?limit=5000", null, null, 400, "invalid-parameter", "limit"),
@@ -135,6 +150,10 @@ class MalformedRequestsTest {
         }
         assertFalse(p.get("title").getAsString().isBlank());
         assertTrue(r.body().contains(bad.says()), bad.name() + ": the problem should say '" + bad.says() + "': " + r.body());
+        for (String leak : List.of("Strictness", "LENIENT", "github.com", "Exception", "java.", "\u202E")) {
+            assertFalse(r.body().contains(leak), bad.name() + ": no library advice, class name or raw control: " + leak);
+        }
+        assertTrue(r.body().length() < 8_000, bad.name() + ": echoes are cut: " + r.body().length() + " chars");
         assertEquals(Api.BASE + bad.path().replaceAll("\\?.*", ""), p.get("instance").getAsString());
         if (bad.status() == 400 && bad.type().equals("invalid-request")) {
             assertFalse(p.getAsJsonArray("errors").isEmpty(), "every problem listed: " + r.body());

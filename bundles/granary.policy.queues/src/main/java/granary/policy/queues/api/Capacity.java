@@ -47,7 +47,12 @@ public record Capacity(Resources absolute, double fraction) {
             throw new InvalidRequestException("capacity '" + Text.escape(text) + "'", "value",
                     "is neither a percentage (40%), a fraction (0.4) nor resources (cpu=4000,mem=16384)");
         }
-        return of(Resources.parse(t));
+        try {
+            return of(Resources.parse(t));
+        } catch (IllegalArgumentException e) {
+            throw new InvalidRequestException("capacity '" + Text.escape(text) + "'", "value", e.getMessage()
+                    + "; a capacity is a percentage (40%), a fraction (0.4) or resources (cpu=4000,mem=16384)");
+        }
     }
 
     public boolean isFraction() {

@@ -89,6 +89,8 @@ class QueueTreeCodecTest {
             name with a dot          | {"queues": {"a.b": {}}}                                                | queue root.a.b: name: 'a.b' is not a queue name
             name with a space        | {"queues": {"a b": {}}}                                                | queue root.a b: name: 'a b' is not a queue name
             bad percentage           | {"queues": {"a": {"capacity": "lots%"}}}                               | $.queues.a.capacity: is neither a percentage (40%), a fraction (0.4) nor resources
+            resources not numbers    | {"queues": {"a": {"capacity": "cpu=abc"}}}                             | $.queues.a.capacity: resources 'cpu=abc': amount of 'cpu' is not an integer
+            resources with a newline | {"queues": {"a": {"capacity": "cpu=1\\nx"}}}                          | $.queues.a.capacity: resources 'cpu=1\\nx': amount of 'cpu' is not an integer
             percentage above 100     | {"queues": {"a": {"capacity": "120%"}}}                                | $.queues.a.capacity: must be between 0% and 100%, got 120.0%
             negative fraction        | {"queues": {"a": {"capacity": -0.5}}}                                  | must be between 0% and 100%, got -50.00%
             capacity wrong type      | {"queues": {"a": {"capacity": true}}}                                  | $.queues.a.capacity: expected "40%", 0.4 or resources, got true
