@@ -108,7 +108,7 @@ public final class ApiServlet extends HttpServlet {
         }
         if (write) {
             // recorded before the answer leaves: a client that reads the audit after its answer finds its write
-            api.audit().record(caller == null ? "unauthenticated" : caller.identity(), req.getRemoteAddr(), method, instance,
+            api.audit().record(caller == null ? AuditLog.UNAUTHENTICATED : caller.identity(), req.getRemoteAddr(), method, instance,
                     req.getQueryString(), refusal == null ? answer.status() : refusal.status(),
                     refusal == null ? summary(answer.body()) : refusal.detail());
         }
