@@ -40,8 +40,7 @@ public final class ApiAuth {
         }
         String identity = tokens.verifiedIdentity(token);
         if (identity == null) {
-            throw new ApiException(401, "unauthenticated", "A token is needed",
-                    "the token is not one of this master's (a wrong secret, or a rotated one)", List.of());
+            throw new ApiException(401, "unauthenticated", "A token is needed", "the token is " + java.util.Objects.requireNonNullElse(tokens.refusal(token), "not valid for this master"), List.of());
         }
         ApiRole role = ApiRole.ofWire(identity.substring(0, identity.indexOf('/')));
         if (role == null) {

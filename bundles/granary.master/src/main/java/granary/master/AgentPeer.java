@@ -34,6 +34,8 @@ final class AgentPeer extends Peer {
     /** The node's epoch as its agent registered it: named in every placement on the node (docs/recovery.md, "A silent node"). */
     long epoch;
     int workers;
+    /** The key of the token it registered with: plan passes for its node are sealed with it (docs/security.md, "Plan passes"). */
+    byte[] passKey;
     /** Slots per unit on this node, as the engine holds them. */
     final Map<UnitId, Integer> caps = new HashMap<>();
     private final Set<UnitId> changed = new LinkedHashSet<>();

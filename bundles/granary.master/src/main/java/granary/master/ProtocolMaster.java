@@ -221,9 +221,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     }
 
     private Reply unauthorized(String authorization, String remote) {
-        return reply(401, 0, Problem.of("connection from " + remote, "Authorization",
-                authorization == null ? "no token: send 'Authorization: Bearer <token>' with a token the master issued"
-                        : "the token is not valid for this master (issued with another secret, or altered)"));
+        String token = Tokens.bearer(authorization);
+        String why = authorization == null || authorization.isBlank() ? "no token: send 'Authorization: Bearer <token>' with a token the master issued"
+                : token == null || token.isEmpty() ? "the Authorization header is not 'Bearer <token>'"
+                : "the token is " + java.util.Objects.requireNonNullElse(tokens.refusal(token), "not valid for this master");
+        return reply(401, 0, Problem.of("connection from " + remote, "Authorization", why));
     }
 
     @Override
@@ -267,7 +269,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
         }
         Reply answer = switch (who.role()) {
-            case AGENT -> fromAgent(e);
+            case AGENT -> fromAgent(e, Tokens.keyOf(Tokens.bearer(authorization)));
             case JOB_MASTER -> fromJobMaster(e);
             case MASTER -> reply(403, e.sequence(), Problem.of(who.toString(), "$.sender", "a master does not send to a master"));
         };
@@ -282,7 +284,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return answer;
     }
 
-    private Reply fromAgent(Envelope e) {
+    /** @param passKey the key of the token the agent sent: what seals the plan passes for its node */
+    private Reply fromAgent(Envelope e, byte[] passKey) {
         String node = e.sender().id();
         if (!(e.message() instanceof Register) && !(e.message() instanceof Heartbeat)) {
             return reply(400, e.sequence(), Problem.of(e.sender().toString(), "$.type", "an agent sends register and heartbeat to the master, not "
@@ -300,6 +303,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 agents.put(node, peer);
             }
             peer.lastSeen = clock.millis();
+            if (e.message() instanceof Register) {
+                peer.passKey = passKey;
+            }
         }
         AgentPeer p = peer;
         Session.Result result;
@@ -1772,9 +1778,14 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     static final long PASS_MILLIS = 10 * 60_000L;
 
-    /** A plan pass for {@code jobMaster}'s plans at the agent of {@code node}. Under the lock. */
+    /**
+     * A plan pass for {@code jobMaster}'s plans at the agent of {@code node}, sealed with the key of
+     * the token that agent registered with (it knows no other). Under the lock.
+     */
     private String pass(String jobMaster, String node) {
-        return PlanPass.issue(tokens.agentKey(node), new PlanPass.Claims(jobMaster, node, key(jobMaster), clock.millis() + PASS_MILLIS));
+        AgentPeer a = agents.get(node);
+        byte[] key = a != null && a.passKey != null ? a.passKey : tokens.agentKey(node);
+        return PlanPass.issue(key, new PlanPass.Claims(jobMaster, node, key(jobMaster), clock.millis() + PASS_MILLIS));
     }
 
     private String endpoint(String node) {

@@ -79,9 +79,9 @@ class HostileMessagesTest {
         String hb = heartbeat();
         return Stream.of(
                 Arguments.of("no token", "-", hb, 401, "no token"),
-                Arguments.of("basic auth", "!Basic dXNlcjpwYXNz", hb, 401, "not valid for this master"),
+                Arguments.of("basic auth", "!Basic dXNlcjpwYXNz", hb, 401, "the Authorization header is not 'Bearer <token>'"),
                 Arguments.of("forged mac", "!Bearer agent/n1.Zm9yZ2VkLW1hYw", hb, 401, "not valid"),
-                Arguments.of("token without mac", "!Bearer agent/n1", hb, 401, "not valid"),
+                Arguments.of("token without mac", "!Bearer agent/n1", hb, 401, "the token is not a token"),
                 Arguments.of("token of an unknown role", "!Bearer robot/n1.Zm9v", hb, 401, "not valid"),
                 Arguments.of("another node's token", "agent/n2", hb, 403, "the token of agent n2 cannot speak for agent n1"),
                 Arguments.of("a job master's token on an agent's message", "job-master/jm1", hb, 403, "cannot speak for agent n1"),

@@ -126,7 +126,9 @@ class ProtocolMasterTest {
     void planPassesComeWithTheHintsAndAreRenewedHalfwayThroughTheirLife() throws Exception {
         try (MasterHarness m = new MasterHarness(MasterOptions.defaults().withIncarnation(78)
                 .withTimeouts(Duration.ofHours(1), Duration.ofHours(1)))) {
-            SyncLink agent = m.link(Role.AGENT, "n1", 1);
+            // the agent's token expires (docs/security.md, "Tokens"): its passes are sealed with that token's key
+            String agentToken = m.tokens.issue("agent/n1", m.clock.millis(), System.currentTimeMillis() + 3_600_000);
+            SyncLink agent = m.link(Role.AGENT, "n1", 1, agentToken);
             assertFalse(agent.send(register("n1", 300)).isRefusal());
             poll(agent, Cap.class);
             SyncLink jm = m.link(Role.JOB_MASTER, "jm1", 1);
@@ -135,16 +137,19 @@ class ProtocolMasterTest {
             assertEquals(1, first.passes().size(), first.toString());
             assertEquals("n1", first.passes().get(0).node());
             String key = granary.protocol.link.Tokens.key(m.tokens.issue(new Sender(Role.JOB_MASTER, "jm1")));
-            PlanPass.Claims claims = PlanPass.verify(m.tokens.agentKey("n1"), first.passes().get(0).pass());
+            assertNull(PlanPass.verify(m.tokens.agentKey("n1"), first.passes().get(0).pass()), "not the key of another token");
+            PlanPass.Claims claims = PlanPass.verify(granary.protocol.link.Tokens.keyOf(agentToken), first.passes().get(0).pass());
             assertEquals(new PlanPass.Claims("jm1", "n1", key, m.clock.millis() + ProtocolMaster.PASS_MILLIS), claims);
             assertNull(PlanPass.verify(m.tokens.agentKey("n2"), first.passes().get(0).pass()), "no other agent can check it");
+            assertNull(PlanPass.verify(granary.protocol.link.Tokens.keyOf(m.tokens.issue("agent/n2", m.clock.millis(), 0)),
+                    first.passes().get(0).pass()), "no other agent can check it");
             assertNull(m.tokens.verify(first.passes().get(0).pass()), "it is no token at the master");
 
             m.clock.advance(ProtocolMaster.PASS_MILLIS / 2 + 1);
             m.master.tick();
             Hint renewed = poll(jm, Hint.class);
             assertEquals(List.of(), renewed.placements(), "nothing moved: only the pass is new");
-            PlanPass.Claims again = PlanPass.verify(m.tokens.agentKey("n1"), renewed.passes().get(0).pass());
+            PlanPass.Claims again = PlanPass.verify(granary.protocol.link.Tokens.keyOf(agentToken), renewed.passes().get(0).pass());
             assertEquals(m.clock.millis() + ProtocolMaster.PASS_MILLIS, again.expiresAt());
         }
     }

@@ -74,6 +74,9 @@ public final class Launcher {
         if (options.issueToken() != null) {
             return issueToken(options, out, err);
         }
+        if (options.tokenOp() != null) {
+            return tokenOp(options, out, err);
+        }
         Map<String, String> properties;
         try {
             properties = frameworkProperties(work, interactive(options));
@@ -162,7 +165,29 @@ public final class Launcher {
             if (exposed != null) {
                 err.println("Warning: --secret: " + exposed);
             }
-            out.println(tokens.issue(options.issueToken()));
+            long now = System.currentTimeMillis();
+            out.println(tokens.issue(options.issueToken(), now, options.expires() == null ? 0 : now + options.expires().toMillis()));
+            return EXIT_OK;
+        } catch (IOException e) {
+            err.println("Error: --secret: " + e.getMessage());
+            return EXIT_STARTUP;
+        }
+    }
+
+    /** {@code --rotate-secret} and {@code --revoke-token}: change the secret's files, say what was done, exit. */
+    private static int tokenOp(Options options, PrintStream out, PrintStream err) {
+        Path file = options.secret().toAbsolutePath();
+        try {
+            Tokens.fromExistingFile(file); // it reads: the operation will not spoil it
+            if (options.tokenOp().equals("rotate")) {
+                String id = Tokens.addKey(file);
+                out.println("key " + id + " issues tokens from now on; the keys after it in " + file
+                        + " are still taken until their lines are removed");
+            } else {
+                String given = options.tokenOp().substring("revoke:".length());
+                String id = Tokens.revoke(file, given, "revoked " + java.time.Instant.now());
+                out.println("token " + id + " is revoked (" + Tokens.revokedFile(file) + "); a running master refuses it within a second");
+            }
             return EXIT_OK;
         } catch (IOException e) {
             err.println("Error: --secret: " + e.getMessage());

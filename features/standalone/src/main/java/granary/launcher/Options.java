@@ -22,10 +22,13 @@ import granary.protocol.link.Tokens;
  * @param secret      the master's token secret file
  * @param issueToken  print the token of this identity ({@code role/id}) and exit; null: run the runtime
  * @param createSecret with {@code issueToken}: make a new secret if the file is missing (else that is an error)
+ * @param expires     with {@code issueToken}: how long the token is good for; null: it does not expire
+ * @param tokenOp     another token operation on the secret file, then exit: {@code rotate} (a new issuing key
+ *                    first in the file) or {@code revoke:<token or id>}; null: none
  */
 public record Options(boolean demo, boolean strict, Mode mode, Duration commandWait, boolean help,
                       Map<String, Map<String, Object>> config, Http.Address listen, Http.Tls tls, Path secret,
-                      String issueToken, boolean createSecret) {
+                      String issueToken, boolean createSecret, Duration expires, String tokenOp) {
 
     public Options {
         config = Map.copyOf(config);
@@ -33,7 +36,7 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
 
     /** The options of the runtime before the HTTP server, for tests and callers that need no HTTP settings. */
     Options(boolean demo, boolean strict, Mode mode, Duration commandWait, boolean help, Map<String, Map<String, Object>> config) {
-        this(demo, strict, mode, commandWait, help, config, Http.Address.DEFAULT, null, DEFAULT_SECRET, null, false);
+        this(demo, strict, mode, commandWait, help, config, Http.Address.DEFAULT, null, DEFAULT_SECRET, null, false, null, null);
     }
 
     /** The default of {@code --secret}, in the working directory. */
@@ -80,6 +83,12 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
             "                     reader/NAME, operator/NAME or admin/NAME (from --secret) and exit; a missing",
             "                     secret file is an error (a master makes it when it first starts)",
             "  --create-secret    with --issue-token: make a new secret if the --secret file is missing",
+            "  --expires=DURATION with --issue-token: the token expires after 90m, 12h, 30d... (default: never)",
+            "  --rotate-secret    put a new issuing key first in the --secret file and exit; tokens of the keys",
+            "                     after it are still taken until their lines are removed (no restart needed)",
+            "  --revoke-token=TOKEN|ID",
+            "                     list the token (or its id) in the secret's .revoked file and exit; the running",
+            "                     master refuses it within a second",
             "  --help             print this text",
             "On a terminal the Gogo shell runs the console (granary:status, help granary:policy, ...).",
             "Piped input (a pipe or a file): each line that is not blank and does not start with '#' is a",
@@ -103,6 +112,8 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
         Path secret = DEFAULT_SECRET;
         String issueToken = null;
         boolean createSecret = false;
+        Duration expires = null;
+        String tokenOp = null;
         Path keystore = null;
         Path keystorePassword = null;
         Path keyPassword = null;
@@ -135,6 +146,12 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                 issueToken = identity(arg.substring("--issue-token=".length()));
             } else if (arg.equals("--create-secret")) {
                 createSecret = true;
+            } else if (arg.startsWith("--expires=")) {
+                expires = lifetime(arg.substring("--expires=".length()));
+            } else if (arg.equals("--rotate-secret")) {
+                tokenOp = "rotate";
+            } else if (arg.startsWith("--revoke-token=")) {
+                tokenOp = "revoke:" + nonBlank("--revoke-token", arg.substring("--revoke-token=".length()), "TOKEN or its id");
             } else if (arg.startsWith("--keystore=")) {
                 keystore = file("--keystore", arg.substring("--keystore=".length()));
             } else if (arg.startsWith("--keystore-password-file=")) {
@@ -148,14 +165,17 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
                         + "--strict, --interactive, --piped, --wait=SECONDS, --config=PID:key=value, --listen=HOST:PORT|off, "
                         + "--keystore=FILE, --keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, "
                         + "--zk=HOST:PORT[,HOST:PORT...], --ha-cluster=NAME, --advertise=URL, "
-                        + "--issue-token=ROLE/ID, --create-secret, --help");
+                        + "--issue-token=ROLE/ID, --create-secret, --expires=DURATION, --rotate-secret, --revoke-token=TOKEN|ID, --help");
             }
         }
         Http.Tls tls = tls(keystore, keystorePassword, keyPassword, listen);
         if (createSecret && issueToken == null) {
             throw new IllegalArgumentException("--create-secret goes with --issue-token (a master makes its secret when it first starts)");
         }
-        return new Options(demo, strict, mode, wait, help, config, listen, tls, secret, issueToken, createSecret);
+        if (expires != null && issueToken == null) {
+            throw new IllegalArgumentException("--expires goes with --issue-token");
+        }
+        return new Options(demo, strict, mode, wait, help, config, listen, tls, secret, issueToken, createSecret, expires, tokenOp);
     }
 
     /** {@code HOST:PORT} (an IPv6 host in brackets, {@code [::1]:7070}), or {@code off} for null. */
@@ -255,6 +275,23 @@ public record Options(boolean demo, boolean strict, Mode mode, Duration commandW
             return false;
         }
         throw new IllegalArgumentException(name + ": '" + value + "' is not true or false");
+    }
+
+    /** {@code --expires}: 90m, 12h, 30d (at least a minute). */
+    static Duration lifetime(String value) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})([mhd])").matcher(value);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            Duration d = switch (m.group(2)) {
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+            if (d.toMinutes() >= 1) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("--expires: '" + value + "' is not a lifetime like 90m, 12h or 30d (at least 1m)");
     }
 
     private static Duration seconds(String value) {

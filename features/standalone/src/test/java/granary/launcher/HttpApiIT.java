@@ -141,6 +141,65 @@ class HttpApiIT {
     private static final String ISSUE = "java -jar features/standalone/target/granary-standalone.jar --secret=granary.secret --issue-token=";
 
     /** The README's curl examples, pasted into bash against a master on a free port: each exits 0 and answers no problem. */
+    /**
+     * Tokens on the running master, from the command line, without a restart (docs/security.md,
+     * "Tokens"): a revoked token is refused within a second, a rotated-in key issues tokens the
+     * master takes at once, the old key's tokens go when its line is removed, and an expired token
+     * says so.
+     */
+    @Test
+    void tokensAreRevokedAndKeysRotatedWhileTheMasterRuns() throws Exception {
+        assumeTrue(It.framework().equals("felix"), "once per build");
+        Path secret = tmp.resolve("granary.secret");
+        String reader = token("reader/rita");
+        String lost = token("reader/lost");
+        try (ListeningRuntime r = ListeningRuntime.start(tmp, "--demo=false", "--piped", "--listen=127.0.0.1:0",
+                "--secret=" + secret)) {
+            int port = r.awaitListening("http");
+            awaitApi(port, reader);
+            assertEquals(200, call(port, "GET", "/api/v1/status", lost, null).statusCode());
+
+            ChildProcess.Result revoke = ChildProcess.run(It.runnableJar(), tmp, "", "--revoke-token=" + lost, "--secret=" + secret);
+            assertEquals(0, revoke.exit(), revoke::toString);
+            assertTrue(revoke.out().contains("token " + granary.protocol.link.Tokens.id(lost) + " is revoked"), revoke::toString);
+            HttpResponse<String> refused = awaitStatus(port, lost, 401);
+            assertTrue(refused.body().contains("revoked (id " + granary.protocol.link.Tokens.id(lost) + ")"), refused.body());
+            assertEquals(200, call(port, "GET", "/api/v1/status", reader, null).statusCode(), "other tokens are not touched");
+
+            ChildProcess.Result rotate = ChildProcess.run(It.runnableJar(), tmp, "", "--rotate-secret", "--secret=" + secret);
+            assertEquals(0, rotate.exit(), rotate::toString);
+            assertTrue(rotate.out().startsWith("key k2 issues tokens"), rotate::toString);
+            String fresh = token("reader/new");
+            assertTrue(fresh.contains(".k2~"), fresh);
+            awaitStatus(port, fresh, 200);
+            assertEquals(200, call(port, "GET", "/api/v1/status", reader, null).statusCode(), "the old key still verifies");
+            Files.write(secret, Files.readAllLines(secret).subList(0, 1));
+            HttpResponse<String> rotatedOut = awaitStatus(port, reader, 401);
+            assertTrue(rotatedOut.body().contains("issued under key k1, which this master no longer holds"), rotatedOut.body());
+            assertEquals(200, call(port, "GET", "/api/v1/status", fresh, null).statusCode());
+
+            ChildProcess.Result brief = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=reader/brief", "--expires=1m",
+                    "--secret=" + secret);
+            assertEquals(0, brief.exit(), brief::toString);
+            assertEquals(200, call(port, "GET", "/api/v1/status", brief.out().strip(), null).statusCode());
+            assertEquals(0, r.finish().exit());
+        }
+    }
+
+    /** Calls GET /api/v1/status with {@code token} until it answers {@code status} (files are read again within a second). */
+    private HttpResponse<String> awaitStatus(int port, String token, int status) throws Exception {
+        long until = System.nanoTime() + 10_000_000_000L;
+        HttpResponse<String> last;
+        do {
+            last = call(port, "GET", "/api/v1/status", token, null);
+            if (last.statusCode() == status) {
+                return last;
+            }
+            Thread.sleep(100);
+        } while (System.nanoTime() < until);
+        throw new AssertionError("not " + status + " within 10 s: " + last.statusCode() + " " + last.body());
+    }
+
     @Test
     void theReadmesCurlExamplesWorkAsWritten() throws Exception {
         assumeTrue(It.framework().equals("felix"), "once per build");

@@ -113,8 +113,8 @@ class HttpListenIT {
         assertEquals(0, made.exit(), made::toString);
         ChildProcess.Result r = ChildProcess.run(It.runnableJar(), tmp, "", "--issue-token=agent/n1", "--secret=" + secret);
         assertEquals(0, r.exit(), r::toString);
-        assertEquals(made.out(), r.out(), "the same secret, the same token");
-        assertEquals(new Sender(Role.AGENT, "n1"), Tokens.fromFile(secret).verify(r.out().strip()), r::toString);
+        assertEquals(new Sender(Role.AGENT, "n1"), Tokens.fromFile(secret).verify(made.out().strip()), made::toString);
+        assertEquals(new Sender(Role.AGENT, "n1"), Tokens.fromFile(secret).verify(r.out().strip()), "the same secret: " + r);
         assertFalse(r.err().contains("Warning"), r::toString);
 
         Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));

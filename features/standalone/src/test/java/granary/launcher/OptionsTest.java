@@ -61,7 +61,7 @@ class OptionsTest {
         assertEquals("unknown argument '-x'; valid: --demo=true|false, --strict, --interactive, --piped, "
                 + "--wait=SECONDS, --config=PID:key=value, --listen=HOST:PORT|off, --keystore=FILE, "
                 + "--keystore-password-file=FILE, --key-password-file=FILE, --secret=FILE, "
-                + "--zk=HOST:PORT[,HOST:PORT...], --ha-cluster=NAME, --advertise=URL, --issue-token=ROLE/ID, --create-secret, --help",
+                + "--zk=HOST:PORT[,HOST:PORT...], --ha-cluster=NAME, --advertise=URL, --issue-token=ROLE/ID, --create-secret, --expires=DURATION, --rotate-secret, --revoke-token=TOKEN|ID, --help",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "-x")).getMessage());
         assertEquals("--demo: 'maybe' is not true or false",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--demo=maybe")).getMessage());
@@ -88,6 +88,22 @@ class OptionsTest {
                 Launcher.configurations(o).get(Launcher.MASTER_PID).get(Launcher.SECRET_FILE));
         assertEquals("--secret: a file name is missing (--secret=FILE)",
                 assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--secret=")).getMessage());
+    }
+
+    @Test
+    void tokenOperationsAreReadAndLifetimesChecked() {
+        Options o = parse(new Properties(), "--issue-token=agent/n1", "--expires=30d");
+        assertEquals(java.time.Duration.ofDays(30), o.expires());
+        assertEquals(java.time.Duration.ofMinutes(90), parse(new Properties(), "--issue-token=agent/n1", "--expires=90m").expires());
+        assertEquals("rotate", parse(new Properties(), "--rotate-secret").tokenOp());
+        assertEquals("revoke:abc", parse(new Properties(), "--revoke-token=abc").tokenOp());
+        for (String bad : new String[] {"30", "0m", "1y", "-5d", "12hours"}) {
+            assertEquals("--expires: '" + bad + "' is not a lifetime like 90m, 12h or 30d (at least 1m)",
+                    assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--issue-token=agent/n1",
+                            "--expires=" + bad)).getMessage());
+        }
+        assertEquals("--expires goes with --issue-token",
+                assertThrows(IllegalArgumentException.class, () -> parse(new Properties(), "--expires=1d")).getMessage());
     }
 
     @Test
