@@ -124,6 +124,11 @@ final class JobMasterPeer extends Peer {
         mark(now);
     }
 
+    /** The pass it holds for {@code node} is no good any more: the next placement there carries a new one. */
+    void forgetPass(String node) {
+        passed.remove(node);
+    }
+
     /** True if the passes it was given come due for renewal at {@code now}. */
     boolean passesDue(long now) {
         return nextRenewal <= now;
@@ -155,8 +160,9 @@ final class JobMasterPeer extends Peer {
 
     /**
      * The hint to send next (at most {@code max} placements and exits), or null if nothing changed.
-     * It carries a plan pass ({@code pass}: node to pass) for each node where it holds slots whose
-     * pass is new or due for renewal at {@code now}; a pass is renewed halfway through {@code passMillis}.
+     * It carries a plan pass ({@code pass}: node to pass, null where none can be made yet) for each
+     * node where it holds slots whose pass is new or due for renewal at {@code now}; a pass is
+     * renewed halfway through {@code passMillis}.
      */
     Hint nextHint(Function<String, String> endpoint, java.util.function.ToLongFunction<String> epoch, int max,
                   Function<String, String> pass, long now, long passMillis) {
@@ -200,8 +206,11 @@ final class JobMasterPeer extends Peer {
             out.stream().filter(p -> p.slots() > 0 && !passed.contains(p.node())).forEach(p -> nodes.add(p.node()));
         }
         for (String node : nodes) {
-            passes.add(new Hint.Pass(node, pass.apply(node)));
-            passed.add(node);
+            String p = pass.apply(node);
+            if (p != null) {
+                passes.add(new Hint.Pass(node, p));
+                passed.add(node);
+            }
         }
         if (!nodes.isEmpty()) {
             // the passes given before these come due first

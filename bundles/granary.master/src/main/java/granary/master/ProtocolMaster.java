@@ -1536,6 +1536,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
             if (holds) {
+                j.forgetPass(node); // its agent registered again, perhaps with another token: a new pass with the placements
                 deliver(j, wake);
             }
         }
@@ -1780,12 +1781,15 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /**
      * A plan pass for {@code jobMaster}'s plans at the agent of {@code node}, sealed with the key of
-     * the token that agent registered with (it knows no other). Under the lock.
+     * the token that agent registered with (it knows no other); null if it has not registered. Under
+     * the lock.
      */
     private String pass(String jobMaster, String node) {
         AgentPeer a = agents.get(node);
-        byte[] key = a != null && a.passKey != null ? a.passKey : tokens.agentKey(node);
-        return PlanPass.issue(key, new PlanPass.Claims(jobMaster, node, key(jobMaster), clock.millis() + PASS_MILLIS));
+        if (a == null || a.passKey == null || a.registration == null) {
+            return null; // its agent has not registered with this master: no plan could go there yet
+        }
+        return PlanPass.issue(a.passKey, new PlanPass.Claims(jobMaster, node, key(jobMaster), clock.millis() + PASS_MILLIS));
     }
 
     private String endpoint(String node) {
