@@ -43,6 +43,11 @@ public final class ApiServlet extends HttpServlet {
     private final transient String version;
     private final transient LeaderWrites writes;
     private final transient OneLineLog log = new OneLineLog(System.err, System::currentTimeMillis);
+    /** Calls each identity may have open at once (docs/security.md, "Limits"); streams are counted apart. */
+    static final int CALLS_PER_IDENTITY = 16;
+    static final int STREAMS_PER_IDENTITY = 4;
+    private final transient granary.protocol.link.InFlight calls = new granary.protocol.link.InFlight(CALLS_PER_IDENTITY);
+    private final transient granary.protocol.link.InFlight streams = new granary.protocol.link.InFlight(STREAMS_PER_IDENTITY);
 
     /** A servlet of the only master: it always takes writes. */
     public ApiServlet(Api api, ApiAuth auth, EventStream stream, String version) {
@@ -70,17 +75,29 @@ public final class ApiServlet extends HttpServlet {
         ApiAuth.Caller caller = null;
         Answer answer = null;
         ApiException refusal = null;
+        String entered = null;
         try {
             caller = auth.caller(req.getHeader("Authorization"));
             if (path.equals("/stream") && method.equals("GET")) {
                 ApiAuth.require(caller, ApiRole.READER, "GET " + instance);
-                stream(req, resp);
+                if (!streams.enter(caller.identity())) {
+                    throw tooMany(caller.identity(), STREAMS_PER_IDENTITY, "streams");
+                }
+                try {
+                    stream(req, resp);
+                } finally {
+                    streams.leave(caller.identity());
+                }
                 return;
             }
             if (path.equals("/openapi.json") && method.equals("GET")) {
                 send(resp, Answer.ok(OpenApi.describe(api.routes(), version)));
                 return;
             }
+            if (!calls.enter(caller.identity())) {
+                throw tooMany(caller.identity(), CALLS_PER_IDENTITY, "calls");
+            }
+            entered = caller.identity();
             Matched m = match(method, path);
             ApiAuth.require(caller, m.route.role(), method + " " + instance);
             if (write) {
@@ -96,6 +113,9 @@ public final class ApiServlet extends HttpServlet {
         } catch (ApiException e) {
             refusal = e;
         } catch (IOException e) {
+            if (entered != null) {
+                calls.leave(entered);
+            }
             // the client went away while its body was read: nobody to answer
             log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": the client went away (" + e.getMessage() + ")");
             return;
@@ -116,7 +136,16 @@ public final class ApiServlet extends HttpServlet {
             answer(req, resp, refusal, answer, instance);
         } catch (IOException gone) {
             log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": the answer was not delivered (" + gone.getMessage() + ")");
+        } finally {
+            if (entered != null) {
+                calls.leave(entered);
+            }
         }
+    }
+
+    private static ApiException tooMany(String identity, int limit, String what) {
+        return new ApiException(429, "too-many-requests", "Too many requests open", identity + " has " + limit + " " + what
+                + " open, the most one identity may; try again when one has ended", List.of()).header("Retry-After", "1");
     }
 
     private void answer(HttpServletRequest req, HttpServletResponse resp, ApiException refusal, Answer answer, String instance)

@@ -161,6 +161,49 @@ class MalformedRequestsTest {
         assertEquals(before, state(), bad.name() + " changed the state");
     }
 
+    /**
+     * One identity may have {@value ApiServlet#CALLS_PER_IDENTITY} calls open at once; past that it
+     * is answered 429 at once (with Retry-After), and another identity is not held up (docs/security.md, "Limits").
+     */
+    @Test
+    void oneIdentityHoldingManySlowCallsIsRefusedPastItsShareAndOthersAreServed() throws Exception {
+        List<java.net.Socket> slow = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < ApiServlet.CALLS_PER_IDENTITY; i++) {
+                java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), h.base.getPort());
+                slow.add(s);
+                s.getOutputStream().write(("POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Authorization: Bearer " + h.operator + "\r\nContent-Length: 1000\r\n\r\n{").getBytes());
+                s.getOutputStream().flush();
+            }
+            Thread.sleep(500); // the server takes them in (each holds a thread while its body does not come)
+            ApiHarness.Reply refused = null;
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (System.nanoTime() < until) {
+                refused = h.call("POST", "/jobs", h.operator, JSON, "{}");
+                if (refused.status() == 429) {
+                    break;
+                }
+                Thread.sleep(50); // the slow ones are still being let in
+            }
+            assertEquals(429, refused.status(), refused.toString());
+            assertEquals("1", refused.header("Retry-After"));
+            assertTrue(refused.body().contains("has " + ApiServlet.CALLS_PER_IDENTITY + " calls open"), refused.body());
+            assertEquals(200, h.get("/jobs", h.reader).status(), "another identity is served");
+        } finally {
+            for (java.net.Socket s : slow) {
+                s.close();
+            }
+        }
+        long until = System.nanoTime() + 30_000_000_000L;
+        int status;
+        do {
+            status = h.get("/jobs", h.operator).status();
+            Thread.sleep(50);
+        } while (status == 429 && System.nanoTime() < until);
+        assertEquals(200, status, "the share comes back when the slow calls end");
+    }
+
     /** Jobs, their queues and grants, the quota table, the policies in effect. */
     private String state() throws Exception {
         return h.get("/jobs", h.reader).body() + h.get("/quota", h.reader).status() + h.get("/policies", h.reader).body()

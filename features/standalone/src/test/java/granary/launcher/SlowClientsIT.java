@@ -58,13 +58,26 @@ class SlowClientsIT {
                 "--secret=" + tmp.resolve("granary.secret"))) {
             int port = r.awaitListening("http");
             Tokens tokens = Tokens.fromFile(tmp.resolve("granary.secret"));
-            String agentToken = tokens.issue(new Sender(Role.AGENT, "slow"));
 
-            // valid token, a body that never comes: no thread held while it does not
+            // valid tokens, bodies that never come: no thread held while they do not
             List<Socket> slowAuthenticated = new ArrayList<>();
             for (int i = 0; i < SLOW; i++) {
+                String agentToken = tokens.issue(new Sender(Role.AGENT, "slow-" + i));
                 slowAuthenticated.add(open(port, "POST", "/protocol/v1/messages", "Bearer " + agentToken, 1000, "{"));
             }
+            // one token opening more than its share: refused at once past it (a peer has one post open)
+            String greedy = tokens.issue(new Sender(Role.AGENT, "greedy"));
+            List<Socket> greedyOnes = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                greedyOnes.add(open(port, "POST", "/protocol/v1/messages", "Bearer " + greedy, 1000, "{"));
+            }
+            int refusedAtOnce = 0;
+            for (Socket s : greedyOnes) {
+                if (statusLine(s, 1_500).startsWith("HTTP/1.1 429")) {
+                    refusedAtOnce++;
+                }
+            }
+            assertEquals(6, refusedAtOnce, "ten slow posts of one token: four are read, the rest refused at once");
             // no token: refused at once, on the wire and on the API
             List<Socket> tokenless = new ArrayList<>();
             for (int i = 0; i < SLOW; i++) {
@@ -82,6 +95,14 @@ class SlowClientsIT {
                         .isRefusal(), "the registration of n1 while " + SLOW + " bodies trickle");
             }
 
+            // the wire's own refusals are problem JSON; a wrong method is 405 naming the right one
+            String wrongMethod = rawExchange(port, "GET /protocol/v1/messages HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            assertTrue(wrongMethod.startsWith("HTTP/1.1 405") && wrongMethod.contains("Allow: POST")
+                    && wrongMethod.contains("application/problem+json") && wrongMethod.contains("takes POST"), wrongMethod);
+            String wrongPath = rawExchange(port, "GET /protocol/v1/nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            assertTrue(wrongPath.startsWith("HTTP/1.1 404") && wrongPath.contains("application/problem+json")
+                    && !wrongPath.contains("<html"), wrongPath);
+
             // the slow bodies are cut at the read deadline
             for (Socket s : slowAuthenticated) {
                 String head = statusLine(s, 30_000);
@@ -90,6 +111,15 @@ class SlowClientsIT {
             ChildProcess.Result done = r.finish();
             assertEquals(0, done.exit(), done::toString);
             assertFalse(done.err().contains("Exception"), "no stack trace for slow clients: " + done.err());
+        }
+    }
+
+    /** Everything the server answers to {@code request} on a connection of its own (it closes it). */
+    private String rawExchange(int port, String request) throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 

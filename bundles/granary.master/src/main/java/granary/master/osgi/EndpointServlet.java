@@ -2,6 +2,7 @@ package granary.master.osgi;
 
 import granary.protocol.WireCodec;
 import granary.protocol.link.Endpoint;
+import granary.protocol.link.InFlight;
 import granary.protocol.link.Paths;
 import granary.protocol.link.Reply;
 import granary.protocol.link.Standby;
@@ -28,6 +29,13 @@ final class EndpointServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final transient Endpoint endpoint;
     private final transient HaGate gate;
+    /**
+     * Posts and polls each token may have open at once (docs/security.md, "Limits"): a peer has one
+     * of each; a few more for a restart's overlap. Past it: 429 at once, the peer's link tries again.
+     */
+    static final int PER_TOKEN = 4;
+    private final transient InFlight posts = new InFlight(PER_TOKEN);
+    private final transient InFlight polls = new InFlight(PER_TOKEN);
 
     EndpointServlet(Endpoint endpoint) {
         this.endpoint = endpoint;
@@ -46,12 +54,42 @@ final class EndpointServlet extends HttpServlet {
      * holding a thread while it comes, up to {@link WireCodec#MAX_MESSAGE_BYTES} + 1 bytes and for at
      * most {@link #BODY_MILLIS} in all (docs/security.md, "Limits").
      */
+    /**
+     * Routes by path and method: {@code POST .../messages}, {@code GET .../inbox}; another method
+     * on either is 405 (naming the one it takes), another path 404, both as problem JSON.
+     */
+    @Override
+    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        String path = String.valueOf(req.getPathInfo());
+        String method = req.getMethod();
+        boolean messages = Paths.MESSAGES.endsWith(path);
+        boolean inbox = Paths.INBOX.endsWith(path);
+        if (messages && method.equals("POST")) {
+            doPost(req, resp);
+        } else if (inbox && method.equals("GET")) {
+            doGet(req, resp);
+        } else if (messages || inbox) {
+            String allowed = messages ? "POST" : "GET";
+            resp.setHeader("Allow", allowed);
+            problem(resp, 405, "method-not-allowed", method + " is not taken here; " + path + " takes " + allowed);
+        } else {
+            problem(resp, 404, "not-found", "no protocol resource here; peers post to " + Paths.MESSAGES + " and poll "
+                    + Paths.INBOX);
+        }
+    }
+
+    /** A problem JSON answer (RFC 9457), its detail escaped. */
+    private static void problem(HttpServletResponse resp, int status, String type, String detail) throws IOException {
+        resp.setStatus(status);
+        resp.setContentType("application/problem+json");
+        String text = "{\"type\":\"/api/v1/problems/" + type + "\",\"title\":\"" + (status == 404 ? "Not found" : "Method not allowed")
+                + "\",\"status\":" + status + ",\"detail\":\"" + granary.api.model.Text.escape(detail).replace("\\", "\\\\")
+                        .replace("\"", "\\\"") + "\"}";
+        resp.getOutputStream().write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-        if (!Paths.MESSAGES.endsWith(String.valueOf(req.getPathInfo()))) {
-            resp.sendError(404);
-            return;
-        }
         String authorization = req.getHeader("Authorization");
         String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
         Reply refused = endpoint.admit(authorization, remote);
@@ -60,9 +98,20 @@ final class EndpointServlet extends HttpServlet {
             write(resp, gate, refused);
             return;
         }
-        AsyncContext async = req.startAsync();
+        if (!posts.enter(authorization)) {
+            tooMany(resp);
+            return;
+        }
+        AsyncContext async;
+        try {
+            async = req.startAsync();
+        } catch (IllegalStateException ex) {
+            posts.leave(authorization);
+            throw ex;
+        }
         async.setTimeout(BODY_MILLIS);
-        BodyReader reader = new BodyReader(async, req.getInputStream(), body -> endpoint.post(authorization, body, remote));
+        BodyReader reader = new BodyReader(async, req.getInputStream(), body -> endpoint.post(authorization, body, remote),
+                () -> posts.leave(authorization));
         async.addListener(reader);
         req.getInputStream().setReadListener(reader);
     }
@@ -78,11 +127,14 @@ final class EndpointServlet extends HttpServlet {
         private final ByteArrayOutputStream body = new ByteArrayOutputStream();
         private final byte[] chunk = new byte[8192];
         private final AtomicBoolean done = new AtomicBoolean();
+        private final AtomicBoolean left = new AtomicBoolean();
+        private final Runnable ended;
 
-        BodyReader(AsyncContext async, ServletInputStream in, Function<byte[], Reply> answer) {
+        BodyReader(AsyncContext async, ServletInputStream in, Function<byte[], Reply> answer, Runnable ended) {
             this.async = async;
             this.in = in;
             this.answer = answer;
+            this.ended = ended;
         }
 
         @Override
@@ -154,6 +206,9 @@ final class EndpointServlet extends HttpServlet {
 
         @Override
         public void onComplete(AsyncEvent event) {
+            if (left.compareAndSet(false, true)) {
+                ended.run(); // however it ended: answered, timed out, or the caller gone
+            }
         }
 
         @Override
@@ -171,15 +226,43 @@ final class EndpointServlet extends HttpServlet {
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-        if (!Paths.INBOX.endsWith(String.valueOf(req.getPathInfo()))) {
-            resp.sendError(404);
-            return;
-        }
         long after = number(req.getParameter("after"));
         long wait = Math.min(number(req.getParameter("wait")), Paths.MAX_WAIT_MILLIS);
-        AsyncContext async = req.startAsync();
+        String authorization = String.valueOf(req.getHeader("Authorization"));
+        if (!polls.enter(authorization)) {
+            tooMany(resp);
+            return;
+        }
+        AsyncContext async;
+        try {
+            async = req.startAsync();
+        } catch (IllegalStateException ex) {
+            polls.leave(authorization);
+            throw ex;
+        }
         async.setTimeout(wait + 10_000);
         long incarnation = number(req.getParameter("incarnation"));
+        AtomicBoolean left = new AtomicBoolean();
+        async.addListener(new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+                if (left.compareAndSet(false, true)) {
+                    polls.leave(authorization);
+                }
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+            }
+        });
         endpoint.poll(req.getHeader("Authorization"), after, wait, incarnation, req.getRemoteAddr() + ":" + req.getRemotePort())
                 .whenComplete((reply, failure) -> {
                     try {
@@ -194,6 +277,12 @@ final class EndpointServlet extends HttpServlet {
                         }
                     }
                 });
+    }
+
+    /** 429, at once and empty: the caller has {@link #PER_TOKEN} requests of this kind open already. */
+    private static void tooMany(HttpServletResponse resp) {
+        resp.setStatus(429);
+        resp.setHeader("Retry-After", "1");
     }
 
     private static void write(HttpServletResponse resp, HaGate gate, Reply r) throws IOException {

@@ -115,6 +115,8 @@ public final class Link {
 
     private static final Watcher QUIET = new Watcher() {
     };
+    /** A server's answer when too many of this peer's requests are open there: tried again later. */
+    static final int TOO_MANY = 429;
 
     private final List<URI> servers;
     private URI base;
@@ -276,6 +278,11 @@ public final class Link {
             redirects++;
             follow(server, resp.leader());
             attempt(); // following a standby's pointer is not a failed attempt
+            return;
+        }
+        if (resp.status() == TOO_MANY) {
+            // too many of this peer's requests open at this server (docs/security.md, "Limits"): again, later, here
+            failed(LinkException.Kind.UNREACHABLE, uri + " answered HTTP 429: too many requests of " + self + " open" + detail(resp));
             return;
         }
         if (resp.status() >= 500 || resp.status() == Standby.STATUS) {
@@ -483,6 +490,9 @@ public final class Link {
         if (resp.status() == Standby.STATUS) {
             follow(server, resp.leader());
             return Polled.NOTHING;
+        }
+        if (resp.status() == TOO_MANY) {
+            return failure(LinkException.Kind.UNREACHABLE, uri + " answered HTTP 429: too many requests of " + self + " open" + detail(resp));
         }
         if (resp.status() >= 500) {
             next(server);
