@@ -68,7 +68,7 @@ public final class Agent implements AutoCloseable {
                 throw new java.io.UncheckedIOException(ex);
             }
         });
-        server = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), null);
+        server = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), config.tls() == null ? null : tls(config.tls()));
         endpoint = config.advertise() != null ? config.advertise() : server.url();
         CompletableFuture<Void> first = onLoop(() -> role.start(endpoint));
         try {
@@ -166,6 +166,35 @@ public final class Agent implements AutoCloseable {
             }
         }
         stopping.stream().filter(Launcher.Running::alive).forEach(Launcher.Running::kill);
+    }
+
+    /**
+     * The TLS context of the plan endpoint from its key store (docs/security.md, "TLS for plans").
+     *
+     * @throws IOException naming the file when the key store or a password cannot be read or does not open
+     */
+    static javax.net.ssl.SSLContext tls(AgentConfig.Tls t) throws IOException {
+        char[] storePassword = firstLine(t.keystorePasswordFile()).toCharArray();
+        char[] keyPassword = t.keyPasswordFile() == null ? storePassword : firstLine(t.keyPasswordFile()).toCharArray();
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(t.keystore())) {
+            String name = t.keystore().getFileName().toString().toLowerCase(java.util.Locale.ROOT);
+            java.security.KeyStore ks = java.security.KeyStore.getInstance(name.endsWith(".jks") ? "JKS" : "PKCS12");
+            ks.load(in, storePassword);
+            javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(
+                    javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, keyPassword);
+            javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+            ctx.init(kmf.getKeyManagers(), null, null);
+            return ctx;
+        } catch (java.security.GeneralSecurityException ex) {
+            throw new IOException("--keystore " + t.keystore() + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static String firstLine(java.nio.file.Path file) throws IOException {
+        String text = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+        int nl = text.indexOf('\n');
+        return (nl < 0 ? text : text.substring(0, nl)).strip();
     }
 
     /** The plan endpoint as the HTTP server's threads see it: every call handed to the loop. */

@@ -40,13 +40,28 @@ import java.util.TreeMap;
  *                         inbox poll waits its {@code pollWait} on top)
  * @param workRoots        directories besides {@code workDir} a plan may name as a worker's working
  *                         directory (docs/security.md, "Workers stay in their place")
+ * @param tls              the plan endpoint serves HTTPS with this key; null: plain HTTP
  */
 public record AgentConfig(URI master, String node, String room, Map<String, String> labels, Resources capacity,
                           String token, Path workDir, InetSocketAddress listen, URI advertise, Duration heartbeat,
                           int registerRetries, int maxWorkers, int maxPending, Duration pendingExpiry,
                           Duration stopGrace, Duration pollWait, boolean keepWorkersOnExit,
                           List<URI> otherMasters, Duration exitRetention, Duration pollPause, Duration requestTimeout,
-                          List<Path> workRoots) {
+                          List<Path> workRoots, Tls tls) {
+
+    /**
+     * The plan endpoint's key (docs/security.md, "TLS for plans").
+     *
+     * @param keystore             the key and certificate, PKCS12 or JKS
+     * @param keystorePasswordFile a file whose first line is the keystore's password
+     * @param keyPasswordFile      a file whose first line is the key's password; null: the keystore's
+     */
+    public record Tls(Path keystore, Path keystorePasswordFile, Path keyPasswordFile) {
+        public Tls {
+            Objects.requireNonNull(keystore, "keystore");
+            Objects.requireNonNull(keystorePasswordFile, "keystorePasswordFile");
+        }
+    }
 
     public static final int DEFAULT_MAX_WORKERS = 1024;
     public static final int DEFAULT_MAX_PENDING = 10_000;
@@ -83,49 +98,49 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         return new AgentConfig(master, node, "default", Map.of(), capacity, token, workDir,
                 new InetSocketAddress("127.0.0.1", 0), null, Duration.ofSeconds(1), 5, DEFAULT_MAX_WORKERS,
                 DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false, List.of(),
-                DEFAULT_EXIT_RETENTION, Duration.ZERO, Duration.ofSeconds(10), List.of());
+                DEFAULT_EXIT_RETENTION, Duration.ZERO, Duration.ofSeconds(10), List.of(), null);
     }
 
     public AgentConfig withHeartbeat(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, d,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
     }
 
     public AgentConfig withPollWait(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
     }
 
     public AgentConfig withStopGrace(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
     }
 
     public AgentConfig withRegisterRetries(int n) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
+                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
     }
 
     public AgentConfig withPollPause(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                exitRetention, d, requestTimeout, workRoots);
+                exitRetention, d, requestTimeout, workRoots, tls);
     }
 
     public AgentConfig withExitRetention(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                d, pollPause, requestTimeout, workRoots);
+                d, pollPause, requestTimeout, workRoots, tls);
     }
 
     public AgentConfig withRequestTimeout(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                exitRetention, pollPause, d, workRoots);
+                exitRetention, pollPause, d, workRoots, tls);
     }
 
     public AgentConfig withPending(int max, Duration expiry) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots);
+                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
     }
 }

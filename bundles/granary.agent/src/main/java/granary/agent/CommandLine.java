@@ -35,6 +35,8 @@ public final class CommandLine {
             "                            (default: none; workers run inside --work-dir)",
             "  --listen=HOST:PORT        the plan endpoint (default 127.0.0.1:0, a free port)",
             "  --advertise=URL           the plan endpoint's URL as job masters reach it (default: from --listen)",
+            "  --keystore=FILE           serve plans over HTTPS with this key (PKCS12, or JKS for *.jks); needs",
+            "                            --keystore-password-file=FILE and, if the key's differs, --key-password-file=FILE",
             "  --heartbeat=1s            heartbeat period (ms, s, m, h)",
             "  --register-retries=5      retries of a first registration before giving up (exit 4); an agent",
             "                            that runs workers, or was registered once, never gives up: it keeps",
@@ -55,7 +57,8 @@ public final class CommandLine {
     private static final Set<String> FLAGS = Set.of("keep-workers-on-exit", "help");
     private static final Set<String> VALUED = Set.of("master", "node", "room", "labels", "capacity", "token-file",
             "work-dir", "listen", "advertise", "heartbeat", "register-retries", "max-workers", "max-pending",
-            "pending-expiry", "stop-grace", "poll-wait", "exit-retention", "work-roots");
+            "pending-expiry", "stop-grace", "poll-wait", "exit-retention", "work-roots", "keystore", "keystore-password-file",
+            "key-password-file");
 
     private CommandLine() {
     }
@@ -90,7 +93,31 @@ public final class CommandLine {
                 duration(o, "pending-expiry", d.pendingExpiry()), duration(o, "stop-grace", d.stopGrace()),
                 pollWait(duration(o, "poll-wait", d.pollWait())), o.containsKey("keep-workers-on-exit"),
                 masters.subList(1, masters.size()), duration(o, "exit-retention", d.exitRetention()), d.pollPause(),
-                d.requestTimeout(), roots(o.get("work-roots")));
+                d.requestTimeout(), roots(o.get("work-roots")), tls(o));
+    }
+
+    /** {@code --keystore} and its password files, or null without {@code --keystore}. */
+    private static AgentConfig.Tls tls(Map<String, String> o) throws UsageException {
+        if (!o.containsKey("keystore")) {
+            if (o.containsKey("keystore-password-file") || o.containsKey("key-password-file")) {
+                throw new UsageException("--keystore-password-file and --key-password-file go with --keystore=FILE");
+            }
+            return null;
+        }
+        Path keystore = existing("keystore", o.get("keystore"));
+        if (!o.containsKey("keystore-password-file")) {
+            throw new UsageException("--keystore needs --keystore-password-file=FILE (its first line: the key store's password)");
+        }
+        return new AgentConfig.Tls(keystore, existing("keystore-password-file", o.get("keystore-password-file")),
+                o.containsKey("key-password-file") ? existing("key-password-file", o.get("key-password-file")) : null);
+    }
+
+    private static Path existing(String option, String value) throws UsageException {
+        Path p = Path.of(value).toAbsolutePath();
+        if (!Files.isRegularFile(p)) {
+            throw new UsageException("--" + option + ": " + p + " is not a file");
+        }
+        return p;
     }
 
     /** {@code --work-roots}: absolute, normalized directories, comma-separated. */

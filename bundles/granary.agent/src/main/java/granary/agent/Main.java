@@ -69,7 +69,7 @@ public final class Main {
             err.println("granary-agent: " + ex.getMessage());
             return ex.code();
         } catch (IOException | RuntimeException ex) {
-            err.println("granary-agent: cannot start node " + config.node() + ": " + ex);
+            err.println("granary-agent: cannot start node " + config.node() + ": " + (ex instanceof IOException && ex.getMessage() != null ? ex.getMessage() : ex));
             return IO;
         }
         agent.ended().thenAccept(code -> {

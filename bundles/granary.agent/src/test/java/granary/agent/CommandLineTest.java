@@ -9,6 +9,7 @@ import granary.api.model.Resources;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,6 +61,22 @@ class CommandLineTest {
         assertRefused("--keep-workers-on-exit takes no value", "--keep-workers-on-exit=yes");
         UsageException ex = assertThrows(UsageException.class, () -> CommandLine.parse(new String[] {"--node=n1"}));
         assertEquals("--master is missing: --master=http://HOST:PORT", ex.getMessage());
+    }
+
+    @Test
+    void workRootsAndTheKeyStoreAreRead() throws Exception {
+        assertEquals(List.of(), CommandLine.parse(args()).workRoots());
+        assertEquals(null, CommandLine.parse(args()).tls());
+        AgentConfig c = CommandLine.parse(args("--work-roots=/srv/a,/srv/b/../c"));
+        assertEquals(List.of(Path.of("/srv/a"), Path.of("/srv/c")), c.workRoots());
+        Path ks = Files.writeString(dir.resolve("agent.p12"), "x");
+        Path pw = Files.writeString(dir.resolve("pw"), "secret\n");
+        AgentConfig t = CommandLine.parse(args("--keystore=" + ks, "--keystore-password-file=" + pw));
+        assertEquals(new AgentConfig.Tls(ks.toAbsolutePath(), pw.toAbsolutePath(), null), t.tls());
+        assertRefused("--keystore needs --keystore-password-file=FILE", "--keystore=" + ks);
+        assertRefused("--keystore-password-file and --key-password-file go with --keystore=FILE", "--keystore-password-file=" + pw);
+        assertRefused("--keystore: " + dir.resolve("missing.p12").toAbsolutePath() + " is not a file", "--keystore=" + dir.resolve("missing.p12"));
+        assertRefused("--work-roots: an empty directory", "--work-roots=/a,,/b");
     }
 
     private void assertRefused(String expected, String option) throws Exception {

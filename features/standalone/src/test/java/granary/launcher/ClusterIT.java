@@ -122,8 +122,13 @@ class ClusterIT {
         // Agents and job masters trust the master's certificate through the JDK's standard trust store settings.
         java.util.List<String> trust = java.util.List.of("-Djavax.net.ssl.trustStore=" + keystore,
                 "-Djavax.net.ssl.trustStorePassword=s3cret!", "-Djavax.net.ssl.trustStoreType=PKCS12");
-        cluster.agent(trust, "n1", "cpu=400,mem=4096", cluster.token("agent/n1"));
-        assertTrue(cluster.console("granary:agents", "node=n1 state=live").contains("node=n1 state=live"));
+        // the agent serves plans over HTTPS too (docs/security.md, "TLS for plans"): the job master trusts its key
+        cluster.agent(trust, "n1", "cpu=400,mem=4096", cluster.token("agent/n1"), "--keystore=" + keystore,
+                "--keystore-password-file=" + dir.resolve("password"));
+        String agents = cluster.console("granary:agents", "node=n1 state=live");
+        assertTrue(agents.contains("node=n1 state=live") && agents.contains("https://127.0.0.1:"), agents);
+        Cluster.Proc jm = cluster.jobMaster(trust, "tls", 6, "echo task $GRANARY_TASK", cluster.token("job-master/jm-tls"));
+        assertEquals(0, jm.exit(Duration.ofSeconds(120)), "a batch planned over HTTPS: " + jm);
         Cluster.Proc untrusting = cluster.agent("n2", "cpu=400,mem=4096", cluster.token("agent/n2"), "--register-retries=0");
         assertEquals(4, untrusting.exit(Duration.ofSeconds(60)), "an agent that does not trust the certificate cannot reach it: "
                 + untrusting);

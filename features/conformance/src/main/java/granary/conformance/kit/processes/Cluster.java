@@ -196,10 +196,15 @@ public final class Cluster implements AutoCloseable {
     }
 
     public Proc jobMaster(String job, int tasks, String command, Path tokenFile, String... extra) throws IOException {
+        return jobMaster(List.of(), job, tasks, command, tokenFile, extra);
+    }
+
+    /** A job master whose JVM gets {@code jvm} options first (e.g. the trust store for HTTPS agents). */
+    public Proc jobMaster(List<String> jvm, String job, int tasks, String command, Path tokenFile, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("--master=" + url, "--token-file=" + tokenFile, "--job=" + job,
                 "--tasks=" + tasks, "--slot=cpu=100,mem=256", "--command=" + command));
         args.addAll(List.of(extra));
-        return start("job master " + job, jobMasterJar, args);
+        return start("job master " + job, jobMasterJar, jvm, args);
     }
 
     public Proc start(String name, Path jar, List<String> args) throws IOException {
