@@ -67,6 +67,13 @@ class HttpApiIT {
             assertTrue(status.body().contains("\"nodes\":0"), "no agents, no nodes: " + status.body());
 
             assertEquals(401, call(port, "GET", "/api/v1/status", null, null).statusCode());
+            // the server's own error pages are problem JSON too (docs/security.md, "Errors and logs")
+            HttpResponse<String> nothing = call(port, "GET", "/nothing/here", null, null);
+            assertEquals(404, nothing.statusCode());
+            assertTrue(nothing.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json")
+                    && nothing.body().contains("nothing is served at") && nothing.body().contains("\"instance\":\"/nothing/here\"")
+                    && !nothing.body().contains("<html"),
+                    nothing.body());
             assertEquals(403, call(port, "GET", "/api/v1/status", agent, null).statusCode(), "a peer's token is no user's");
             HttpResponse<String> forbidden = call(port, "POST", "/api/v1/jobs", reader, "{}");
             assertEquals(403, forbidden.statusCode());

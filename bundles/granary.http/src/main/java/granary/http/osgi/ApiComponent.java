@@ -110,7 +110,15 @@ public final class ApiComponent {
         props.put("osgi.http.whiteboard.servlet.name", "granary-api");
         servlet = context.registerService(Servlet.class, new ApiServlet(api, new ApiAuth(tokens, config.openReads()), stream,
                 context.getBundle().getVersion().toString(), () -> lease), props);
+        Hashtable<String, Object> errors = new Hashtable<>();
+        errors.put("osgi.http.whiteboard.servlet.errorPage", new String[] {"4xx", "5xx"});
+        errors.put("osgi.http.whiteboard.servlet.pattern", "/"); // and every path nothing else serves: 404
+        errors.put("osgi.http.whiteboard.servlet.name", "granary-errors");
+        errorPages = context.registerService(Servlet.class, new granary.http.ErrorPageServlet(), errors);
     }
+
+    /** The runtime's error pages as problem JSON. */
+    private org.osgi.framework.ServiceRegistration<Servlet> errorPages;
 
     /**
      * The master side's leadership (registered by granary.master's component before it serves);
@@ -161,6 +169,13 @@ public final class ApiComponent {
 
     @Deactivate
     void deactivate() {
+        if (errorPages != null) {
+            try {
+                errorPages.unregister();
+            } catch (IllegalStateException e) {
+                // gone with the bundle already
+            }
+        }
         if (servlet != null) {
             try {
                 servlet.unregister();
