@@ -153,6 +153,8 @@ final class Attack implements AutoCloseable {
         m.put("answered_left_open", answeredLeftOpen.sum());
         m.put("bytes_trickled", trickled.sum());
         m.put("headers_sent", headersSent.sum());
+        long cpu = thread.isAlive() ? java.lang.management.ManagementFactory.getThreadMXBean().getThreadCpuTime(thread.getId()) : -1;
+        m.put("thread_cpu_ms", cpu < 0 ? 0 : cpu / 1_000_000); // the attack's own thread, in the load generator
         return m;
     }
 
