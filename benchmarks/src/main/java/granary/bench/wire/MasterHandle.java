@@ -145,9 +145,19 @@ abstract class MasterHandle implements AutoCloseable {
      * {@code runtime} exists and takes those options; otherwise {@link WireMaster} in a child JVM.
      */
     static MasterHandle child(Path runtime, Path secret, List<String> jvm) throws IOException {
+        return child(runtime, secret, jvm, null);
+    }
+
+    /**
+     * {@link #child(Path, Path, List)} pinned to {@code cpus} ({@code taskset -c CPUS java ...}; the
+     * process id stays the JVM's, as taskset execs it), or not pinned when {@code cpus} is null.
+     */
+    static MasterHandle child(Path runtime, Path secret, List<String> jvm, String cpus) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> prefix = cpus == null ? List.of() : List.of("taskset", "-c", cpus);
         if (runtime != null && Files.isRegularFile(runtime)) {
-            List<String> cmd = new ArrayList<>(List.of(java));
+            List<String> cmd = new ArrayList<>(prefix);
+            cmd.add(java);
             cmd.addAll(jvm);
             cmd.addAll(List.of("-jar", runtime.toString(), "--demo=false", "--piped", "--listen=127.0.0.1:0", "--secret=" + secret));
             try {
@@ -156,17 +166,37 @@ abstract class MasterHandle implements AutoCloseable {
                 System.err.println("wire: the runtime did not come up (" + ex.getMessage() + "); using WireMaster in a child JVM");
             }
         }
-        return wireMaster(secret, jvm, List.of());
+        return wireMaster(secret, jvm, List.of(), prefix);
     }
 
     /** {@link WireMaster} in a child JVM with {@code args} (e.g. {@code --listen=}, {@code --recovery-window=}). */
     static MasterHandle wireMaster(Path secret, List<String> jvm, List<String> args) throws IOException {
+        return wireMaster(secret, jvm, args, List.of());
+    }
+
+    private static MasterHandle wireMaster(Path secret, List<String> jvm, List<String> args, List<String> prefix) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java));
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add(java);
         cmd.addAll(jvm);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), WireMaster.class.getName(), "--secret=" + secret));
         cmd.addAll(args);
         return new Child(cmd, "WireMaster (ProtocolMaster + JdkHttpServer) in a child JVM");
+    }
+
+    /** {@code cmd} with this JVM's {@code java.io.tmpdir} given to the child after {@code java}, unless it sets its own. */
+    private static List<String> withTmpdir(List<String> cmd) {
+        if (cmd.stream().anyMatch(c -> c.startsWith("-Djava.io.tmpdir="))) {
+            return cmd;
+        }
+        List<String> out = new ArrayList<>(cmd);
+        for (int i = 0; i < out.size(); i++) {
+            if (out.get(i).endsWith("java")) {
+                out.add(i + 1, "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+                break;
+            }
+        }
+        return out;
     }
 
     private static final class Child extends MasterHandle {
@@ -187,7 +217,7 @@ abstract class MasterHandle implements AutoCloseable {
 
         Child(List<String> cmd, String kind) throws IOException {
             this.kind = kind;
-            process = new ProcessBuilder(cmd).start();
+            process = new ProcessBuilder(withTmpdir(cmd)).start();
             // should this JVM end without closing the handle, the child goes too (it also ends on end of input)
             reaper = new Thread(process::destroyForcibly, "wire-master-reaper");
             Runtime.getRuntime().addShutdownHook(reaper);

@@ -181,6 +181,7 @@ abstract class Peer {
         if (o.status() != 200 || ack.isRefusal()) {
             run.refusals.incrementAndGet();
             run.note(self + ": " + p.message().type() + " answered HTTP " + o.status() + " " + ack.problems());
+            refused(p, ack);
         }
         answered(p, rtt);
         if (done != null) {
@@ -205,6 +206,14 @@ abstract class Peer {
 
     /** {@code p} was answered {@code rttNanos} after it was handed to the link. */
     void answered(Post p, long rttNanos) {
+    }
+
+    /** {@code p} was answered with a refusal or a status other than 200 (on the loop). */
+    void refused(Post p, Ack ack) {
+    }
+
+    /** A poll was refused 409: the master holds no inbox for this incarnation (on the loop). */
+    void forgotten() {
     }
 
     /** Nothing is handed to the link and unanswered any more (on the loop, no lock held). */
@@ -241,6 +250,7 @@ abstract class Peer {
                     if (!run.quiet409) {
                         run.note(self + ": poll refused (409), not registered yet");
                     }
+                    forgotten();
                 }
                 default -> {
                     run.errors.incrementAndGet();

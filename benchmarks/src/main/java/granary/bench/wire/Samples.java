@@ -34,6 +34,26 @@ final class Samples {
         return count;
     }
 
+    /** The largest sample in milliseconds, or -1 without samples. */
+    synchronized double maxMillis() {
+        long max = -1;
+        for (int i = 0; i < count; i++) {
+            max = Math.max(max, values[i]);
+        }
+        return max < 0 ? -1 : max / 1000.0;
+    }
+
+    /** How many samples exceed {@code micros}. */
+    synchronized long countAbove(long micros) {
+        long n = 0;
+        for (int i = 0; i < count; i++) {
+            if (values[i] > micros) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** The q-quantile in milliseconds (nearest rank), or -1 without samples. */
     synchronized double quantileMillis(double q) {
         if (count == 0) {

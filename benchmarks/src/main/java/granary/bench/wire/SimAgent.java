@@ -59,6 +59,8 @@ final class SimAgent extends Peer {
     /** nanoTime each exit was sent at, oldest first: slots the master should hand out again. */
     private final ArrayDeque<Long> freed = new ArrayDeque<>();
     private boolean tickDue;
+    /** Whether a registration after a refusal (declared lost, not registered) is under way. */
+    private boolean reRegistering;
     final CompletableFuture<Void> registered = new CompletableFuture<>();
 
     SimAgent(WireLoad.Run run, String node, Peer.Wire wire) {
@@ -70,6 +72,44 @@ final class SimAgent extends Peer {
 
     private Resources capacity() {
         return Resources.of(100L * run.options.slotsPerAgent(), 1024L * run.options.slotsPerAgent());
+    }
+
+    /**
+     * A heartbeat refused (declared lost, or not registered): counted, and the agent registers again
+     * with its caps, as the real agent does. A poll refused 409 does the same.
+     */
+    @Override
+    void refused(Post p, granary.protocol.Ack ack) {
+        if (!(p.message() instanceof Heartbeat)) {
+            return;
+        }
+        run.heartbeatsRefused.increment();
+        if (ack.problems().stream().anyMatch(x -> x.message() != null && x.message().contains(Register.DECLARED_LOST))) {
+            run.heartbeatsRefusedLost.increment();
+        }
+        registerAgain();
+    }
+
+    @Override
+    void forgotten() {
+        if (registered.isDone()) {
+            registerAgain();
+        }
+    }
+
+    private synchronized void registerAgain() {
+        if (reRegistering) {
+            return;
+        }
+        reRegistering = true;
+        run.reRegistrations.increment();
+        List<Cap.Grant> held = new ArrayList<>();
+        grants.forEach((u, g) -> held.add(g.withSlots(caps.getOrDefault(u, 0))));
+        post(new Register(node, room, Map.of(), capacity(), endpoint, held), ack -> {
+            synchronized (this) {
+                reRegistering = false;
+            }
+        });
     }
 
     void start() {

@@ -35,6 +35,11 @@ import java.util.regex.Pattern;
  *   --heartbeat-ms=1000 --slots-per-agent=16 --work-ms=200
  *   --report=immediate|heartbeat  exits posted as soon as no post is in flight (default), or in the next heartbeat
  *   --master-jvm="-Xmx1g ..."    options of the master's JVM
+ *   --master-cpus=LIST           start the child master under {@code taskset -c LIST} (e.g. 0)
+ *   --attack=SLOW,IDLE           the slow-client attack of issue 22 ({@link Attack}): once the agents are
+ *                                registered, SLOW unauthenticated posts trickling a body byte a second and
+ *                                IDLE connections that send nothing, kept up through the measured window
+ *   --live-every=S (5)           how often the master's live agents are read in the measured window
  * </pre>
  * Prints a summary and one line {@code WIRE-JSON {...}} with every figure.
  */
@@ -43,7 +48,8 @@ public final class WireLoad {
     /** The settings of one run. */
     public record Options(URI master, Path secret, long masterPid, boolean inProcess, boolean sameJvm, Path runtime,
                           List<String> masterJvm, int agents, int jobMasters, int seconds, int warmup, int heartbeatMillis,
-                          int slotsPerAgent, int workMillis, boolean immediate, int clients) {
+                          int slotsPerAgent, int workMillis, boolean immediate, int clients, int attackSlow,
+                          int attackIdle, String masterCpus, int liveEvery) {
 
         static Options parse(String... args) {
             URI master = null;
@@ -55,6 +61,8 @@ public final class WireLoad {
             List<String> jvm = List.of("-Xmx1g");
             int agents = 1000, jms = 10, seconds = 30, warmup = 5, hb = 1000, slots = 16, work = 200, clients = 4;
             boolean immediate = true;
+            int attackSlow = 0, attackIdle = 0, liveEvery = 5;
+            String masterCpus = null;
             for (String a : args) {
                 String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
                 String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -74,6 +82,13 @@ public final class WireLoad {
                     case "--slots-per-agent" -> slots = Integer.parseInt(v);
                     case "--work-ms" -> work = Integer.parseInt(v);
                     case "--clients" -> clients = Integer.parseInt(v);
+                    case "--master-cpus" -> masterCpus = v.isBlank() ? null : v;
+                    case "--live-every" -> liveEvery = Math.max(1, Integer.parseInt(v));
+                    case "--attack" -> {
+                        int[] counts = Attack.parse(v);
+                        attackSlow = counts[0];
+                        attackIdle = counts[1];
+                    }
                     case "--report" -> {
                         if (!v.equals("immediate") && !v.equals("heartbeat")) {
                             throw new IllegalArgumentException("--report=immediate|heartbeat, not " + v);
@@ -90,7 +105,7 @@ public final class WireLoad {
                 throw new IllegalArgumentException("--master needs the master's --secret=FILE to issue tokens");
             }
             return new Options(master, secret, pid, inProcess, same, runtime, jvm, agents, jms, seconds, warmup, hb,
-                    slots, work, immediate, clients);
+                    slots, work, immediate, clients, attackSlow, attackIdle, masterCpus, liveEvery);
         }
     }
 
@@ -101,6 +116,11 @@ public final class WireLoad {
         final Tokens tokens;
         final ScheduledExecutorService timer;
         final Samples heartbeatRtt = new Samples();
+        /** Registrations after the first (an agent told to register again, e.g. after it was declared lost). */
+        final LongAdder reRegistrations = new LongAdder();
+        /** Heartbeats refused (any reason), and those refused because the agent was declared lost. */
+        final LongAdder heartbeatsRefused = new LongAdder();
+        final LongAdder heartbeatsRefusedLost = new LongAdder();
         final Samples exitHeartbeatRtt = new Samples();
         final Samples turnaround = new Samples();
         final LongAdder started = new LongAdder();
@@ -175,7 +195,7 @@ public final class WireLoad {
         }
         Tokens tokens = Tokens.fromFile(secret); // creates the file when it is missing
         MasterHandle master = o.master() != null ? MasterHandle.external(o.master(), o.masterPid())
-                : o.sameJvm() ? MasterHandle.here(secret) : MasterHandle.child(o.runtime(), secret, o.masterJvm());
+                : o.sameJvm() ? MasterHandle.here(secret) : MasterHandle.child(o.runtime(), secret, o.masterJvm(), o.masterCpus());
         ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "wire-http");
             t.setDaemon(true);
@@ -186,6 +206,7 @@ public final class WireLoad {
         List<SimJobMaster> jobMasters = new ArrayList<>();
         Map<String, Object> out = new LinkedHashMap<>();
         List<Peer.Wire> clients = new ArrayList<>(); // a loop and an HTTP client each, shared by the peers
+        Attack attack = null;
         try {
             System.err.println("wire: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
             clients.addAll(Peer.Wire.of(o.clients(), pool, run, "wire"));
@@ -201,6 +222,16 @@ public final class WireLoad {
             }
             double registerSeconds = (System.nanoTime() - t0) / 1e9;
             System.err.printf(Locale.ROOT, "wire: %d agents registered in %.1f s%n", o.agents(), registerSeconds);
+            if (o.attackSlow() + o.attackIdle() > 0) {
+                // it stops by itself after the longest the rest of the run may take (job masters 60 s,
+                // fill 15 s, warm-up, measured window, with a minute to spare)
+                int max = 60 + 15 + o.warmup() + o.seconds() + 60;
+                attack = Attack.start(master.url().getPort(), o.attackSlow(), o.attackIdle(), max);
+                int held = attack.awaitHeld(30);
+                System.err.printf(Locale.ROOT, "wire: attack on port %d: %d of %d connections held (%d slow, %d idle); %s%n",
+                        master.url().getPort(), held, o.attackSlow() + o.attackIdle(), attack.heldSlow(), attack.heldIdle(),
+                        attack.snapshot());
+            }
             int desired = (int) Math.max(1, 10_000_000L / Math.max(1, o.jobMasters()));
             for (int i = 0; i < o.jobMasters(); i++) {
                 jobMasters.add(new SimJobMaster(run, String.format("jm%03d", i), desired, clients.get(i % clients.size())));
@@ -227,12 +258,30 @@ public final class WireLoad {
             long started0 = run.started.sum(), inc0 = run.capIncrease.sum(), caps0 = run.caps.sum(), exits0 = run.exitsSent.sum();
             long hints0 = run.hints.sum(), place0 = run.hintPlacements.sum(), over0 = run.overshoot.sum();
             long err0 = run.errors.get(), ref0 = run.refusals.get();
-            long onCap0 = run.startsOnCap.sum(), onAck0 = run.startsOnAck.sum();
+            long onCap0 = run.startsOnCap.sum(), onAck0 = run.startsOnAck.sum(), reReg0 = run.reRegistrations.sum();
+            long hbRef0 = run.heartbeatsRefused.sum(), hbLost0 = run.heartbeatsRefusedLost.sum();
+            Map<String, Long> attack0 = attack == null ? null : attack.snapshot();
+            int heldSlow0 = attack == null ? 0 : attack.heldSlow(), heldIdle0 = attack == null ? 0 : attack.heldIdle();
             long w0 = System.nanoTime();
             run.recording(true);
-            Thread.sleep(o.seconds() * 1000L);
+            // the master's live agents every --live-every seconds (its wire line: agents=N live=L)
+            long minLive = Long.MAX_VALUE;
+            int liveReads = 0;
+            long end = w0 + TimeUnit.SECONDS.toNanos(o.seconds());
+            for (long now; (now = System.nanoTime()) < end; ) {
+                Thread.sleep(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(end - now), o.liveEvery() * 1000L)));
+                if (System.nanoTime() < end) {
+                    long live = parseLive(master.wire());
+                    if (live >= 0) {
+                        minLive = Math.min(minLive, live);
+                        liveReads++;
+                    }
+                }
+            }
             run.recording(false);
             double wall = (System.nanoTime() - w0) / 1e9;
+            Map<String, Long> attack1 = attack == null ? null : attack.snapshot();
+            int heldSlow1 = attack == null ? 0 : attack.heldSlow(), heldIdle1 = attack == null ? 0 : attack.heldIdle();
             double masterCpu = master.pid() > 0 ? Proc.cpuSeconds(master.pid()) - masterCpu0 : -1;
             double selfCpu = Proc.cpuSeconds(self) - selfCpu0;
             String wire = master.wire();
@@ -253,6 +302,8 @@ public final class WireLoad {
             out.put("heartbeats", run.heartbeatRtt.count());
             out.put("heartbeat_p50_ms", round(run.heartbeatRtt.quantileMillis(0.5)));
             out.put("heartbeat_p99_ms", round(run.heartbeatRtt.quantileMillis(0.99)));
+            out.put("heartbeat_max_ms", round(run.heartbeatRtt.maxMillis()));
+            out.put("heartbeats_over_1s", run.heartbeatRtt.countAbove(1_000_000));
             out.put("exit_heartbeat_p50_ms", round(run.exitHeartbeatRtt.quantileMillis(0.5)));
             out.put("exit_heartbeat_p99_ms", round(run.exitHeartbeatRtt.quantileMillis(0.99)));
             out.put("slots_started_per_s", round((run.started.sum() - started0) / wall));
@@ -278,6 +329,26 @@ public final class WireLoad {
             out.put("errors", run.errors.get() - err0);
             out.put("refusals", run.refusals.get() - ref0);
             out.put("running_at_end", running(agents));
+            long liveEnd = parseLive(wire);
+            out.put("agents_live_at_end", liveEnd);
+            out.put("agents_not_live_at_end", liveEnd < 0 ? -1 : o.agents() - liveEnd);
+            out.put("agents_not_live_max", liveReads == 0 ? -1 : o.agents() - Math.min(minLive, liveEnd < 0 ? minLive : liveEnd));
+            out.put("live_reads", liveReads + (liveEnd < 0 ? 0 : 1));
+            out.put("re_registrations", run.reRegistrations.sum() - reReg0);
+            out.put("heartbeats_refused", run.heartbeatsRefused.sum() - hbRef0);
+            out.put("heartbeats_refused_lost", run.heartbeatsRefusedLost.sum() - hbLost0);
+            out.put("attack_slow", o.attackSlow());
+            out.put("attack_idle", o.attackIdle());
+            if (attack != null) {
+                out.put("attack_held_slow_start", heldSlow0);
+                out.put("attack_held_idle_start", heldIdle0);
+                out.put("attack_held_slow_end", heldSlow1);
+                out.put("attack_held_idle_end", heldIdle1);
+                for (Map.Entry<String, Long> e : attack1.entrySet()) {
+                    out.put("attack_" + e.getKey(), e.getValue() - attack0.get(e.getKey())); // in the measured window
+                }
+                out.put("attack_last_answer", attack.lastStatus());
+            }
             out.put("master_wire", wire == null ? "" : wire);
             if (wire != null && master.pid() == self) {
                 out.put("note", "master in this JVM: its CPU and memory include the load generator's");
@@ -289,6 +360,9 @@ public final class WireLoad {
             System.err.println("wire: failed: " + ex);
             throw ex;
         } finally {
+            if (attack != null) {
+                attack.close();
+            }
             agents.forEach(Peer::stop);
             jobMasters.forEach(Peer::stop);
             run.timer.shutdownNow();
@@ -304,6 +378,17 @@ public final class WireLoad {
             n += a.running();
         }
         return n;
+    }
+
+    private static final Pattern LIVE = Pattern.compile("\\blive=(\\d+)");
+
+    /** The live agents in a {@code granary:wire} line, or -1. */
+    static long parseLive(String line) {
+        if (line == null) {
+            return -1;
+        }
+        Matcher m = LIVE.matcher(line);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
     private static final Pattern WIRE = Pattern.compile("deliveries=(\\d+) deliveryP50=(-?\\d+)ms deliveryP99=(-?\\d+)ms");
@@ -329,6 +414,17 @@ public final class WireLoad {
         s.append("  master                       ").append(f.get("master")).append('\n');
         s.append(String.format(Locale.ROOT, "  heartbeat round trip         p50 %s ms, p99 %s ms (%s heartbeats; with exits: p50 %s, p99 %s ms)%n",
                 f.get("heartbeat_p50_ms"), f.get("heartbeat_p99_ms"), f.get("heartbeats"), f.get("exit_heartbeat_p50_ms"), f.get("exit_heartbeat_p99_ms")));
+        s.append(String.format(Locale.ROOT, "  heartbeat max, over 1 s      %s ms, %s; agents not live: at most %s, at the end %s; re-registrations %s%n",
+                f.get("heartbeat_max_ms"), f.get("heartbeats_over_1s"), f.get("agents_not_live_max"), f.get("agents_not_live_at_end"),
+                f.get("re_registrations")));
+        if (f.containsKey("attack_held_slow_end")) {
+            s.append(String.format(Locale.ROOT, "  attack %s slow, %s idle      held at the start %s + %s, at the end %s + %s; in the window: "
+                            + "connects %s, 401 %s, 408 %s, other %s, resets %s, closed unanswered %s slow / %s idle%n",
+                    f.get("attack_slow"), f.get("attack_idle"), f.get("attack_held_slow_start"), f.get("attack_held_idle_start"),
+                    f.get("attack_held_slow_end"), f.get("attack_held_idle_end"), f.get("attack_connects"), f.get("attack_401"),
+                    f.get("attack_408"), f.get("attack_other_status"), f.get("attack_resets"),
+                    f.get("attack_closed_slow_unanswered"), f.get("attack_closed_idle")));
+        }
         s.append(String.format(Locale.ROOT, "  slots started end to end     %s /s (cap increases %s /s, exits %s /s, caps %s /s)%n",
                 f.get("slots_started_per_s"), f.get("cap_increase_per_s"), f.get("exits_per_s"), f.get("caps_per_s")));
         s.append(String.format(Locale.ROOT, "  master decided → sent        p50 %s ms, p99 %s ms (%s deliveries)%n",
