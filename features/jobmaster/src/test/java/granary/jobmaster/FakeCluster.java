@@ -203,7 +203,11 @@ final class FakeCluster implements AutoCloseable {
         List<Hint.Placement> placements = new ArrayList<>();
         changed.forEach((u, m) -> m.forEach((node, n) ->
                 placements.add(new Hint.Placement(u, node, n, agents.get(node).url().toString()))));
-        inbox.add(Envelope.of(MASTER, 1, inbox.size() + 1, new Hint(placements, exits)));
+        // a plan pass per node, as a master gives them (docs/security.md, "Plan passes"); this fake's agents check them
+        List<Hint.Pass> passes = placements.stream().map(Hint.Placement::node).distinct().map(n -> new Hint.Pass(n,
+                granary.protocol.link.PlanPass.issue(TOKENS.agentKey(n), new granary.protocol.link.PlanPass.Claims(jobMaster, n, "k",
+                        System.currentTimeMillis() + 600_000)))).toList();
+        inbox.add(Envelope.of(MASTER, 1, inbox.size() + 1, new Hint(placements, exits, List.of(), 0, passes)));
         notifyAll();
     }
 
@@ -236,12 +240,18 @@ final class FakeCluster implements AutoCloseable {
         return new Reply(200, masterCodec.encode(inbox.get((int) after)));
     }
 
+    /** The job master this fake master serves (the sender of its requests). */
+    private String jobMaster = "";
+
     private final class MasterSide implements Endpoint {
         @Override
         public Reply post(String authorization, byte[] body, String remote) {
             Envelope e = masterCodec.decode(body, remote);
             if (!e.sender().equals(TOKENS.verify(Tokens.bearer(authorization)))) {
                 return ack(masterCodec, MASTER, 401, Ack.refused(e.sequence(), List.of(Problem.of("fake master", "token", "refused"))));
+            }
+            synchronized (FakeCluster.this) {
+                jobMaster = e.sender().id(); // whose plans the passes it hands out authorise
             }
             return ack(masterCodec, MASTER, 200, request(e.sequence(), (Request) e.message()));
         }
@@ -270,7 +280,8 @@ final class FakeCluster implements AutoCloseable {
         @Override
         public Reply post(String authorization, byte[] body, String remote) {
             Envelope e = agentCodec.decode(body, remote);
-            if (!e.sender().equals(TOKENS.verify(Tokens.bearer(authorization)))) {
+            granary.protocol.link.PlanPass.Claims pass = granary.protocol.link.PlanPass.verify(TOKENS.agentKey(node), Tokens.bearer(authorization));
+            if (pass == null || !pass.node().equals(node) || !pass.jobMaster().equals(e.sender().id())) {
                 return ack(agentCodec, self, 401, Ack.refused(e.sequence(), List.of(Problem.of("fake agent", "token", "refused"))));
             }
             for (Plan.Launch l : ((Plan) e.message()).launches()) {
@@ -296,7 +307,9 @@ final class FakeCluster implements AutoCloseable {
             ProcessBuilder b = new ProcessBuilder(l.command()).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD);
             b.environment().putAll(l.environment());
-            b.directory(new java.io.File(l.workingDirectory()));
+            if (!l.workingDirectory().isEmpty()) {
+                b.directory(new java.io.File(l.workingDirectory())); // empty: the worker's own directory, here the test's
+            }
             p = b.start();
             processes.add(p);
             return p.waitFor(20, TimeUnit.SECONDS) ? p.exitValue() : 137;

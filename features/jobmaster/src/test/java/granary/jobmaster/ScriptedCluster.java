@@ -82,9 +82,11 @@ final class ScriptedCluster implements Transport {
         loop.execute(() -> done.accept(r, null));
     }
 
-    /** Puts a hint in the master's inbox. */
+    /** Puts a hint in the master's inbox, with a plan pass for each node it places slots on, as a master gives them. */
     void hint(Hint h) {
-        inbox.add(h);
+        List<Hint.Pass> passes = new java.util.ArrayList<>(h.passes());
+        h.placements().stream().map(Hint.Placement::node).distinct().forEach(n -> passes.add(new Hint.Pass(n, "gp1.scripted-" + n)));
+        inbox.add(new Hint(h.placements(), h.exits(), h.nodes(), h.through(), passes));
     }
 
     /** From now on, refuses what {@code j} finds problems with. */
