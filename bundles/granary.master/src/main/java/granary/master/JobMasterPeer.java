@@ -130,16 +130,18 @@ final class JobMasterPeer extends Peer {
     }
 
     /** True if the passes it was given come due for renewal at {@code now}. */
-    boolean passesDue(long now) {
+    private boolean passesDue(long now) {
         return nextRenewal <= now;
     }
 
-    /** Marks it for a hint if a pass is due (the master's timer asks). */
-    void renewPasses(long now) {
-        if (passesDue(now)) {
-            passCheck = true;
-            mark(now);
+    /** Marks it for a hint if a pass is due (the master's timer asks); true if one is. */
+    boolean renewPasses(long now) {
+        if (!passesDue(now)) {
+            return false;
         }
+        passCheck = true;
+        mark(now);
+        return true;
     }
 
     private void mark(long now) {

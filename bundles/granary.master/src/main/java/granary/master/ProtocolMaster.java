@@ -1809,8 +1809,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         List<Runnable> wake = new ArrayList<>();
         synchronized (lock) {
             for (JobMasterPeer j : jobMasters.values()) {
-                if (!j.lost && j.passesDue(now)) {
-                    j.renewPasses(now);
+                if (!j.lost && j.renewPasses(now)) {
                     deliver(j, wake);
                 }
             }

@@ -98,22 +98,56 @@ final class EndpointServlet extends HttpServlet {
             write(resp, gate, refused);
             return;
         }
-        if (!posts.enter(authorization)) {
-            tooMany(resp);
+        AsyncContext async = counted(req, resp, posts, authorization, BODY_MILLIS);
+        if (async == null) {
             return;
+        }
+        BodyReader reader = new BodyReader(async, req.getInputStream(), body -> endpoint.post(authorization, body, remote));
+        async.addListener(reader);
+        req.getInputStream().setReadListener(reader);
+    }
+
+    /**
+     * Goes asynchronous for one more request of {@code caller} in {@code limit}, counted out again
+     * however the request ends (answered, timed out, the caller gone); null, and 429 answered, if
+     * the caller has its limit open already.
+     */
+    private static AsyncContext counted(HttpServletRequest req, HttpServletResponse resp, InFlight limit, String caller,
+                                        long timeout) {
+        if (!limit.enter(caller)) {
+            tooMany(resp);
+            return null;
         }
         AsyncContext async;
         try {
             async = req.startAsync();
         } catch (IllegalStateException ex) {
-            posts.leave(authorization);
+            limit.leave(caller);
             throw ex;
         }
-        async.setTimeout(BODY_MILLIS);
-        BodyReader reader = new BodyReader(async, req.getInputStream(), body -> endpoint.post(authorization, body, remote),
-                () -> posts.leave(authorization));
-        async.addListener(reader);
-        req.getInputStream().setReadListener(reader);
+        async.setTimeout(timeout);
+        AtomicBoolean left = new AtomicBoolean();
+        async.addListener(new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+                if (left.compareAndSet(false, true)) {
+                    limit.leave(caller);
+                }
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+            }
+        });
+        return async;
     }
 
     /** The longest a post's body may take to arrive, in all. */
@@ -127,14 +161,11 @@ final class EndpointServlet extends HttpServlet {
         private final ByteArrayOutputStream body = new ByteArrayOutputStream();
         private final byte[] chunk = new byte[8192];
         private final AtomicBoolean done = new AtomicBoolean();
-        private final AtomicBoolean left = new AtomicBoolean();
-        private final Runnable ended;
 
-        BodyReader(AsyncContext async, ServletInputStream in, Function<byte[], Reply> answer, Runnable ended) {
+        BodyReader(AsyncContext async, ServletInputStream in, Function<byte[], Reply> answer) {
             this.async = async;
             this.in = in;
             this.answer = answer;
-            this.ended = ended;
         }
 
         @Override
@@ -206,9 +237,6 @@ final class EndpointServlet extends HttpServlet {
 
         @Override
         public void onComplete(AsyncEvent event) {
-            if (left.compareAndSet(false, true)) {
-                ended.run(); // however it ended: answered, timed out, or the caller gone
-            }
         }
 
         @Override
@@ -228,41 +256,11 @@ final class EndpointServlet extends HttpServlet {
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         long after = number(req.getParameter("after"));
         long wait = Math.min(number(req.getParameter("wait")), Paths.MAX_WAIT_MILLIS);
-        String authorization = String.valueOf(req.getHeader("Authorization"));
-        if (!polls.enter(authorization)) {
-            tooMany(resp);
+        AsyncContext async = counted(req, resp, polls, String.valueOf(req.getHeader("Authorization")), wait + 10_000);
+        if (async == null) {
             return;
         }
-        AsyncContext async;
-        try {
-            async = req.startAsync();
-        } catch (IllegalStateException ex) {
-            polls.leave(authorization);
-            throw ex;
-        }
-        async.setTimeout(wait + 10_000);
         long incarnation = number(req.getParameter("incarnation"));
-        AtomicBoolean left = new AtomicBoolean();
-        async.addListener(new AsyncListener() {
-            @Override
-            public void onComplete(AsyncEvent event) {
-                if (left.compareAndSet(false, true)) {
-                    polls.leave(authorization);
-                }
-            }
-
-            @Override
-            public void onTimeout(AsyncEvent event) {
-            }
-
-            @Override
-            public void onError(AsyncEvent event) {
-            }
-
-            @Override
-            public void onStartAsync(AsyncEvent event) {
-            }
-        });
         endpoint.poll(req.getHeader("Authorization"), after, wait, incarnation, req.getRemoteAddr() + ":" + req.getRemotePort())
                 .whenComplete((reply, failure) -> {
                     try {

@@ -419,9 +419,9 @@ public final class Tokens {
     }
 
     /**
-     * The key that seals the {@link PlanPass plan passes} for the agent of {@code node} when the
-     * master has not seen its token: the MAC of its token of the older form. The master seals with
-     * the MAC of the token the agent presented ({@link #keyOf}) when it has one.
+     * The key of the agent of {@code node} holding its token of the older form ({@link #issue(Sender)}):
+     * the MAC of its identity under the issuing key. The master seals plan passes with the key of the
+     * token the agent registered with ({@link #keyOf}); this is that key for such a token (tests, tools).
      */
     public byte[] agentKey(String node) {
         return current().keys().get(0).mac(identity(new Sender(Role.AGENT, node)));
