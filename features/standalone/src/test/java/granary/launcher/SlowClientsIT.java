@@ -103,6 +103,23 @@ class SlowClientsIT {
             assertTrue(wrongPath.startsWith("HTTP/1.1 404") && wrongPath.contains("application/problem+json")
                     && !wrongPath.contains("<html"), wrongPath);
 
+            // what Jetty answers before any servlet is problem JSON too, never its HTML page
+            String longUri = "GET /api/v1/" + "a".repeat(70_000) + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+            String bigHeader = "GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(70_000) + "\r\nConnection: close\r\n\r\n";
+            Map<String, String> beforeAnyServlet = new java.util.LinkedHashMap<>();
+            beforeAnyServlet.put("HTTP/1.1 400", "NOT A REQUEST LINE\r\n\r\n");
+            beforeAnyServlet.put("HTTP/1.1 400 ", "GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n");
+            beforeAnyServlet.put("HTTP/1.1 414", longUri);
+            beforeAnyServlet.put("HTTP/1.1 431", bigHeader);
+            for (Map.Entry<String, String> e : beforeAnyServlet.entrySet()) {
+                String answer = rawExchange(port, e.getValue());
+                String shown = answer.substring(0, Math.min(answer.length(), 600));
+                assertTrue(answer.startsWith(e.getKey().trim()) && answer.contains("Content-Type: application/problem+json")
+                        && answer.contains("\"status\":" + e.getKey().trim().substring(9)) && !answer.contains("<html")
+                        && !answer.contains("org.eclipse") && !answer.contains("Exception"), shown);
+                assertTrue(answer.length() < 2_000, "an error echoes at most a few hundred characters: " + shown);
+            }
+
             // the slow bodies are cut at the read deadline
             for (Socket s : slowAuthenticated) {
                 String head = statusLine(s, 30_000);
