@@ -28,13 +28,13 @@ import java.util.function.LongSupplier;
  * <p>Authentication: a plan carries a plan pass ({@link PlanPass}), not the job master's token: the
  * master made it for this node and that job master, sealed with this agent's key (the MAC of its
  * own token), so it is checked here without asking the master, from the headers before the body
- * is read; it must name this node and the envelope's sender, and not have expired. Once the master
+ * is read; it must name this node, the envelope's sender and its incarnation, and not have expired. Once the master
  * granted that job master caps here, the pass's key must equal the key in those caps. Before any
  * cap arrived the plan is accepted provisionally: its launches wait with the key and start only
  * under a cap with the same key. Sessions are kept per job master and key; a refused plan makes none.
  *
  * <p>Replies: 200 applied; 400 unreadable or refused (the ack's problems say why); 401 no pass, not
- * a pass of this node's key, or expired; 403 a pass of another job master or node, or not the key
+ * a pass of this node's key, or expired; 403 a pass of another job master, incarnation or node, or not the key
  * of the job master's caps; 409 refused by
  * the session (a dead incarnation, a gap); 413 too large; 503 too many job master sessions. The
  * agent has no inbox: {@link #poll} answers 404.
@@ -119,6 +119,12 @@ final class PlanDesk implements Endpoint {
         if (e.sender().role() != Role.JOB_MASTER || !claims.jobMaster().equals(e.sender().id())) {
             return reply(403, e.sequence(), source, "Authorization", "the pass is job master "
                     + Text.quote(claims.jobMaster()) + "'s, the envelope is from " + Tokens.identity(e.sender()));
+        }
+        if (e.incarnation() != claims.incarnation()) {
+            // a pass speaks for one life: one left over from an ended life cannot start a new one (and end the living)
+            return reply(403, e.sequence(), source, "Authorization", "the pass is for incarnation " + claims.incarnation()
+                    + " of job master " + claims.jobMaster() + ", the envelope is from incarnation " + e.incarnation()
+                    + "; the master gives each incarnation its own passes with its hints");
         }
         if (!(e.message() instanceof Plan)) {
             return reply(400, e.sequence(), e.sender().toString(), "$.type", "an agent takes plan messages only, got "

@@ -61,8 +61,6 @@ class AgentRoleTest {
     private final List<String> events = new CopyOnWriteArrayList<>();
     private final Tokens tokens = new Tokens("the agent role test's secret, 32 bytes".getBytes(StandardCharsets.UTF_8));
     private final String key1 = Tokens.key(tokens.issue(new Sender(Role.JOB_MASTER, "jm1")));
-    /** What jm1's plans carry: the pass the master gives it for node n1 (docs/security.md, "Plan passes"). */
-    private final String jm1 = PlanPass.issue(tokens.agentKey("n1"), new PlanPass.Claims("jm1", "n1", key1, Long.MAX_VALUE));
     private final WireCodec jobMasterCodec = new WireCodec(Role.JOB_MASTER);
     private final List<Integer> gaveUp = new ArrayList<>();
     private final List<AgentRole> roles = new ArrayList<>();
@@ -146,7 +144,7 @@ class AgentRoleTest {
         master.send(fullCap(1));
         loop.advance(300, 50);
         assertEquals(Ack.applied(1), plan(launch(0, "true")));
-        String jm2 = PlanPass.issue(tokens.agentKey("n1"), new PlanPass.Claims("jm2", "n1",
+        String jm2 = PlanPass.issue(tokens.agentKey("n1"), new PlanPass.Claims("jm2", 1, "n1",
                 Tokens.key(tokens.issue(new Sender(Role.JOB_MASTER, "jm2"))), Long.MAX_VALUE));
         Envelope e = Envelope.of(new Sender(Role.JOB_MASTER, "jm2"), 1, 1, new Plan(List.of(
                 new Plan.Launch(UnitId.parse("k/v"), 0, List.of("true"), Map.of(), ""))));
@@ -472,8 +470,13 @@ class AgentRoleTest {
     /** Posts a plan of {@code launches} to the agent's desk as job master jm1; the agent's ack. */
     private Ack plan(Plan.Launch... launches) {
         Envelope e = Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), planIncarnation, ++planSequence, new Plan(List.of(launches)));
-        Reply r = desk.post("Bearer " + jm1, jobMasterCodec.encode(e), "test");
+        Reply r = desk.post("Bearer " + jm1Pass(), jobMasterCodec.encode(e), "test");
         return (Ack) jobMasterCodec.decode(r.body(), "agent").message();
+    }
+
+    /** What jm1's plans carry: the pass the master gives its current incarnation for node n1 (docs/security.md, "Plan passes"). */
+    private String jm1Pass() {
+        return PlanPass.issue(tokens.agentKey("n1"), new PlanPass.Claims("jm1", planIncarnation, "n1", key1, Long.MAX_VALUE));
     }
 
     private static Plan.Launch launch(int slot, String... command) {

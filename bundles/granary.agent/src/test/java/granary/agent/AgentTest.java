@@ -218,9 +218,9 @@ class AgentTest {
         assertEquals(401, c.post(null, "jm1", 1, 1, plan).status(), "no pass");
         assertEquals(401, c.post("not-a-token", "jm1", 1, 1, plan).status(), "not a pass");
         assertEquals(401, c.post(jm1Token, "jm1", 1, 1, plan).status(), "a job master's own token is not taken by an agent");
-        String otherSecret = PlanPass.issue(new Tokens(secret()).agentKey("n1"), new PlanPass.Claims("jm1", "n1", key1, Long.MAX_VALUE));
+        String otherSecret = PlanPass.issue(new Tokens(secret()).agentKey("n1"), new PlanPass.Claims("jm1", 1, "n1", key1, Long.MAX_VALUE));
         assertEquals(401, c.post(otherSecret, "jm1", 1, 1, plan).status(), "a pass not sealed with this agent's key");
-        assertEquals(401, c.post(PlanPass.issue(tokens.agentKey("n2"), new PlanPass.Claims("jm1", "n2", key1, Long.MAX_VALUE)),
+        assertEquals(401, c.post(PlanPass.issue(tokens.agentKey("n2"), new PlanPass.Claims("jm1", 1, "n2", key1, Long.MAX_VALUE)),
                 "jm1", 1, 1, plan).status(), "another node's pass");
         JobMasterClient.Answer expired = c.post(pass("jm1", "n1", key1, System.currentTimeMillis() - 120_000), "jm1", 1, 1, plan);
         assertEquals(401, expired.status(), "an expired pass");
@@ -230,6 +230,10 @@ class AgentTest {
         assertTrue(wrongKey.ack().problems().get(0).message().contains("key does not match"), wrongKey.ack().toString());
         String jm2 = pass("jm2", "n1", Tokens.key(tokens.issue(new Sender(Role.JOB_MASTER, "jm2"))), Long.MAX_VALUE);
         assertEquals(403, c.post(jm2, "jm1", 1, 1, plan).status(), "jm2's pass on jm1's envelope");
+        JobMasterClient.Answer otherLife = c.post(jm1, "jm1", 2, 1, plan);
+        assertEquals(403, otherLife.status(), "incarnation 1's pass on an envelope of incarnation 2");
+        assertTrue(otherLife.ack().problems().get(0).message().contains("the pass is for incarnation 1 of job master jm1"),
+                otherLife.ack().toString());
         JobMasterClient.Answer foreign = c.post(jm2, "jm2", 1, 1, plan);
         assertEquals(400, foreign.status(), "jm2 planning jm1's unit");
         assertTrue(foreign.ack().problems().get(0).message().contains("capped here for job master jm1, not for jm2"),
@@ -249,18 +253,20 @@ class AgentTest {
         await("cap", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
         JobMasterClient c = jobMaster(agent);
         Plan plan = new Plan(List.of(launch(0, "sleep", "60")));
-        JobMasterClient.Answer first = c.post(jm1, "jm1", 5, 1, plan);
-        JobMasterClient.Answer again = c.post(jm1, "jm1", 5, 1, plan);
+        String life4 = pass("jm1", 4, "n1", key1, Long.MAX_VALUE);
+        String life5 = pass("jm1", 5, "n1", key1, Long.MAX_VALUE);
+        JobMasterClient.Answer first = c.post(life5, "jm1", 5, 1, plan);
+        JobMasterClient.Answer again = c.post(life5, "jm1", 5, 1, plan);
         assertEquals(200, first.status());
         assertEquals(first, again, "a retry gets the same ack");
         assertEquals(1, agent.onLoopForTest(() -> agent.node().running(UNIT)), "applied once: one process");
         assertEquals(1, events.stream().filter(e -> e.startsWith("launched")).count(), events.toString());
-        JobMasterClient.Answer sameSlot = c.post(jm1, "jm1", 5, 2, plan);
+        JobMasterClient.Answer sameSlot = c.post(life5, "jm1", 5, 2, plan);
         assertEquals(400, sameSlot.status());
         assertTrue(sameSlot.ack().problems().get(0).message().contains("slot 0 of unit j/u is already running"),
                 sameSlot.ack().toString());
-        assertEquals(409, c.post(jm1, "jm1", 4, 1, new Plan(List.of(launch(1, "true")))).status(), "dead incarnation");
-        assertEquals(409, c.post(jm1, "jm1", 5, 9, new Plan(List.of(launch(1, "true")))).status(), "a gap");
+        assertEquals(409, c.post(life4, "jm1", 4, 1, new Plan(List.of(launch(1, "true")))).status(), "dead incarnation");
+        assertEquals(409, c.post(life5, "jm1", 5, 9, new Plan(List.of(launch(1, "true")))).status(), "a gap");
         assertEquals(1, agent.onLoopForTest(() -> agent.node().running(UNIT)));
     }
 
@@ -357,7 +363,12 @@ class AgentTest {
 
     /** A plan pass as the master makes it for job master {@code jm} at node {@code node} (sealed with that node's key). */
     private String pass(String jm, String node, String key, long expiresAt) {
-        return PlanPass.issue(tokens.agentKey(node), new PlanPass.Claims(jm, node, key, expiresAt));
+        return pass(jm, 1, node, key, expiresAt);
+    }
+
+    /** The same for incarnation {@code incarnation} of {@code jm}. */
+    private String pass(String jm, long incarnation, String node, String key, long expiresAt) {
+        return PlanPass.issue(tokens.agentKey(node), new PlanPass.Claims(jm, incarnation, node, key, expiresAt));
     }
 
     private Cap cap(UnitId unit, int slots) {

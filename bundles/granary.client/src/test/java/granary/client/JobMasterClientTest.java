@@ -260,7 +260,7 @@ class JobMasterClientTest {
         assertTrue(none.getMessage().contains("no plan pass for the agent at " + a1.url()), none.getMessage());
         assertEquals(List.of(), a1.received());
 
-        String pass = PlanPass.issue(FakeMaster.TOKENS.agentKey("n1"), new PlanPass.Claims("jm1", "n1", "k", Long.MAX_VALUE));
+        String pass = PlanPass.issue(FakeMaster.TOKENS.agentKey("n1"), new PlanPass.Claims("jm1", c.incarnation(), "n1", "k", Long.MAX_VALUE));
         master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 2, a1.url())), List.of(), List.of(), 0,
                 List.of(new Hint.Pass("n1", pass))));
         assertEquals("placement wc/map n1 0->2", heard.next());
@@ -274,7 +274,7 @@ class JobMasterClientTest {
         assertEquals(c.self(), r.sender());
         assertEquals(List.of(l), r.plan().launches());
 
-        String renewed = PlanPass.issue(FakeMaster.TOKENS.agentKey("n1"), new PlanPass.Claims("jm1", "n1", "k", Long.MAX_VALUE - 1));
+        String renewed = PlanPass.issue(FakeMaster.TOKENS.agentKey("n1"), new PlanPass.Claims("jm1", c.incarnation(), "n1", "k", Long.MAX_VALUE - 1));
         master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 3, a1.url())), List.of(), List.of(), 0,
                 List.of(new Hint.Pass("n1", renewed))));
         assertEquals("placement wc/map n1 2->3", heard.next());

@@ -1727,7 +1727,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             long since = peer.dirtySince;
             Message m = peer instanceof AgentPeer a ? a.nextCap(this::capOwner, this::key, unitSpecs::get, restarts::launch, options.maxPlacements())
                     : ((JobMasterPeer) peer).nextHint(this::endpoint, this::epoch, options.maxPlacements(),
-                            node -> pass(((JobMasterPeer) peer).id, node), clock.millis(), PASS_MILLIS);
+                            node -> pass((JobMasterPeer) peer, node), clock.millis(), PASS_MILLIS);
             peer.dirtySince = delivered(since, peer.hasNews());
             return m;
         }, self, options.incarnation());
@@ -1780,16 +1780,18 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     static final long PASS_MILLIS = 10 * 60_000L;
 
     /**
-     * A plan pass for {@code jobMaster}'s plans at the agent of {@code node}, sealed with the key of
+     * A plan pass for the living incarnation of {@code jobMaster} (the one whose requests it applies)
+     * at the agent of {@code node}, sealed with the key of
      * the token that agent registered with (it knows no other); null if it has not registered. Under
      * the lock.
      */
-    private String pass(String jobMaster, String node) {
+    private String pass(JobMasterPeer jobMaster, String node) {
         AgentPeer a = agents.get(node);
         if (a == null || a.passKey == null || a.registration == null) {
             return null; // its agent has not registered with this master: no plan could go there yet
         }
-        return PlanPass.issue(a.passKey, new PlanPass.Claims(jobMaster, node, key(jobMaster), clock.millis() + PASS_MILLIS));
+        return PlanPass.issue(a.passKey, new PlanPass.Claims(jobMaster.id, jobMaster.requestIncarnation, node,
+                key(jobMaster.id), clock.millis() + PASS_MILLIS));
     }
 
     private String endpoint(String node) {

@@ -119,8 +119,8 @@ class ProtocolMasterTest {
      */
     /**
      * The hint that places a job master's slots on a node carries a plan pass for that node's agent,
-     * sealed with that agent's key and no other; halfway through its life the master sends a new
-     * one (docs/security.md, "Plan passes").
+     * sealed with that agent's key and no other, for the job master's living incarnation; halfway
+     * through its life the master sends a new one (docs/security.md, "Plan passes").
      */
     @Test
     void planPassesComeWithTheHintsAndAreRenewedHalfwayThroughTheirLife() throws Exception {
@@ -139,7 +139,7 @@ class ProtocolMasterTest {
             String key = granary.protocol.link.Tokens.key(m.tokens.issue(new Sender(Role.JOB_MASTER, "jm1")));
             assertNull(PlanPass.verify(m.tokens.agentKey("n1"), first.passes().get(0).pass()), "not the key of another token");
             PlanPass.Claims claims = PlanPass.verify(granary.protocol.link.Tokens.keyOf(agentToken), first.passes().get(0).pass());
-            assertEquals(new PlanPass.Claims("jm1", "n1", key, m.clock.millis() + ProtocolMaster.PASS_MILLIS), claims);
+            assertEquals(new PlanPass.Claims("jm1", 1, "n1", key, m.clock.millis() + ProtocolMaster.PASS_MILLIS), claims);
             assertNull(PlanPass.verify(m.tokens.agentKey("n2"), first.passes().get(0).pass()), "no other agent can check it");
             assertNull(PlanPass.verify(granary.protocol.link.Tokens.keyOf(m.tokens.issue("agent/n2", m.clock.millis(), 0)),
                     first.passes().get(0).pass()), "no other agent can check it");
@@ -151,6 +151,13 @@ class ProtocolMasterTest {
             assertEquals(List.of(), renewed.placements(), "nothing moved: only the pass is new");
             PlanPass.Claims again = PlanPass.verify(granary.protocol.link.Tokens.keyOf(agentToken), renewed.passes().get(0).pass());
             assertEquals(m.clock.millis() + ProtocolMaster.PASS_MILLIS, again.expiresAt());
+
+            // a new incarnation of the job master gets passes of its own: the old life's speak for the old life only
+            SyncLink reborn = m.link(Role.JOB_MASTER, "jm1", 2);
+            assertFalse(reborn.send(full(job("j1", 5))).isRefusal());
+            Hint next = poll(reborn, Hint.class);
+            PlanPass.Claims life2 = PlanPass.verify(granary.protocol.link.Tokens.keyOf(agentToken), next.passes().get(0).pass());
+            assertEquals(2, life2.incarnation(), next.toString());
         }
     }
 

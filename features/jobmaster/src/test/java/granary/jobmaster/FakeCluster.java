@@ -205,7 +205,7 @@ final class FakeCluster implements AutoCloseable {
                 placements.add(new Hint.Placement(u, node, n, agents.get(node).url().toString()))));
         // a plan pass per node, as a master gives them (docs/security.md, "Plan passes"); this fake's agents check them
         List<Hint.Pass> passes = placements.stream().map(Hint.Placement::node).distinct().map(n -> new Hint.Pass(n,
-                granary.protocol.link.PlanPass.issue(TOKENS.agentKey(n), new granary.protocol.link.PlanPass.Claims(jobMaster, n, "k",
+                granary.protocol.link.PlanPass.issue(TOKENS.agentKey(n), new granary.protocol.link.PlanPass.Claims(jobMaster, jobMasterIncarnation, n, "k",
                         System.currentTimeMillis() + 600_000)))).toList();
         inbox.add(Envelope.of(MASTER, 1, inbox.size() + 1, new Hint(placements, exits, List.of(), 0, passes)));
         notifyAll();
@@ -242,6 +242,7 @@ final class FakeCluster implements AutoCloseable {
 
     /** The job master this fake master serves (the sender of its requests). */
     private String jobMaster = "";
+    private long jobMasterIncarnation;
 
     private final class MasterSide implements Endpoint {
         @Override
@@ -252,6 +253,7 @@ final class FakeCluster implements AutoCloseable {
             }
             synchronized (FakeCluster.this) {
                 jobMaster = e.sender().id(); // whose plans the passes it hands out authorise
+                jobMasterIncarnation = e.incarnation();
             }
             return ack(masterCodec, MASTER, 200, request(e.sequence(), (Request) e.message()));
         }
@@ -281,7 +283,8 @@ final class FakeCluster implements AutoCloseable {
         public Reply post(String authorization, byte[] body, String remote) {
             Envelope e = agentCodec.decode(body, remote);
             granary.protocol.link.PlanPass.Claims pass = granary.protocol.link.PlanPass.verify(TOKENS.agentKey(node), Tokens.bearer(authorization));
-            if (pass == null || !pass.node().equals(node) || !pass.jobMaster().equals(e.sender().id())) {
+            if (pass == null || !pass.node().equals(node) || !pass.jobMaster().equals(e.sender().id())
+                    || pass.incarnation() != e.incarnation()) {
                 return ack(agentCodec, self, 401, Ack.refused(e.sequence(), List.of(Problem.of("fake agent", "token", "refused"))));
             }
             for (Plan.Launch l : ((Plan) e.message()).launches()) {

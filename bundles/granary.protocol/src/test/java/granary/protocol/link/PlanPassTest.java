@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class PlanPassTest {
 
     private final Tokens tokens = new Tokens("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII));
-    private final PlanPass.Claims claims = new PlanPass.Claims("jm1", "n7", "k3y", 1_700_000_600_000L);
+    private final PlanPass.Claims claims = new PlanPass.Claims("jm1", 1_700_000_000_123L, "n7", "k3y", 1_700_000_600_000L);
 
     @Test
     void theAgentChecksWithItsOwnTokenWhatTheMasterSealedWithItsSecret() {
@@ -49,10 +49,13 @@ class PlanPassTest {
         assertNull(PlanPass.verify(tokens.agentKey("n7"), forged));
         String badMac = pass.substring(0, pass.length() - 2) + (pass.endsWith("AA") ? "BB" : "AA");
         assertNull(PlanPass.verify(tokens.agentKey("n7"), badMac));
-        assertNull(PlanPass.verify(tokens.agentKey("n7"), "gp1."));
-        assertNull(PlanPass.verify(tokens.agentKey("n7"), "gp1.!!.??"));
+        String otherLife = fields.replace("1700000000123", "1700000000124");
+        assertNull(PlanPass.verify(tokens.agentKey("n7"), PlanPass.PREFIX + Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(otherLife.getBytes(StandardCharsets.UTF_8)) + pass.substring(dot)), "the incarnation is sealed too");
+        assertNull(PlanPass.verify(tokens.agentKey("n7"), "gp2."));
+        assertNull(PlanPass.verify(tokens.agentKey("n7"), "gp2.!!.??"));
         assertNull(PlanPass.verify(tokens.agentKey("n7"), null));
-        assertNull(PlanPass.verify(tokens.agentKey("n7"), "gp1." + "A".repeat(PlanPass.MAX_CHARS)));
+        assertNull(PlanPass.verify(tokens.agentKey("n7"), "gp2." + "A".repeat(PlanPass.MAX_CHARS)));
     }
 
     @Test
