@@ -5,6 +5,8 @@ import granary.codec.json.Json;
 import granary.codec.json.JsonLimits;
 import granary.codec.json.JsonObject;
 import granary.codec.json.JsonPath;
+import granary.codec.json.JsonReader;
+import granary.codec.json.JsonSyntaxException;
 import granary.codec.json.JsonValue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,12 +22,13 @@ import java.util.Set;
  *  "sequence": 42, "type": "heartbeat", "message": {...}}
  * </pre>
  *
- * <p>The JSON syntax is Gson's, strict ({@link GsonTree}): reading and writing go through Gson's
- * streaming reader and writer; the tree in between and everything read from it are Granary's.
+ * <p>Reading goes through {@link JsonReader}, the strict reader every input of Granary takes (files,
+ * the HTTP API, the wire), so a malformed message is refused in the same words as a malformed file;
+ * writing through Gson's streaming writer ({@link GsonWrite}).
  *
  * <p>Reading refuses, with a {@link ProtocolException} whose problems name the source (the peer)
  * and the JSON path: a message over {@value #MAX_MESSAGE_BYTES} bytes (checked before parsing),
- * anything strict Gson refuses (truncated JSON, comments, single quotes, {@code NaN}), bad UTF-8,
+ * anything that is not strict JSON (truncated JSON, comments, single quotes, {@code NaN}), bad UTF-8,
  * content after the document, a key given twice, nesting deeper than 32, a string over 65,536
  * characters or a number over 40, a version other than
  * {@value #VERSION} (checked before the rest, since another version may have other fields), unknown
@@ -119,7 +122,7 @@ public final class WireCodec {
                 .put("type", e.message().type())
                 .put("message", MessageWriter.write(e.message()))
                 .build();
-        return GsonTree.write(o);
+        return GsonWrite.compact(o);
     }
 
     /**
@@ -132,7 +135,12 @@ public final class WireCodec {
         if (bytes.length > MAX_MESSAGE_BYTES) {
             throw tooLarge(source, bytes.length);
         }
-        JsonValue doc = GsonTree.read(bytes, source, LIMITS);
+        JsonValue doc;
+        try {
+            doc = JsonReader.read(JsonReader.utf8(bytes, source, ""), source, LIMITS);
+        } catch (JsonSyntaxException ex) {
+            throw new ProtocolException(List.of(ex.problem().toProblem()));
+        }
         Json json = new Json(source);
         JsonObject o = json.object(doc, JsonPath.ROOT);
         check(json);

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import granary.api.model.InvalidRequestException;
 import granary.api.model.Problem;
+import granary.codec.json.JsonLimits;
+import granary.codec.json.JsonSyntaxException;
 import granary.api.model.Resources;
 import granary.api.model.UnitId;
 import granary.codec.json.JsonReader;
@@ -209,7 +211,8 @@ class WireCodecTest {
         assertEquals("agent n7:1:225: $.message: not valid JSON: the document ends inside an object", ex.getMessage());
     }
 
-    // The JSON syntax layer is strict Gson (GsonTree); these pin what it refuses and in which words.
+    // The JSON syntax layer is the codec's strict reader, the one files and the API take too; these pin what it refuses
+    // on the wire and in which words (JsonReaderTest pins the rest, and sameWordsAsAFile that the words are the same).
 
     private static final String OK = envelope("hint", HINT);
 
@@ -242,15 +245,15 @@ class WireCodecTest {
                 Arguments.of("-Infinity", OK.replace("\"sequence\": 3", "\"sequence\": -Infinity"),
                         "$.sequence", "not valid JSON: '-Infinity' is not a JSON value (JSON has no NaN or Infinity)"),
                 Arguments.of("a leading zero", OK.replace("\"sequence\": 3", "\"sequence\": 03"),
-                        "$.sequence", "not valid JSON: '03' is not a JSON number (no '+', no leading zeros, a digit before and after '.')"),
+                        "$.sequence", "not valid JSON: a number must not start with 0 (leading zeros are not allowed)"),
                 Arguments.of("a plus sign", OK.replace("\"sequence\": 3", "\"sequence\": +3"),
-                        "$.sequence", "not valid JSON: '+3' is not a JSON number (no '+', no leading zeros, a digit before and after '.')"),
+                        "$.sequence", "not valid JSON: a number must not start with '+'"),
                 Arguments.of("a single-quoted value", OK.replace("\"hint\"", "'hint'"),
                         "$.type", "not valid JSON: strings need double quotes, not single quotes"),
                 Arguments.of("a single-quoted name", OK.replace("\"type\"", "'type'"),
                         "$", "not valid JSON: strings need double quotes, not single quotes"),
                 Arguments.of("an unquoted name", OK.replace("\"type\"", "type"),
-                        "$", "not valid JSON: expected a key in double quotes"),
+                        "$", "not valid JSON: expected a key in double quotes after ',' (no trailing commas)"),
                 Arguments.of("an unquoted value", OK.replace("\"hint\"", "hint"),
                         "$.type", "not valid JSON: 'hint' is not a JSON value; strings need double quotes"),
                 Arguments.of("a block comment", OK.replace("\"type\"", "/* the type */ \"type\""),
@@ -260,7 +263,7 @@ class WireCodecTest {
                 Arguments.of("a hash comment", OK.replace("\"type\"", "# the type\n\"type\""),
                         "$", "not valid JSON: comments are not allowed in JSON"),
                 Arguments.of("a trailing comma in an object", OK.substring(0, OK.length() - 1) + ",}",
-                        "$", "not valid JSON: expected a key in double quotes"),
+                        "$", "not valid JSON: expected a key in double quotes after ',' (no trailing commas)"),
                 Arguments.of("a trailing comma in an array", envelope("hint", HINT.replace("\"exits\": []", "\"exits\": [1,]")),
                         "$.message.exits", "not valid JSON: expected a value after ',' (no trailing commas)"),
                 Arguments.of("a missing colon", OK.replace("\"type\": ", "\"type\" "),
@@ -268,20 +271,20 @@ class WireCodecTest {
                 Arguments.of("a missing comma", OK.replace(", \"type\"", " \"type\""),
                         "$", "not valid JSON: expected ',' or '}'"),
                 Arguments.of("a raw tab in a string", OK.replace("\"n7\"", "\"n\t7\""),
-                        "$.sender.id", "not valid JSON: a control character in a string; write it escaped (\\n, \\t, \\u0000 ...)"),
+                        "$.sender.id", "not valid JSON: control character U+0009 in a string; write it as \\u0009"),
                 Arguments.of("a bad escape", OK.replace("\"n7\"", "\"n\\x7\""),
-                        "$.sender.id", "not valid JSON: bad escape; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX"),
+                        "$.sender.id", "not valid JSON: bad escape '\\x'; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX"),
                 Arguments.of("an unterminated string", OK.substring(0, OK.indexOf("\"n7\"") + 2),
                         "$.sender.id", "not valid JSON: the document ends inside a string"),
                 Arguments.of("the end inside an array", OK.substring(0, OK.indexOf("\"exits\": [") + 10),
-                        "$.message.exits", "not valid JSON: the document ends inside an array"),
+                        "$.message.exits[0]", "not valid JSON: the document ends where a value was expected"),
                 Arguments.of("the end after a key", OK.substring(0, OK.indexOf("\"type\":") + 7),
                         "$.type", "not valid JSON: the document ends where a value was expected"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("notJson")
-    void strictGsonRefusesWhatIsNotJsonNamingThePath(String name, String input, String path, String message) {
+    void whatIsNotStrictJsonIsRefusedNamingThePath(String name, String input, String path, String message) {
         ProtocolException ex = assertThrows(ProtocolException.class,
                 () -> codec.decode(input.getBytes(StandardCharsets.UTF_8), "agent n7"));
         assertEquals(1, ex.problems().size(), ex.getMessage());
@@ -289,6 +292,13 @@ class WireCodecTest {
         assertEquals(path, p.field(), ex.getMessage());
         assertEquals(message, p.message(), ex.getMessage());
         assertTrue(p.subject().startsWith("agent n7"), p.subject());
+        // one strict path: a file (or an API body) with the same text is refused at the same place in the same words
+        JsonSyntaxException file = assertThrows(JsonSyntaxException.class,
+                () -> JsonReader.read(input, "input.json", new JsonLimits(64L << 20, 32, 65_536, 40)));
+        assertEquals(p.field(), file.problem().path(), file.getMessage());
+        assertEquals(p.message(), file.problem().message(), file.getMessage());
+        assertEquals(p.subject().substring("agent n7".length()), file.problem().toProblem().subject().substring("input.json".length()),
+                "the same line and column");
     }
 
     @Test
@@ -297,7 +307,7 @@ class WireCodecTest {
         int at = OK.indexOf("\"n7\"") + 3;
         bad[at] = (byte) 0xC3; // a lead byte followed by a quote: not UTF-8
         ProtocolException ex = assertThrows(ProtocolException.class, () -> codec.decode(bad, "agent n7"));
-        assertEquals("agent n7:1:" + (at + 1) + ": $: not valid JSON: not UTF-8 at byte " + at + " (0xC3)", ex.getMessage());
+        assertEquals("agent n7:1:" + (at + 1) + ": $: not UTF-8 at byte " + at + " (0xC3)", ex.getMessage());
     }
 
     @Test
@@ -308,11 +318,11 @@ class WireCodecTest {
     }
 
     @Test
-    void syntaxErrorsNameTheLineAndColumnGsonReports() {
+    void syntaxErrorsNameTheLineAndColumnWhereTheyAre() {
         String twoLines = OK.replace(", \"type\"", ",\n\"type\"").replace("\"hint\"", "'hint'");
         ProtocolException ex = assertThrows(ProtocolException.class,
                 () -> codec.decode(twoLines.getBytes(StandardCharsets.UTF_8), "agent n7"));
-        assertEquals("agent n7:2:10: $.type: not valid JSON: strings need double quotes, not single quotes", ex.getMessage());
+        assertEquals("agent n7:2:9: $.type: not valid JSON: strings need double quotes, not single quotes", ex.getMessage());
     }
 
     @ParameterizedTest

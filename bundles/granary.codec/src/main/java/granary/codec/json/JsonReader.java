@@ -122,6 +122,10 @@ public final class JsonReader {
     public static JsonValue read(String text, String source, JsonLimits limits) {
         int start = text.startsWith("\uFEFF") ? 1 : 0;
         JsonReader r = new JsonReader(source, text, start, limits);
+        r.skipSpace();
+        if (r.pos >= text.length()) {
+            throw r.error(JsonPath.ROOT, "the document is empty; expected a value");
+        }
         JsonValue v = r.value(JsonPath.ROOT);
         r.skipSpace();
         if (r.pos < text.length()) {
@@ -207,6 +211,7 @@ public final class JsonReader {
             skipSpace();
             if (peek() != '"') {
                 throw error(path, pos >= text.length() ? "the document ends inside an object"
+                        : notJson(peek()) != null ? notJson(peek())
                         : members.isEmpty() ? "expected a key in double quotes" : "expected a key in double quotes after ',' (no trailing commas)");
             }
             JsonPosition keyAt = here();
@@ -369,6 +374,15 @@ public final class JsonReader {
         int start = pos;
         if (peek() == '-') {
             pos++;
+            if (Character.isLetter(peek())) { // -Infinity
+                pos = start + 1;
+                while (pos < text.length() && pos - start <= 40 && Character.isLetterOrDigit(text.charAt(pos))) {
+                    pos++;
+                }
+                String w = text.substring(start, pos);
+                pos = start;
+                throw error(path, "'" + Text.escape(w) + "' is not a JSON value (JSON has no NaN or Infinity)");
+            }
         }
         if (peek() == '0' && pos + 1 < text.length() && Character.isDigit(text.charAt(pos + 1))) {
             throw error(path, "a number must not start with 0 (leading zeros are not allowed)");
@@ -421,8 +435,7 @@ public final class JsonReader {
         pos = start;
         char c = text.charAt(pos);
         if (w.isEmpty()) {
-            throw error(path, c == '\'' ? "strings need double quotes, not single quotes"
-                    : c == '/' ? "comments are not allowed in JSON"
+            throw error(path, notJson(c) != null ? notJson(c)
                     : c == '+' ? "a number must not start with '+'"
                     : c == '.' ? "a number must start with a digit"
                     : "expected a value (an object, array, string, number, true, false or null), got '"
@@ -430,6 +443,13 @@ public final class JsonReader {
         }
         throw error(path, "'" + Text.escape(w) + "' is not a JSON value"
                 + (w.equals("NaN") || w.startsWith("Infinity") ? " (JSON has no NaN or Infinity)" : "; strings need double quotes"));
+    }
+
+    /** What a character that starts no JSON token is, when it is a common mistake; null otherwise. */
+    private static String notJson(char c) {
+        return c == '\'' ? "strings need double quotes, not single quotes"
+                : c == '/' || c == '#' ? "comments are not allowed in JSON"
+                : null;
     }
 
     private void skipSpace() {

@@ -25,7 +25,8 @@ class JsonReaderTest {
     /** Inputs are written with ⏎ for a line break and ␀ for NUL, so that the table stays one line per case. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
-            empty                 | ``                          | in.json:1:1: $: not valid JSON: the document ends where a value was expected
+            empty                 | ``                          | in.json:1:1: $: not valid JSON: the document is empty; expected a value
+            only spaces           | `  ⏎ `                      | in.json:2:2: $: not valid JSON: the document is empty; expected a value
             truncated object      | {"a": 1                     | in.json:1:8: $: not valid JSON: the document ends inside an object
             truncated array       | [1, 2                       | in.json:1:6: $: not valid JSON: the document ends inside an array
             truncated string      | {"a": "xy                   | in.json:1:10: $.a: not valid JSON: the document ends inside a string
@@ -46,7 +47,10 @@ class JsonReaderTest {
             NUL in string         | ["a␀b"]                     | in.json:1:4: $[0]: not valid JSON: control character U+0000 in a string; write it as \\u0000
             tab in string         | ["a\tb"]                    | in.json:1:4: $[0]: not valid JSON: control character U+0009 in a string; write it as \\u0009
             NaN                   | {"x": NaN}                  | in.json:1:7: $.x: not valid JSON: 'NaN' is not a JSON value (JSON has no NaN or Infinity)
-            Infinity              | [-Infinity]                 | in.json:1:3: $[0]: not valid JSON: expected a digit
+            Infinity              | [-Infinity]                 | in.json:1:2: $[0]: not valid JSON: '-Infinity' is not a JSON value (JSON has no NaN or Infinity)
+            minus nothing         | [-]                         | in.json:1:3: $[0]: not valid JSON: expected a digit
+            hash comment          | {# note⏎}                   | in.json:1:2: $: not valid JSON: comments are not allowed in JSON
+            single-quoted key     | {'a': 1}                    | in.json:1:2: $: not valid JSON: strings need double quotes, not single quotes
             bare word             | [yes]                       | in.json:1:2: $[0]: not valid JSON: 'yes' is not a JSON value; strings need double quotes
             leading zero          | [01]                        | in.json:1:2: $[0]: not valid JSON: a number must not start with 0 (leading zeros are not allowed)
             plus sign             | [+1]                        | in.json:1:2: $[0]: not valid JSON: a number must not start with '+'
