@@ -4,12 +4,12 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import granary.api.model.Problem;
 import granary.master.LeaderLease;
+import granary.master.http.AsyncBody;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -43,10 +43,15 @@ public final class ApiServlet extends HttpServlet {
     private final transient String version;
     private final transient LeaderWrites writes;
     private final transient OneLineLog log = new OneLineLog(System.err, System::currentTimeMillis);
-    /** Calls each identity may have open at once (docs/security.md, "Limits"); streams are counted apart. */
-    static final int CALLS_PER_IDENTITY = 16;
+    /** Calls open at once, per identity, per address and in all (docs/security.md, "Limits"). */
+    private final transient CallLimits limits = new CallLimits();
+    /** Calls open now: of {@code identity}, from {@code address}, of all operators (for tests). */
+    int[] openCalls(String identity, String address) {
+        return limits.open(identity, address);
+    }
+
+    /** Streams each identity may have open at once; counted apart from calls (a stream holds no thread). */
     static final int STREAMS_PER_IDENTITY = 4;
-    private final transient granary.protocol.link.InFlight calls = new granary.protocol.link.InFlight(CALLS_PER_IDENTITY);
     private final transient granary.protocol.link.InFlight streams = new granary.protocol.link.InFlight(STREAMS_PER_IDENTITY);
 
     /** A servlet of the only master: it always takes writes. */
@@ -73,15 +78,14 @@ public final class ApiServlet extends HttpServlet {
         String instance = Api.BASE + path;
         boolean write = !method.equals("GET") && !method.equals("HEAD");
         ApiAuth.Caller caller = null;
-        Answer answer = null;
-        ApiException refusal = null;
-        String entered = null;
+        boolean counted = false;
         try {
             caller = auth.caller(req.getHeader("Authorization"));
             if (path.equals("/stream") && method.equals("GET")) {
                 ApiAuth.require(caller, ApiRole.READER, "GET " + instance);
                 if (!streams.enter(caller.identity())) {
-                    throw tooMany(caller.identity(), STREAMS_PER_IDENTITY, "streams");
+                    throw CallLimits.tooMany(caller.identity() + " has " + STREAMS_PER_IDENTITY
+                            + " streams open, the most one identity may");
                 }
                 try {
                     stream(req, resp);
@@ -94,58 +98,121 @@ public final class ApiServlet extends HttpServlet {
                 send(resp, Answer.ok(OpenApi.describe(api.routes(), version)));
                 return;
             }
-            if (!calls.enter(caller.identity())) {
-                throw tooMany(caller.identity(), CALLS_PER_IDENTITY, "calls");
+            ApiException tooMany = limits.enter(caller.identity(), req.getRemoteAddr());
+            if (tooMany != null) {
+                throw tooMany;
             }
-            entered = caller.identity();
+            counted = true;
             Matched m = match(method, path);
             ApiAuth.require(caller, m.route.role(), method + " " + instance);
             if (write) {
                 // only the leader holding its lease takes a write; checked before anything is read or changed
                 writes.before(req.getRequestURI() + (req.getQueryString() == null ? "" : "?" + req.getQueryString()));
             }
-            byte[] body = m.route.body() == null ? new byte[0] : body(req);
-            Call call = new Call(caller.identity(), caller.role(), m.params, query(req), headers(req), body);
-            answer = m.route.handler().handle(call);
-            if (write) {
-                writes.after(); // a lease lost while the write was applied: not acknowledged
+            if (m.route.body() == null) {
+                respond(req, resp, caller, m, new byte[0]);
+            } else {
+                readThenRespond(req, resp, caller, m);
+                counted = false; // counted out when its body has come and it is answered
             }
         } catch (ApiException e) {
-            refusal = e;
-        } catch (IOException e) {
-            if (entered != null) {
-                calls.leave(entered);
-            }
-            // the client went away while its body was read: nobody to answer
-            log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": the client went away (" + e.getMessage() + ")");
-            return;
-        } catch (Exception e) {
-            // no class name or trace to the client; one line to the log
-            long ref = System.nanoTime() & 0xffffffL;
-            log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": failed (reference " + ref + "): " + e);
-            refusal = new ApiException(500, "internal", "The API failed", "the master could not answer this request;"
-                    + " its log says why under reference " + ref, List.of());
-        }
-        if (write) {
-            // recorded before the answer leaves: a client that reads the audit after its answer finds its write
-            api.audit().record(caller == null ? AuditLog.UNAUTHENTICATED : caller.identity(), req.getRemoteAddr(), method, instance,
-                    req.getQueryString(), refusal == null ? answer.status() : refusal.status(),
-                    refusal == null ? summary(answer.body()) : refusal.detail());
-        }
-        try {
-            answer(req, resp, refusal, answer, instance);
-        } catch (IOException gone) {
-            log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": the answer was not delivered (" + gone.getMessage() + ")");
+            finish(req, resp, caller, null, e);
         } finally {
-            if (entered != null) {
-                calls.leave(entered);
+            if (counted) {
+                limits.leave(caller.identity(), req.getRemoteAddr());
             }
         }
     }
 
-    private static ApiException tooMany(String identity, int limit, String what) {
-        return new ApiException(429, "too-many-requests", "Too many requests open", identity + " has " + limit + " " + what
-                + " open, the most one identity may; try again when one has ended", List.of()).header("Retry-After", "1");
+    /**
+     * Reads the call's body as it comes, holding no thread while it does not (docs/security.md,
+     * "Limits"), for at most {@link #BODY_MILLIS} in all; then answers it on the thread that read
+     * its end. Refused before a byte is read: not JSON (415), declared larger than the limit (413).
+     */
+    private void readThenRespond(HttpServletRequest req, HttpServletResponse resp, ApiAuth.Caller caller, Matched m)
+            throws IOException {
+        bodyHeaders(req);
+        AsyncContext async = req.startAsync();
+        async.setTimeout(BODY_MILLIS);
+        AsyncBody.read(async, MAX_BODY_BYTES, (body, end) -> {
+            try {
+                switch (end) {
+                    case WHOLE -> respond(req, resp, caller, m, body);
+                    case TOO_LARGE -> abandon(req, resp, caller, tooLarge(-1)); // the rest is not read
+                    case TIMED_OUT -> abandon(req, resp, caller, new ApiException(408, "timeout", "The body came too slowly",
+                            "the request's body did not arrive within " + BODY_MILLIS / 1000 + " s", List.of()));
+                    case FAILED -> log.log(req.getMethod() + " " + Api.BASE + req.getPathInfo() + " from "
+                            + req.getRemoteAddr() + ": the client went away");
+                }
+            } catch (IllegalStateException gone) {
+                // the container ended the request already
+            } finally {
+                limits.leave(caller.identity(), req.getRemoteAddr());
+                AsyncBody.complete(async);
+            }
+        });
+    }
+
+    /** The longest an accepted call's body may take to arrive, in all. */
+    static final long BODY_MILLIS = 10_000;
+
+    /** Runs the call's handler on its body and answers. */
+    private void respond(HttpServletRequest req, HttpServletResponse resp, ApiAuth.Caller caller, Matched m, byte[] body) {
+        String method = req.getMethod().toUpperCase(Locale.ROOT);
+        try {
+            Call call = new Call(caller.identity(), caller.role(), m.params, query(req), headers(req), body);
+            Answer answer = m.route.handler().handle(call);
+            if (!method.equals("GET") && !method.equals("HEAD")) {
+                writes.after(); // a lease lost while the write was applied: not acknowledged
+            }
+            finish(req, resp, caller, answer, null);
+        } catch (ApiException e) {
+            finish(req, resp, caller, null, e);
+        } catch (Exception e) {
+            // no class name or trace to the client; one line to the log
+            long ref = System.nanoTime() & 0xffffffL;
+            log.log(method + " " + Api.BASE + req.getPathInfo() + " from " + req.getRemoteAddr() + ": failed (reference " + ref
+                    + "): " + e);
+            finish(req, resp, caller, null, new ApiException(500, "internal", "The API failed",
+                    "the master could not answer this request; its log says why under reference " + ref, List.of()));
+        }
+    }
+
+    /** Records a write's outcome in the audit log (reads are not audited). */
+    private void audit(HttpServletRequest req, ApiAuth.Caller caller, Answer answer, ApiException refusal) {
+        String method = req.getMethod().toUpperCase(Locale.ROOT);
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            api.audit().record(caller == null ? AuditLog.UNAUTHENTICATED : caller.identity(), req.getRemoteAddr(), method,
+                    Api.BASE + (req.getPathInfo() == null ? "/" : req.getPathInfo()), req.getQueryString(),
+                    refusal == null ? answer.status() : refusal.status(),
+                    refusal == null ? summary(answer.body()) : refusal.detail());
+        }
+    }
+
+    /** Answers a call whose body is not read to its end (too large, too slow), and closes its connection. */
+    private void abandon(HttpServletRequest req, HttpServletResponse resp, ApiAuth.Caller caller, ApiException refusal) {
+        audit(req, caller, null, refusal);
+        resp.setHeader("Connection", "close");
+        try {
+            problem(resp, refusal, Api.BASE + req.getPathInfo());
+        } catch (IOException gone) {
+            log.log(req.getMethod() + " " + Api.BASE + req.getPathInfo() + " from " + req.getRemoteAddr()
+                    + ": the answer was not delivered (" + gone.getMessage() + ")");
+        }
+    }
+
+    /** Audits a write (before the answer leaves: a client that reads the audit after its answer finds it), then answers. */
+    private void finish(HttpServletRequest req, HttpServletResponse resp, ApiAuth.Caller caller, Answer answer,
+                        ApiException refusal) {
+        String method = req.getMethod().toUpperCase(Locale.ROOT);
+        String instance = Api.BASE + (req.getPathInfo() == null ? "/" : req.getPathInfo());
+        audit(req, caller, answer, refusal);
+        try {
+            answer(req, resp, refusal, answer, instance);
+        } catch (IOException gone) {
+            log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": the answer was not delivered ("
+                    + gone.getMessage() + ")");
+        }
     }
 
     private void answer(HttpServletRequest req, HttpServletResponse resp, ApiException refusal, Answer answer, String instance)
@@ -207,7 +274,8 @@ public final class ApiServlet extends HttpServlet {
         return params;
     }
 
-    private static byte[] body(HttpServletRequest req) throws IOException {
+    /** A body's headers, checked before a byte of it is read: JSON (415), not declared larger than the limit (413). */
+    private static void bodyHeaders(HttpServletRequest req) {
         String type = req.getContentType();
         String media = type == null ? "" : type.split(";")[0].trim().toLowerCase(Locale.ROOT);
         if (!media.equals("application/json") && !media.endsWith("+json")) {
@@ -217,13 +285,6 @@ public final class ApiServlet extends HttpServlet {
         long declared = req.getContentLengthLong();
         if (declared > MAX_BODY_BYTES) {
             throw tooLarge(declared);
-        }
-        try (InputStream in = req.getInputStream()) {
-            byte[] b = in.readNBytes(MAX_BODY_BYTES + 1);
-            if (b.length > MAX_BODY_BYTES) {
-                throw tooLarge(-1);
-            }
-            return b;
         }
     }
 
@@ -238,73 +299,20 @@ public final class ApiServlet extends HttpServlet {
 
     /** Drops the rest of a refused request's body as it comes (no thread waits), then answers; past the deadline, answers and closes. */
     private static void discardThen(HttpServletRequest req, HttpServletResponse resp, Answering answer) throws IOException {
-        jakarta.servlet.AsyncContext async = req.startAsync();
+        AsyncContext async = req.startAsync();
         async.setTimeout(DISCARD_MILLIS);
-        jakarta.servlet.ServletInputStream in = req.getInputStream();
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-        Runnable finish = () -> {
-            if (done.compareAndSet(false, true)) {
-                try {
-                    if (!in.isFinished()) {
-                        resp.setHeader("Connection", "close");
-                    }
+        AsyncBody.discard(async, MAX_BODY_BYTES, (none, end) -> {
+            try {
+                if (end != AsyncBody.End.WHOLE) {
+                    resp.setHeader("Connection", "close"); // the rest of the body is not read
+                }
+                if (end != AsyncBody.End.FAILED) {
                     answer.write();
-                } catch (IOException | IllegalStateException ex) {
-                    // the caller went away
-                } finally {
-                    try {
-                        async.complete();
-                    } catch (IllegalStateException ex) {
-                        // completed already
-                    }
                 }
-            }
-        };
-        async.addListener(new jakarta.servlet.AsyncListener() {
-            @Override
-            public void onTimeout(jakarta.servlet.AsyncEvent e) {
-                finish.run();
-            }
-
-            @Override
-            public void onError(jakarta.servlet.AsyncEvent e) {
-                finish.run();
-            }
-
-            @Override
-            public void onComplete(jakarta.servlet.AsyncEvent e) {
-            }
-
-            @Override
-            public void onStartAsync(jakarta.servlet.AsyncEvent e) {
-            }
-        });
-        in.setReadListener(new jakarta.servlet.ReadListener() {
-            private final byte[] sink = new byte[8192];
-            private long left = MAX_BODY_BYTES + 1L;
-
-            @Override
-            public void onDataAvailable() throws IOException {
-                while (in.isReady() && !in.isFinished()) {
-                    int n = in.read(sink);
-                    if (n < 0 || (left -= n) <= 0) {
-                        finish.run(); // a body beyond the limit is not read to its end
-                        return;
-                    }
-                }
-                if (in.isFinished()) {
-                    finish.run();
-                }
-            }
-
-            @Override
-            public void onAllDataRead() {
-                finish.run();
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                finish.run();
+            } catch (IOException | IllegalStateException ex) {
+                // the caller went away
+            } finally {
+                AsyncBody.complete(async);
             }
         });
     }

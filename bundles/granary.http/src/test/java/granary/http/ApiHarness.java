@@ -11,7 +11,6 @@ import granary.api.spi.PolicyProvider;
 import granary.master.LeaderLease;
 import granary.protocol.link.Tokens;
 import granary.testkit.LiveEngine;
-import jakarta.servlet.http.HttpServlet;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,6 +39,8 @@ final class ApiHarness implements AutoCloseable {
     final Server jetty;
     final URI base;
     final Tokens tokens;
+    /** The servlet under test (its limits' counts are read by tests). */
+    final ApiServlet servlet;
     final AuditLog audit;
     final EventStream stream;
     final Api api;
@@ -73,7 +74,7 @@ final class ApiHarness implements AutoCloseable {
         audit = new AuditLog(auditFile, 100, System::currentTimeMillis);
         api = new Api(engine.loop, () -> providers, audit, () -> null, Duration.ofSeconds(10));
         stream = new EventStream(engine.loop, streamBuffer, "test", 8).start(100);
-        HttpServlet servlet = new ApiServlet(api, new ApiAuth(tokens, false), stream, "test", lease);
+        servlet = new ApiServlet(api, new ApiAuth(tokens, false), stream, "test", lease);
         jetty = new Server();
         ServerConnector c = new ServerConnector(jetty);
         c.setHost("127.0.0.1");

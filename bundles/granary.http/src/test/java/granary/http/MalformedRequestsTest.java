@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
@@ -162,38 +163,55 @@ class MalformedRequestsTest {
     }
 
     /**
-     * One identity may have {@value ApiServlet#CALLS_PER_IDENTITY} calls open at once; past that it
-     * is answered 429 at once (with Retry-After), and another identity is not held up (docs/security.md, "Limits").
+     * API calls are bounded per identity ({@value CallLimits#PER_IDENTITY}), per client address
+     * ({@value CallLimits#PER_ADDRESS}) and for all operators together ({@value CallLimits#ALL});
+     * past a limit the answer is 429 at once (with Retry-After) naming it, and callers under their
+     * limits are served (docs/security.md, "Limits"). Slow bodies of accepted calls hold no thread
+     * and are cut at {@link ApiServlet#BODY_MILLIS} with 408.
      */
     @Test
-    void oneIdentityHoldingManySlowCallsIsRefusedPastItsShareAndOthersAreServed() throws Exception {
+    void slowCallsAreRefusedPastEachShareAndOthersAreServed() throws Exception {
         List<java.net.Socket> slow = new java.util.ArrayList<>();
         try {
-            for (int i = 0; i < ApiServlet.CALLS_PER_IDENTITY; i++) {
-                java.net.Socket s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), h.base.getPort());
-                slow.add(s);
-                s.getOutputStream().write(("POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        + "Authorization: Bearer " + h.operator + "\r\nContent-Length: 1000\r\n\r\n{").getBytes());
-                s.getOutputStream().flush();
+            // one identity from 127.0.0.2: its 16 are taken, the 17th refused
+            for (int i = 0; i < CallLimits.PER_IDENTITY; i++) {
+                slow.add(slowPost("127.0.0.2", h.operator));
             }
-            Thread.sleep(500); // the server takes them in (each holds a thread while its body does not come)
-            ApiHarness.Reply refused = null;
-            long until = System.nanoTime() + 10_000_000_000L;
-            while (System.nanoTime() < until) {
-                refused = h.call("POST", "/jobs", h.operator, JSON, "{}");
-                if (refused.status() == 429) {
-                    break;
-                }
-                Thread.sleep(50); // the slow ones are still being let in
-            }
-            assertEquals(429, refused.status(), refused.toString());
-            assertEquals("1", refused.header("Retry-After"));
-            assertTrue(refused.body().contains("has " + ApiServlet.CALLS_PER_IDENTITY + " calls open"), refused.body());
+            awaitOpen("operator/otto", "127.0.0.2", CallLimits.PER_IDENTITY, CallLimits.PER_IDENTITY);
+            Seen identity = await429(() -> Seen.of(h.call("POST", "/jobs", h.operator, JSON, "{}")));
+            assertEquals("1", identity.retryAfter());
+            assertTrue(identity.body().contains("operator/otto has " + CallLimits.PER_IDENTITY + " calls open"), identity.body());
             assertEquals(200, h.get("/jobs", h.reader).status(), "another identity is served");
+
+            // one address, other identities: 32 calls from 127.0.0.2 in all
+            String other = h.tokens.issue("operator/olga");
+            for (int i = 0; i < CallLimits.PER_ADDRESS - CallLimits.PER_IDENTITY; i++) {
+                slow.add(slowPost("127.0.0.2", other));
+            }
+            awaitOpen("operator/olga", "127.0.0.2", CallLimits.PER_ADDRESS - CallLimits.PER_IDENTITY, CallLimits.PER_ADDRESS);
+            String third = h.tokens.issue("operator/oona");
+            Seen address = await429(() -> quickPost("127.0.0.2", third));
+            assertTrue(address.body().contains("address 127.0.0.2 has " + CallLimits.PER_ADDRESS + " calls open"), address.body());
+            assertEquals(200, h.get("/jobs", third).status(), "the same identity from another address is served");
+
+            // all operators: 64 calls from four addresses
+            for (int i = 0; i < CallLimits.ALL - CallLimits.PER_ADDRESS; i++) {
+                slow.add(slowPost("127.0.0." + (3 + i / CallLimits.PER_IDENTITY), h.tokens.issue("operator/o" + i / CallLimits.PER_IDENTITY)));
+            }
+            awaitOpen("operator/o1", "127.0.0.4", CallLimits.PER_IDENTITY, CallLimits.PER_IDENTITY);
+            assertEquals(CallLimits.ALL, h.servlet.openCalls("", "")[2], "every slow call is taken in");
+            Seen all = await429(() -> Seen.of(h.call("GET", "/jobs", h.admin, null, null)));
+            assertTrue(all.body().contains("operators have " + CallLimits.ALL + " calls open"), all.body());
         } finally {
-            for (java.net.Socket s : slow) {
+            for (java.net.Socket s : slow.subList(0, Math.min(slow.size(), 8))) {
                 s.close();
             }
+        }
+        // the calls whose bodies never came are cut at the deadline: 408 problem JSON, and each share comes back
+        Seen cut = Seen.of(slow.get(slow.size() - 1));
+        assertTrue(cut.status() == 408 && cut.body().contains("did not arrive within"), cut.toString());
+        for (java.net.Socket s : slow) {
+            s.close();
         }
         long until = System.nanoTime() + 30_000_000_000L;
         int status;
@@ -201,7 +219,86 @@ class MalformedRequestsTest {
             status = h.get("/jobs", h.operator).status();
             Thread.sleep(50);
         } while (status == 429 && System.nanoTime() < until);
-        assertEquals(200, status, "the share comes back when the slow calls end");
+        assertEquals(200, status, "the shares come back when the slow calls end");
+    }
+
+    /** A POST whose body never comes (1 byte of 1,000), from {@code address}, with {@code token}. */
+    private java.net.Socket slowPost(String address, String token) throws java.io.IOException {
+        java.net.Socket s = new java.net.Socket();
+        s.bind(new java.net.InetSocketAddress(address, 0));
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", h.base.getPort()), 5_000);
+        s.setSoTimeout(30_000);
+        s.getOutputStream().write(("POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Authorization: Bearer " + token + "\r\nContent-Length: 1000\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().flush();
+        return s;
+    }
+
+    /** An answer as the test saw it, from the harness's client or read off a raw socket. */
+    private record Seen(int status, String body, String retryAfter) {
+        static Seen of(ApiHarness.Reply r) {
+            return new Seen(r.status(), r.body(), r.header("Retry-After"));
+        }
+
+        /** What the server answered on {@code s}, read until it closes the connection or goes quiet. */
+        static Seen of(java.net.Socket s) throws java.io.IOException {
+            StringBuilder b = new StringBuilder();
+            try {
+                java.io.InputStream in = s.getInputStream();
+                byte[] buf = new byte[4096];
+                for (int n; (n = in.read(buf)) > 0; ) {
+                    b.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+                    if (b.indexOf("\r\n\r\n") > 0 && b.toString().endsWith("}")) {
+                        break;
+                    }
+                }
+            } catch (java.net.SocketTimeoutException quiet) {
+                // what came is all there is
+            }
+            String text = b.toString();
+            int status = text.startsWith("HTTP/1.1 ") ? Integer.parseInt(text.substring(9, 12)) : -1;
+            java.util.regex.Matcher retry = java.util.regex.Pattern.compile("(?i)Retry-After: (\\S+)").matcher(text);
+            return new Seen(status, text, retry.find() ? retry.group(1) : null);
+        }
+    }
+
+    /** A POST of a whole (invalid) job from {@code address}, with {@code token}: its answer (400 if taken). */
+    private Seen quickPost(String address, String token) throws java.io.IOException {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.bind(new java.net.InetSocketAddress(address, 0));
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", h.base.getPort()), 5_000);
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("POST /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Authorization: Bearer " + token + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+                    .getBytes(StandardCharsets.US_ASCII));
+            return Seen.of(s);
+        }
+    }
+
+    /** Waits (at most 10 s) until the server holds {@code identity}'s and {@code address}'s slow calls. */
+    private void awaitOpen(String identity, String address, int ofIdentity, int ofAddress) throws InterruptedException {
+        long until = System.nanoTime() + 10_000_000_000L;
+        int[] open = h.servlet.openCalls(identity, address);
+        while ((open[0] < ofIdentity || open[1] < ofAddress) && System.nanoTime() < until) {
+            Thread.sleep(20);
+            open = h.servlet.openCalls(identity, address);
+        }
+        assertEquals(ofIdentity, open[0], identity + "'s slow calls taken in");
+        assertEquals(ofAddress, open[1], address + "'s slow calls taken in");
+    }
+
+    /** Calls until the answer is 429 (the slow calls before it are still being taken in), for at most 10 s. */
+    private static Seen await429(java.util.concurrent.Callable<Seen> call) throws Exception {
+        Seen r = null;
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (System.nanoTime() < until) {
+            r = call.call();
+            if (r.status() == 429) {
+                return r;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no 429 within 10 s; last answer: " + r);
     }
 
     /** Jobs, their queues and grants, the quota table, the policies in effect. */

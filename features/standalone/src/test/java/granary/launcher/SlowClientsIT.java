@@ -88,6 +88,27 @@ class SlowClientsIT {
                 assertTrue(head.startsWith("HTTP/1.1 401"), "a tokenless post with its body still to come: " + head);
             }
 
+            // operators holding every call the API takes at once (4 identities from 4 addresses, bodies that
+            // never come) hold none of the threads peers need; one more operator call is refused at once
+            List<Socket> operators = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                String admin = tokens.issue("admin/a" + i / 16);
+                operators.add(openFrom("127.0.0." + (10 + i / 16), port, "PUT", "/api/v1/jobs/j1/queue",
+                        "Bearer " + admin, 1000, "{"));
+            }
+            // one more operator (its body never comes either) is refused at once; until all 64 are taken in, the
+            // server may take a latecomer in their place: it is held like them, and the next one is tried
+            String operatorPast = "";
+            for (int i = 0; i < 16 && !operatorPast.startsWith("HTTP/1.1 429"); i++) {
+                Socket late = openFrom("127.0.0.20", port, "PUT", "/api/v1/jobs/j1/queue", "Bearer " + tokens.issue("admin/late" + i),
+                        1000, "{");
+                operatorPast = statusLine(late, 3_000);
+                if (!operatorPast.startsWith("HTTP/1.1 429")) {
+                    operators.add(late);
+                } // a refusal waits up to 2 s for the body it drops
+            }
+            assertEquals("HTTP/1.1 429 Too Many Requests", operatorPast, "the operators' share is full");
+
             // meanwhile an agent registers and gets its answer
             try (SyncLink agent = new SyncLink(URI.create("http://127.0.0.1:" + port), new Sender(Role.AGENT, "n1"), 1,
                     tokens.issue(new Sender(Role.AGENT, "n1")), SyncLink.Options.defaults())) {
@@ -125,6 +146,11 @@ class SlowClientsIT {
                 String head = statusLine(s, 30_000);
                 assertTrue(head.startsWith("HTTP/1.1 408"), "a body that did not come within the deadline: " + head);
             }
+            for (Socket s : operators) {
+                // 408 at the deadline; or 429 for one the server refused when a latecomer took its place first
+                String head = statusLine(s, 30_000);
+                assertTrue(head.startsWith("HTTP/1.1 408") || head.startsWith("HTTP/1.1 429"), "an operator's slow call: " + head);
+            }
             ChildProcess.Result done = r.finish();
             assertEquals(0, done.exit(), done::toString);
             assertFalse(done.err().contains("Exception"), "no stack trace for slow clients: " + done.err());
@@ -142,8 +168,16 @@ class SlowClientsIT {
 
     /** A connection that sent a request's headers and {@code firstBytes} of a body of {@code length}. */
     private Socket open(int port, String method, String path, String authorization, int length, String firstBytes) throws IOException {
-        Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+        return openFrom("127.0.0.1", port, method, path, authorization, length, firstBytes);
+    }
+
+    /** The same from the loopback address {@code from} (any of 127/8). */
+    private Socket openFrom(String from, int port, String method, String path, String authorization, int length, String firstBytes)
+            throws IOException {
+        Socket s = new Socket();
         sockets.add(s);
+        s.bind(new java.net.InetSocketAddress(from, 0));
+        s.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
         OutputStream out = s.getOutputStream();
         out.write((method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nContent-Type: application/json\r\n"
                 + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")

@@ -6,18 +6,15 @@ import granary.protocol.link.InFlight;
 import granary.protocol.link.Paths;
 import granary.protocol.link.Reply;
 import granary.protocol.link.Standby;
+import granary.master.http.AsyncBody;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
-import jakarta.servlet.ReadListener;
-import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 
 /**
  * Carries an {@link Endpoint} on a servlet container: {@code POST .../messages} and
@@ -36,6 +33,8 @@ final class EndpointServlet extends HttpServlet {
     static final int PER_TOKEN = 4;
     private final transient InFlight posts = new InFlight(PER_TOKEN);
     private final transient InFlight polls = new InFlight(PER_TOKEN);
+    /** The peers' own threads: what the master does for a post or a poll runs there, never on Jetty's. */
+    private final transient PeerWork work = new PeerWork();
 
     EndpointServlet(Endpoint endpoint) {
         this.endpoint = endpoint;
@@ -102,9 +101,48 @@ final class EndpointServlet extends HttpServlet {
         if (async == null) {
             return;
         }
-        BodyReader reader = new BodyReader(async, req.getInputStream(), body -> endpoint.post(authorization, body, remote));
-        async.addListener(reader);
-        req.getInputStream().setReadListener(reader);
+        AsyncBody.read(async, WireCodec.MAX_MESSAGE_BYTES, (body, end) -> {
+            switch (end) {
+                case FAILED -> AsyncBody.complete(async); // the caller went away
+                case TIMED_OUT -> timedOut(async);
+                // too large: the endpoint says so (413) from the limit + 1 bytes read; the rest is not read
+                default -> work.run(async, () -> answer(async, endpoint.post(authorization, body, remote), end == AsyncBody.End.TOO_LARGE));
+            }
+        });
+    }
+
+    /** Writes {@code reply} to the request of {@code async} and completes it. */
+    private void answer(AsyncContext async, Reply reply, boolean close) {
+        try {
+            HttpServletResponse resp = (HttpServletResponse) async.getResponse();
+            if (close) {
+                resp.setHeader("Connection", "close");
+            }
+            write(resp, gate, reply);
+        } catch (IOException | IllegalStateException ex) {
+            // the caller went away
+        } finally {
+            AsyncBody.complete(async);
+        }
+    }
+
+    /** A body that did not come within {@link #BODY_MILLIS}: 408, and the connection closed. */
+    private static void timedOut(AsyncContext async) {
+        try {
+            HttpServletResponse resp = (HttpServletResponse) async.getResponse();
+            resp.setHeader("Connection", "close");
+            resp.setStatus(408);
+        } catch (IllegalStateException ex) {
+            // already answered
+        } finally {
+            AsyncBody.complete(async);
+        }
+    }
+
+    /** Jetty's threads are released at once: the master is asked from the peers' own threads. */
+    @Override
+    public void destroy() {
+        work.close();
     }
 
     /**
@@ -153,105 +191,6 @@ final class EndpointServlet extends HttpServlet {
     /** The longest a post's body may take to arrive, in all. */
     static final long BODY_MILLIS = 10_000;
 
-    /** Reads one post's body as it comes, then answers it; past the deadline, 408 and the connection closed. */
-    private final class BodyReader implements ReadListener, AsyncListener {
-        private final AsyncContext async;
-        private final ServletInputStream in;
-        private final Function<byte[], Reply> answer;
-        private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-        private final byte[] chunk = new byte[8192];
-        private final AtomicBoolean done = new AtomicBoolean();
-
-        BodyReader(AsyncContext async, ServletInputStream in, Function<byte[], Reply> answer) {
-            this.async = async;
-            this.in = in;
-            this.answer = answer;
-        }
-
-        @Override
-        public void onDataAvailable() throws IOException {
-            while (in.isReady() && !in.isFinished()) {
-                int n = in.read(chunk);
-                if (n < 0) {
-                    break;
-                }
-                body.write(chunk, 0, n);
-                if (body.size() > WireCodec.MAX_MESSAGE_BYTES) {
-                    finish(true); // too large: the endpoint says so; the rest is not read
-                    return;
-                }
-            }
-            if (in.isFinished()) {
-                onAllDataRead();
-            }
-        }
-
-        @Override
-        public void onAllDataRead() {
-            finish(false);
-        }
-
-        private void finish(boolean close) {
-            if (!done.compareAndSet(false, true)) {
-                return;
-            }
-            try {
-                HttpServletResponse resp = (HttpServletResponse) async.getResponse();
-                if (close) {
-                    resp.setHeader("Connection", "close");
-                }
-                write(resp, gate, answer.apply(body.toByteArray()));
-            } catch (IOException | IllegalStateException ex) {
-                // the caller went away
-            } finally {
-                complete();
-            }
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {
-            if (done.compareAndSet(false, true)) {
-                try {
-                    HttpServletResponse resp = (HttpServletResponse) async.getResponse();
-                    resp.setHeader("Connection", "close");
-                    resp.setStatus(408);
-                } catch (IllegalStateException ex) {
-                    // already answered
-                } finally {
-                    complete();
-                }
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            if (done.compareAndSet(false, true)) {
-                complete();
-            }
-        }
-
-        @Override
-        public void onError(AsyncEvent event) {
-            onError(event.getThrowable());
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-        }
-
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-        }
-
-        private void complete() {
-            try {
-                async.complete();
-            } catch (IllegalStateException ex) {
-                // completed by the container already
-            }
-        }
-    }
-
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         long after = number(req.getParameter("after"));
@@ -261,20 +200,10 @@ final class EndpointServlet extends HttpServlet {
             return;
         }
         long incarnation = number(req.getParameter("incarnation"));
-        endpoint.poll(req.getHeader("Authorization"), after, wait, incarnation, req.getRemoteAddr() + ":" + req.getRemotePort())
-                .whenComplete((reply, failure) -> {
-                    try {
-                        write((HttpServletResponse) async.getResponse(), gate, failure == null ? reply : new Reply(503, new byte[0]));
-                    } catch (IOException | IllegalStateException ex) {
-                        // the peer went away; it polls again
-                    } finally {
-                        try {
-                            async.complete();
-                        } catch (IllegalStateException ex) {
-                            // timed out and completed by the container already
-                        }
-                    }
-                });
+        String authorization = req.getHeader("Authorization");
+        String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
+        work.run(async, () -> endpoint.poll(authorization, after, wait, incarnation, remote)
+                .whenComplete((reply, failure) -> answer(async, failure == null ? reply : new Reply(503, new byte[0]), false)));
     }
 
     /** 429, at once and empty: the caller has {@link #PER_TOKEN} requests of this kind open already. */
