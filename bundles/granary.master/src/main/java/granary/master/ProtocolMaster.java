@@ -546,12 +546,27 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 pending.add(scheduler.submit(new GrantReleased(unit, p.node, slots)));
             });
         }
-        // Submitted together, applied in order by the engine: one wait for all of them.
-        for (CompletableFuture<?> f : pending) {
-            collect(problems, () -> await(f));
-        }
-        if (!problems.isEmpty()) {
-            sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
+        if (kept.isEmpty() && gone.isEmpty() && displaced.isEmpty() && h.uncapped().isEmpty()
+                && pending.stream().anyMatch(f -> !f.isDone())) {
+            // The ack does not wait for the engine: the releases are applied before anything submitted
+            // after them (the engine takes events in order), and nothing below asks the engine. One
+            // the engine refuses (a slot revoked meanwhile) is reconciled when its receipt comes: the
+            // counts are taken from the engine, and the agent's next cap says them.
+            Set<UnitId> units = Set.copyOf(released);
+            String node = p.node;
+            CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).whenCompleteAsync((done, refused) -> {
+                if (refused != null) {
+                    sync(units, Set.of(node), false);
+                }
+            }, timer);
+        } else {
+            // Submitted together, applied in order by the engine: one wait for all of them.
+            for (CompletableFuture<?> f : pending) {
+                collect(problems, () -> await(f));
+            }
+            if (!problems.isEmpty()) {
+                sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
+            }
         }
         lowerDesires(gone);
         deferEnded(kept);

@@ -25,6 +25,7 @@ import granary.protocol.WireCodec;
 import granary.protocol.link.LinkException;
 import granary.protocol.link.Paths;
 import granary.protocol.link.SyncLink;
+import granary.testkit.LiveEngine;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -110,6 +111,50 @@ class ProtocolMasterTest {
         DeliveryStats d = monitor.deliveryStats();
         assertEquals(h.master.deliveryLatency()[0], d.count());
         assertTrue(d.sumMillis() >= 0 && d.p50Millis() >= 0 && d.p99Millis() >= d.p50Millis(), d.toString());
+    }
+
+    /**
+     * A heartbeat's ack does not wait for the engine (docs/architecture.md, "The three roles and how
+     * a message travels"): with the engine's thread held, the heartbeat reporting exits is answered;
+     * its release is applied when the engine runs again, before anything submitted after it. A
+     * release the engine refuses — its slots were taken meanwhile — is reconciled from the engine's
+     * counts when its receipt comes, and the agent's next cap says them.
+     */
+    @Test
+    void aHeartbeatIsAnsweredWithoutWaitingForTheEngineAndARefusedReleaseIsReconciled() throws Exception {
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
+        assertFalse(agent.send(register("n1", 300)).isRefusal());
+        poll(agent, Cap.class);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(full(job("j1", 3))).isRefusal());
+        assertEquals(3, poll(agent, Cap.class).grants().get(0).slots());
+
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        h.live.loop.query(v -> {
+            held.countDown();
+            try {
+                hold.await(10, java.util.concurrent.TimeUnit.SECONDS); // the engine's thread does nothing else meanwhile
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        });
+        assertTrue(held.await(10, java.util.concurrent.TimeUnit.SECONDS));
+        // the unit's three slots are released first (a release has no output event: the master's
+        // mirror still says 3); the master's release of the exit's slot then finds none, and is refused
+        java.util.concurrent.CompletableFuture<?> cancelled = h.live.loop.submit(new granary.api.event.GrantReleased(TASKS, "n1", 3));
+        try {
+            assertFalse(agent.send(new Heartbeat(List.of(), List.of(new Heartbeat.Exit(TASKS, 0, 0)), null)).isRefusal(),
+                    "answered while the engine is held");
+            assertFalse(cancelled.isDone(), "the engine was held all along");
+        } finally {
+            hold.countDown();
+        }
+        cancelled.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        LiveEngine.await("the master's caps of n1 as the engine's", () -> h.master.agents().get(0).slots() == 0,
+                () -> h.master.agents(), LiveEngine.TIMEOUT);
+        assertEquals(0, (int) h.live.<Integer>query(v -> v.cluster().node("n1").slotsOf(TASKS)));
     }
 
     /**
