@@ -319,6 +319,10 @@ public final class WireLoad {
             out.put("master_deliveries", delivery == null ? -1 : delivery[0] - (deliveryBefore == null ? 0 : deliveryBefore[0]));
             out.put("master_decided_sent_p50_ms", delivery == null ? -1 : delivery[1]);
             out.put("master_decided_sent_p99_ms", delivery == null ? -1 : delivery[2]);
+            double[] posts = parsePosts(wire);
+            // the master's share of a round trip: headers in to ack out, over its last 65,536 posts
+            out.put("master_post_p50_ms", posts == null ? -1 : posts[0]);
+            out.put("master_post_p99_ms", posts == null ? -1 : posts[1]);
             out.put("hints_per_s", round((run.hints.sum() - hints0) / wall));
             out.put("hint_placements_per_s", round((run.hintPlacements.sum() - place0) / wall));
             out.put("master_cpu_s_per_s", master.pid() > 0 ? round(masterCpu / wall) : -1);
@@ -391,6 +395,17 @@ public final class WireLoad {
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
+    private static final Pattern POSTS = Pattern.compile("postP50=(-?[\\d.]+)ms postP99=(-?[\\d.]+)ms");
+
+    /** [p50, p99] of the master's post times in a {@code granary:wire} line, or null (a master that does not say them). */
+    static double[] parsePosts(String line) {
+        if (line == null) {
+            return null;
+        }
+        Matcher m = POSTS.matcher(line);
+        return m.find() ? new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2))} : null;
+    }
+
     private static final Pattern WIRE = Pattern.compile("deliveries=(\\d+) deliveryP50=(-?\\d+)ms deliveryP99=(-?\\d+)ms");
 
     /** [count, p50, p99] from a {@code granary:wire} line, or null. */
@@ -429,6 +444,8 @@ public final class WireLoad {
                 f.get("slots_started_per_s"), f.get("cap_increase_per_s"), f.get("exits_per_s"), f.get("caps_per_s")));
         s.append(String.format(Locale.ROOT, "  master decided → sent        p50 %s ms, p99 %s ms (%s deliveries)%n",
                 f.get("master_decided_sent_p50_ms"), f.get("master_decided_sent_p99_ms"), f.get("master_deliveries")));
+        s.append(String.format(Locale.ROOT, "  master post in → ack out     p50 %s ms, p99 %s ms (the master's share of a round trip)%n",
+                f.get("master_post_p50_ms"), f.get("master_post_p99_ms")));
         s.append(String.format(Locale.ROOT, "  slot turnaround              p50 %s ms, p99 %s ms (exit sent → worker started in the slot; %s)%n",
                 f.get("turnaround_p50_ms"), f.get("turnaround_p99_ms"), f.get("turnarounds")));
         s.append(String.format(Locale.ROOT, "  master CPU / RSS / threads   %s s/s, %s MiB, %s%n",
