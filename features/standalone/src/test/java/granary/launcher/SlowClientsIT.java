@@ -132,12 +132,15 @@ class SlowClientsIT {
             beforeAnyServlet.put("HTTP/1.1 400 ", "GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n");
             beforeAnyServlet.put("HTTP/1.1 414", longUri);
             beforeAnyServlet.put("HTTP/1.1 431", bigHeader);
+            beforeAnyServlet.put("HTTP/1.1 505", "GET /api/v1/jobs HTTP/9.9\r\nHost: x\r\nConnection: close\r\n\r\n");
+            beforeAnyServlet.put("HTTP/1.1 400  ", "GET /api/v1/%2e%2e/%2e%2e/etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
             for (Map.Entry<String, String> e : beforeAnyServlet.entrySet()) {
                 String answer = rawExchange(port, e.getValue());
                 String shown = answer.substring(0, Math.min(answer.length(), 600));
                 assertTrue(answer.startsWith(e.getKey().trim()) && answer.contains("Content-Type: application/problem+json")
                         && answer.contains("\"status\":" + e.getKey().trim().substring(9)) && !answer.contains("<html")
-                        && !answer.contains("org.eclipse") && !answer.contains("Exception"), shown);
+                        && !answer.contains("org.eclipse") && !answer.contains("Exception") && !answer.contains("/badURI")
+                        && !answer.contains("/badMessage") && !answer.contains("log says why"), shown);
                 assertTrue(answer.length() < 2_000, "an error echoes at most a few hundred characters: " + shown);
             }
 

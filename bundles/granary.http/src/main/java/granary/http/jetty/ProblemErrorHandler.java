@@ -34,9 +34,10 @@ public final class ProblemErrorHandler extends ErrorHandler {
         return ByteBuffer.wrap(ErrorPages.problem(status, "", reason));
     }
 
+    /** The request's path; "" for one Jetty could not read, which it names with a placeholder path of its own. */
     private static String pathOf(Request request) {
         HttpURI uri = request.getHttpURI();
         String path = uri == null ? null : uri.getPath();
-        return path == null ? "" : path;
+        return path == null || path.equals("/badURI") || path.equals("/badMessage") ? "" : path;
     }
 }
