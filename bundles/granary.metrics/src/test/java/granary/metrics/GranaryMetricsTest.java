@@ -161,6 +161,9 @@ class GranaryMetricsTest {
         assertEquals(6, e.get("granary_group_quota_max", "policy", "quota", "group", "g1", "resource", "slots", "unit", "integer"));
         assertEquals(4, e.get("granary_group_quota_min", "policy", "quota", "group", "g2", "resource", "slots", "unit", "integer"));
         assertEquals(8, e.get("granary_group_quota_max", "policy", "quota", "group", "g2", "resource", "slots", "unit", "integer"));
+        // preemption's cost, from the same report: nothing taken yet, but each group's series is there
+        assertEquals(0, e.get("granary_group_preempted_slots", "policy", "quota", "group", "g1"));
+        assertEquals(0, e.get("granary_group_preempted_work_slot_seconds", "policy", "quota", "group", "g2"));
         String g1 = live.query(v -> v.resolveGroup("g1"));
         assertTrue(e.get("granary_group_used_slots", "group", g1) <= 6, "quota holds g1 within its max");
     }
