@@ -180,8 +180,10 @@ final class OsLauncher implements Launcher {
                 long start = Long.parseLong(v.get("start"));
                 String base = base(r.unit(), r.slot());
                 Path exitFile = runDir.resolve(base + ".exit");
-                Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                        .filter(x -> start < 0 || startMillis(x) == start);
+                // The exit file is the wrapper's last act (written whole, then it exits; a launch deletes an old
+                // one first): once it is there the worker has ended, even if the wrapper has not quite gone yet.
+                Optional<ProcessHandle> h = Files.exists(exitFile) ? Optional.empty()
+                        : ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(x -> start < 0 || startMillis(x) == start);
                 byte[] reported = h.isPresent() ? null : records.read(base + ".reported");
                 boolean stopped = stopped(base);
                 out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, base, exitFile), 0, false, stopped)
