@@ -241,11 +241,17 @@ final class OsLauncher implements Launcher {
             if (h.isEmpty() || child || known.contains(pid) || known.stream().anyMatch(k -> isDescendant(h.get(), k))) {
                 return;
             }
+            // a wrapper that wrote its exit file has ended its worker and is on its way out: that end is
+            // the recorded worker's, not a worker without a record
+            String exitFile = env.get("GRANARY_EXIT_FILE");
+            if (exitFile == null || Files.exists(Path.of(exitFile))) {
+                return;
+            }
             try {
                 Record r = new Record(UnitId.parse(env.get("GRANARY_UNIT")), Integer.parseInt(env.get("GRANARY_SLOT")), "", "",
                         Resources.ZERO, false);
                 String base = base(r.unit(), r.slot());
-                out.add(new Left(r, new Os(h.get(), null, base, Path.of(env.get("GRANARY_EXIT_FILE"))), 0, false, stopped(base)));
+                out.add(new Left(r, new Os(h.get(), null, base, Path.of(exitFile)), 0, false, stopped(base)));
             } catch (RuntimeException ex) {
                 // not a worker this agent could have started: left alone
             }
