@@ -197,6 +197,11 @@ class GranaryMetricsTest {
             }
 
             @Override
+            public <T> CompletableFuture<T> onEngine(Function<? super granary.api.event.EngineAccess, T> work) {
+                return new CompletableFuture<>();
+            }
+
+            @Override
             public AutoCloseable subscribe(Consumer<? super OutputEvent> listener) {
                 return () -> { };
             }
