@@ -40,6 +40,8 @@ import java.util.regex.Pattern;
  *                                registered, SLOW unauthenticated posts trickling a body byte a second and
  *                                IDLE connections that send nothing, kept up through the measured window
  *   --live-every=S (5)           how often the master's live agents are read in the measured window
+ *   --transport=nio|jdk (nio)    the peers' HTTP: {@link NioTransport} (one selector thread per client, cheap per
+ *                                peer) or the JDK's HTTP client (as the real agent and job master use)
  * </pre>
  * Prints a summary and one line {@code WIRE-JSON {...}} with every figure.
  */
@@ -49,7 +51,7 @@ public final class WireLoad {
     public record Options(URI master, Path secret, long masterPid, boolean inProcess, boolean sameJvm, Path runtime,
                           List<String> masterJvm, int agents, int jobMasters, int seconds, int warmup, int heartbeatMillis,
                           int slotsPerAgent, int workMillis, boolean immediate, int clients, int attackSlow,
-                          int attackIdle, String masterCpus, int liveEvery) {
+                          int attackIdle, String masterCpus, int liveEvery, String transport) {
 
         static Options parse(String... args) {
             URI master = null;
@@ -63,6 +65,7 @@ public final class WireLoad {
             boolean immediate = true;
             int attackSlow = 0, attackIdle = 0, liveEvery = 5;
             String masterCpus = null;
+            String transport = "nio";
             for (String a : args) {
                 String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
                 String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -83,6 +86,12 @@ public final class WireLoad {
                     case "--work-ms" -> work = Integer.parseInt(v);
                     case "--clients" -> clients = Integer.parseInt(v);
                     case "--master-cpus" -> masterCpus = v.isBlank() ? null : v;
+                    case "--transport" -> {
+                        if (!v.equals("nio") && !v.equals("jdk")) {
+                            throw new IllegalArgumentException("--transport=nio|jdk, not " + v);
+                        }
+                        transport = v;
+                    }
                     case "--live-every" -> liveEvery = Math.max(1, Integer.parseInt(v));
                     case "--attack" -> {
                         int[] counts = Attack.parse(v);
@@ -105,7 +114,7 @@ public final class WireLoad {
                 throw new IllegalArgumentException("--master needs the master's --secret=FILE to issue tokens");
             }
             return new Options(master, secret, pid, inProcess, same, runtime, jvm, agents, jms, seconds, warmup, hb,
-                    slots, work, immediate, clients, attackSlow, attackIdle, masterCpus, liveEvery);
+                    slots, work, immediate, clients, attackSlow, attackIdle, masterCpus, liveEvery, transport);
         }
     }
 
@@ -209,7 +218,7 @@ public final class WireLoad {
         Attack attack = null;
         try {
             System.err.println("wire: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
-            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "wire"));
+            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "wire", o.transport()));
             long t0 = System.nanoTime();
             for (int i = 0; i < o.agents(); i++) {
                 agents.add(new SimAgent(run, String.format("n%05d", i), clients.get(i % clients.size())));
@@ -329,6 +338,7 @@ public final class WireLoad {
             out.put("master_rss_mib", master.pid() > 0 ? round(Proc.rssMib(master.pid())) : -1);
             out.put("master_threads", master.pid() > 0 ? Proc.threads(master.pid()) : -1);
             out.put("loadgen_cpu_s_per_s", round(selfCpu / wall));
+            out.put("loadgen_transport", o.transport());
             out.put("loadgen_rss_mib", round(Proc.rssMib(self)));
             out.put("errors", run.errors.get() - err0);
             out.put("refusals", run.refusals.get() - ref0);

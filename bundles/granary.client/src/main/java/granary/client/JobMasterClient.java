@@ -620,7 +620,12 @@ public final class JobMasterClient implements AutoCloseable {
         }
     }
 
-    /** Exits first (each frees one slot the master released already), then the absolute placements, then node states. */
+    /**
+     * Exits first (each frees one slot the master released already); a node that is back before the
+     * placements (one hint may bring both: the grants its return made, docs/protocol.md "Transport"),
+     * then the absolute placements, then a node that is lost (its slots there are gone in the
+     * placements already).
+     */
     private void apply(Hint h) {
         for (Hint.Exit x : h.exits()) {
             if (!x.stopped()) {
@@ -631,11 +636,18 @@ public final class JobMasterClient implements AutoCloseable {
             tell(() -> listener.workerExited(x.unit(), x.node(), x.slot(), x.exitCode()));
         }
         agents.learn(h);
+        for (Hint.NodeState n : h.nodes()) {
+            if (!Hint.NodeState.LOST.equals(n.state())) {
+                tell(() -> listener.nodeChanged(n.node(), n.state()));
+            }
+        }
         for (Hint.Placement p : h.placements()) {
             firePlacement(holdings.set(p.unit(), p.node(), p.slots(), p.endpoint(), p.epoch(), h.through()));
         }
         for (Hint.NodeState n : h.nodes()) {
-            tell(() -> listener.nodeChanged(n.node(), n.state()));
+            if (Hint.NodeState.LOST.equals(n.state())) {
+                tell(() -> listener.nodeChanged(n.node(), n.state()));
+            }
         }
         storeHints();
     }

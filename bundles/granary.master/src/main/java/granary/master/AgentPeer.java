@@ -23,7 +23,7 @@ import java.util.function.Function;
 /**
  * The master's record of one agent: its session, its registration, the caps its node holds (slots
  * per unit, mirrored from the engine) and what changed since the last cap it was sent. Guarded by
- * the master's lock, except {@link #session}, which the agent's own messages use one at a time.
+ * turns of the master's loop, except {@link #session}, which the agent's own messages use one at a time.
  */
 final class AgentPeer extends Peer {
 

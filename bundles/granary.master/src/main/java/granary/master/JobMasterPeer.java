@@ -18,7 +18,7 @@ import java.util.function.Function;
 
 /**
  * The master's record of one job master: its session, its jobs, where its units hold slots
- * (mirrored from the engine) and what changed since the last hint. Guarded by the master's lock,
+ * (mirrored from the engine) and what changed since the last hint. Touched only in turns of the master's loop,
  * except {@link #session}.
  */
 final class JobMasterPeer extends Peer {

@@ -92,8 +92,13 @@ import java.util.function.Function;
  *     the window closes the grants are rebuilt from agents' caps (over job masters' holdings), and
  *     every peer gets the whole truth. Peers that return later are handled by {@link Recovered}.
  * </ul>
- * Counts are set from the engine's own state on the engine thread whenever an input changes them
- * without an output event (a release, a cancel, a registration), so the mirror never drifts.
+ * Counts are set from the engine's own state whenever an input changes them without an output
+ * event (a release, a cancel, a registration), so the mirror never drifts.
+ *
+ * <p>The master is a single-threaded state machine that shares the engine's thread: every message,
+ * poll, tick and monitor's question is one turn ({@link Scheduler#onEngine}), applied whole, with
+ * the engine at hand; no lock, no wait for another thread. The edge — token, size, decoding —
+ * runs on the caller's thread first ({@link #postAsync}); docs/architecture.md, "The master's loop".
  */
 public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoCloseable {
 
@@ -132,17 +137,19 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * master's loop"); every field below is read and written there only.
      */
     private EngineAccess engine;
+    /** Peers with a parked poll and news from this turn: answered once, when it ends ({@link #sendDue}). */
+    private final Set<Peer> sendAfterTurn = new LinkedHashSet<>();
     /** Open while the master listens after starting empty; null once it rebuilt (docs/recovery.md). Read by monitors. */
     private volatile RecoveryWindow window;
     /** True while the window's rebuild is applied: peers are asked to send again. Read by monitors. */
     private volatile boolean rebuilding;
-    /** What the master still owes peers that return after the window. Under the lock. */
+    /** What the master still owes peers that return after the window. In a turn of the loop. */
     private Recovered recovered = Recovered.none();
     /** Heartbeats and delta requests acknowledged during the window, applied after the rebuild in arrival order. */
     private final List<Runnable> deferred = new ArrayList<>();
-    /** Every unit of a job run by a job master, as requested: a cap carries its slot size and kind. Under the lock. */
+    /** Every unit of a job run by a job master, as requested: a cap carries its slot size and kind. In a turn of the loop. */
     private final Map<UnitId, UnitSpec> unitSpecs = new HashMap<>();
-    /** Lost job masters being started again (docs/recovery.md, "Restarting a lost job master"). Under the lock. */
+    /** Lost job masters being started again (docs/recovery.md, "Restarting a lost job master"). In a turn of the loop. */
     private final Restarts restarts = new Restarts();
 
     /** A master with nothing to recover (no recovery window). */
@@ -463,9 +470,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             tellNodeState(toldLost(r.node()), Hint.NodeState.BACK);
         }
-        // Take the node's caps from the engine on its own thread, where no grant can slip between.
+        // The node's caps from the engine, in this turn: no grant slips between.
         List<CompletableFuture<Reply>> wake = new ArrayList<>();
-        List<Runnable> toldJobMasters = new ArrayList<>();
         query(v -> {
             NodeView n = v.cluster().node(r.node());
             long now = clock.millis();
@@ -482,7 +488,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             p.registration = r;
             p.epoch = r.epoch();
             if (before != null && (!before.equals(r.endpoint()) || epochBefore != r.epoch())) {
-                endpointMoved(r.node(), now, toldJobMasters); // plans must go to its new address, with its new epoch
+                endpointMoved(r.node(), now); // plans must go to its new address, with its new epoch
             }
             p.registeredIncarnation = e.incarnation();
             p.lost = false;
@@ -490,7 +496,6 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return null;
         });
         wake.forEach(f -> f.complete(Reply.empty()));
-        toldJobMasters.forEach(Runnable::run);
         return Ack.applied(e.sequence());
     }
 
@@ -607,7 +612,6 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return out;
         });
         Set<UnitId> adoptedUnits = new LinkedHashSet<>();
-        List<Runnable> wake = new ArrayList<>();
         for (Map.Entry<UnitId, Integer> c : count.entrySet()) {
             UnitId u = c.getKey();
             int[] st = state.get(u);
@@ -629,10 +633,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                         : refusal != null ? "unit " + u + " cannot be granted here: " + refusal
                         : "unit " + u + " holds the " + (st[2] + adopt) + " slots it wants without them";
                 p.withdraw(u, why, clock.millis());
-                deliver(p, wake);
+                deliver(p);
             }
         }
-        wake.forEach(Runnable::run);
         sync(adoptedUnits, Set.of(p.node), false);
     }
 
@@ -887,7 +890,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * The slots kept for a returning agent leave the job masters' mirrors before the engine grants
      * what the agent still runs (counted from there on): counting both told a job master twice the
      * slots it held there, and it gave the surplus back — the running services' slots. The pair is
-     * in the next hint either way, with its count then (the kept slots forgotten: fewer). Under the lock.
+     * in the next hint either way, with its count then (the kept slots forgotten: fewer). In a turn of the loop.
      */
     private void unkept(List<Adoption> kept) {
         long now = clock.millis();
@@ -899,7 +902,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** The placements of {@code p}'s units from the engine, plus online slots kept for agents that have not returned. Under the lock, on the engine thread. */
+    /** The placements of {@code p}'s units from the engine, plus online slots kept for agents that have not returned. In a turn of the loop. */
     private void fillPlacements(JobMasterPeer p, EngineView v) {
         p.placements.clear();
         for (String job : p.jobs) {
@@ -964,7 +967,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /**
      * After the window: online slots a job master holds on nodes whose agent has not come back are
-     * kept for the agent, not granted again elsewhere (case 17, job master back first). Under the lock.
+     * kept for the agent, not granted again elsewhere (case 17, job master back first). In a turn of the loop.
      */
     private void keepAbsent(JobMasterPeer p, Request r, Set<String> absent) {
         if (absent.isEmpty()) {
@@ -983,7 +986,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** {@code j} with each unit's desired count lowered by the slots kept for agents that have not returned. Under the lock. */
+    /** {@code j} with each unit's desired count lowered by the slots kept for agents that have not returned. In a turn of the loop. */
     private JobSpec withoutKept(JobSpec j) {
         List<UnitSpec> us = new ArrayList<>();
         for (UnitSpec u : j.units()) {
@@ -1073,7 +1076,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return true;
     }
 
-    /** A full request during the window is the job master's report; anything else waits for the rebuild. Under the lock. */
+    /** A full request during the window is the job master's report; anything else waits for the rebuild. In a turn of the loop. */
     private Ack requestInWindow(JobMasterPeer p, Envelope e, Request r) {
         String who = e.sender().toString();
         if (!r.full()) {
@@ -1117,7 +1120,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return Ack.applied(e.sequence());
     }
 
-    /** Runs {@code r} on the master's timer thread, outside every lock (answers to parked polls). */
+    /** Runs {@code r} on the master's timer thread, off the loop (answers to parked polls). */
     private void wakeLater(Runnable r) {
         if (!closed) {
             timer.execute(r);
@@ -1220,7 +1223,6 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 // not taken on: the full cap below withdraws it, the full hint says where the unit holds slots
             }
         }
-        List<Runnable> wake = new ArrayList<>();
         query(v -> {
             recovered = new Recovered(b);
             noRoomYet.forEach(recovered::defer);
@@ -1232,7 +1234,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                         a.caps.putAll(n.allocations());
                     }
                     a.sendFull(now);
-                    deliver(a, wake);
+                    deliver(a);
                 }
             }
             for (JobMasterPeer j : jobMasters.values()) {
@@ -1250,10 +1252,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     }
                 }
             });
-            jobMasters.values().forEach(j -> deliver(j, wake));
+            jobMasters.values().forEach(j -> deliver(j));
             return null;
         });
-        wake.forEach(Runnable::run);
         for (String n : nodes) {
             collect(new ArrayList<>(), () -> apply(new NodeBlacklisted(n, false)));
         }
@@ -1377,24 +1378,25 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         } else if (event instanceof Revoked r) {
             move(r.unit(), r.node(), -r.slots(), true);
         }
+        if (engine == null) {
+            sendDue(); // not in a turn: an event another component submitted (the HTTP API, a policy's timer)
+        }
     }
 
     private void move(UnitId unit, String node, int delta, boolean withdrawal) {
-        List<Runnable> wake = new ArrayList<>();
         long now = clock.millis();
         AgentPeer a = agents.get(node);
         if (a != null) {
             a.set(unit, a.caps.getOrDefault(unit, 0) + delta, withdrawal, now);
-            deliver(a, wake);
+            deliver(a);
         }
         placed(unit, node, delta);
         JobMasterPeer j = jobMasterOf(unit.job());
         if (j != null) {
             int held = j.placements.getOrDefault(unit, Map.of()).getOrDefault(node, 0);
             j.set(unit, node, held + delta, now);
-            deliver(j, wake);
+            deliver(j);
         }
-        wake.forEach(Runnable::run);
     }
 
     /**
@@ -1405,7 +1407,6 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (units.isEmpty()) {
             return;
         }
-        List<Runnable> wake = new ArrayList<>();
         query(v -> {
             long now = clock.millis();
             for (String node : nodes) {
@@ -1422,29 +1423,22 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     }
                 }
                 if (a != null) {
-                    deliver(a, wake);
+                    deliver(a);
                 }
             }
             for (JobMasterPeer j : jobMasters.values()) {
-                deliver(j, wake);
+                deliver(j);
             }
             return null;
         });
-        wake.forEach(Runnable::run);
     }
 
     /**
-     * Queues the exits of workers on {@code node} for their job masters' next hint, each with its
-     * pair's current count (so that "last count − exits" is never taken for the truth when a
-     * re-grant kept the count unchanged), and answers their parked polls.
-     */
-    /**
      * An agent came back at another address (a restart on a new port): every job master holding slots
      * on its node is sent those placements again, unchanged but for the endpoint, or it would go on
-     * sending plans to the old address (docs/recovery.md, "Exits that never arrive"). Under the lock;
-     * the deliveries' wake-ups are added to {@code wake}.
+     * sending plans to the old address (docs/recovery.md, "Exits that never arrive").
      */
-    private void endpointMoved(String node, long now, List<Runnable> wake) {
+    private void endpointMoved(String node, long now) {
         for (JobMasterPeer j : jobMasters.values()) {
             boolean holds = false;
             for (Map.Entry<UnitId, Map<String, Integer>> u : new ArrayList<>(j.placements.entrySet())) {
@@ -1456,16 +1450,20 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             if (holds) {
                 j.forgetPass(node); // its agent registered again, perhaps with another token: a new pass with the placements
-                deliver(j, wake);
+                deliver(j);
             }
         }
     }
 
+    /**
+     * Queues the exits of workers on {@code node} for their job masters' next hint, each with its
+     * pair's current count (so that "last count − exits" is never taken for the truth when a
+     * re-grant kept the count unchanged), and answers their parked polls.
+     */
     private void tellJobMasters(String node, List<Heartbeat.Exit> exited) {
         if (exited.isEmpty()) {
             return;
         }
-        List<Runnable> wake = new ArrayList<>();
         long now = clock.millis();
         Set<JobMasterPeer> told = new LinkedHashSet<>();
         for (Heartbeat.Exit x : exited) {
@@ -1480,11 +1478,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 told.add(j);
             }
         }
-        told.forEach(j -> deliver(j, wake));
-        wake.forEach(Runnable::run);
+        told.forEach(j -> deliver(j));
     }
 
-    /** The job masters holding slots on each of {@code nodes} now: those to tell of a change of it. Under the lock or not. */
+    /** The job masters holding slots on each of {@code nodes} now: those to tell of a change of it In a turn of the loop. */
     private Map<String, List<JobMasterPeer>> holdersOn(List<String> nodes) {
         Map<String, List<JobMasterPeer>> out = new java.util.LinkedHashMap<>();
         for (String node : nodes) {
@@ -1507,7 +1504,6 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (toTell.isEmpty()) {
             return;
         }
-        List<Runnable> wake = new ArrayList<>();
         long now = clock.millis();
         Set<JobMasterPeer> told = new LinkedHashSet<>();
         toTell.forEach((node, jms) -> jms.forEach(j -> {
@@ -1519,8 +1515,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             told.add(j);
         }));
-        told.forEach(j -> deliver(j, wake));
-        wake.forEach(Runnable::run);
+        told.forEach(j -> deliver(j));
     }
 
     /** The job masters told that {@code node} was lost: to be told it is back. */
@@ -1534,7 +1529,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return out;
     }
 
-    /** Takes {@code slots} off the mirror of {@code unit} on {@code node} (agent and job master). Under the lock. */
+    /** Takes {@code slots} off the mirror of {@code unit} on {@code node} (agent and job master). In a turn of the loop. */
     private void lower(String node, UnitId unit, int slots, boolean withdrawal) {
         long now = clock.millis();
         AgentPeer a = agents.get(node);
@@ -1627,12 +1622,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return Math.min(Paths.MAX_WAIT_MILLIS, Math.max(500, timeout.toMillis() / 2));
     }
 
-    /** The agent or job master {@code who} is, or null. Under the lock. */
+    /** The agent or job master {@code who} is, or null. In a turn of the loop. */
     private Peer peer(Sender who) {
         return who.role() == Role.AGENT ? agents.get(who.id()) : who.role() == Role.JOB_MASTER ? jobMasters.get(who.id()) : null;
     }
 
-    /** The envelope due for {@code peer} after its sequence {@code after}, or null. Under the lock. */
+    /** The envelope due for {@code peer} after its sequence {@code after}, or null. In a turn of the loop. */
     private Envelope due(Peer peer, long after) {
         return peer.outbox.due(after, () -> {
             long since = peer.dirtySince;
@@ -1653,16 +1648,31 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return more ? now : -1;
     }
 
-    /** Answers {@code peer}'s parked poll if something is due now. Under the lock; runs the answer after it. */
-    private void deliver(Peer peer, List<Runnable> wake) {
-        Outbox box = peer.outbox;
-        if (!box.hasParked()) {
+    /** {@code peer}'s parked poll is answered at the end of this turn if something is due then. */
+    private void deliver(Peer peer) {
+        if (peer.outbox.hasParked()) {
+            sendAfterTurn.add(peer);
+        }
+    }
+
+    /**
+     * Answers the parked polls of the peers whose news came in this turn, each with one message of
+     * all of it (docs/protocol.md, "Transport"): a turn that revokes, grants and tells a node's state
+     * sends a job master one hint of the three, never the grant before the state. Outside a turn (an
+     * output of an event another component submitted) at once.
+     */
+    private void sendDue() {
+        if (sendAfterTurn.isEmpty()) {
             return;
         }
-        Envelope e = due(peer, box.parkedAfter());
-        if (e != null) {
-            CompletableFuture<Reply> poll = box.unpark();
-            wake.add(() -> poll.complete(leased(new Reply(200, codec.encode(e)))));
+        List<Peer> peers = new ArrayList<>(sendAfterTurn);
+        sendAfterTurn.clear();
+        for (Peer peer : peers) {
+            Outbox box = peer.outbox;
+            Envelope e = box.hasParked() ? due(peer, box.parkedAfter()) : null;
+            if (e != null) {
+                box.unpark().complete(leased(new Reply(200, codec.encode(e))));
+            }
         }
     }
 
@@ -1693,8 +1703,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /**
      * A plan pass for the living incarnation of {@code jobMaster} (the one whose requests it applies)
      * at the agent of {@code node}, sealed with the key of
-     * the token that agent registered with (it knows no other); null if it has not registered. Under
-     * the lock.
+     * the token that agent registered with (it knows no other); null if it has not registered.
      */
     private String pass(JobMasterPeer jobMaster, String node) {
         AgentPeer a = agents.get(node);
@@ -1719,13 +1728,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /** Job masters whose plan passes come due get a hint with new ones. */
     private void renewPasses(long now) {
-        List<Runnable> wake = new ArrayList<>();
         for (JobMasterPeer j : jobMasters.values()) {
             if (!j.lost && j.renewPasses(now)) {
-                deliver(j, wake);
+                deliver(j);
             }
         }
-        wake.forEach(Runnable::run);
     }
 
     /** Declares silent peers lost (docs/protocol.md, "Timeouts"), in a turn of the loop. */
@@ -1976,7 +1983,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** The engine granted (or took back) a restart's slot: the node it launches on. Under the lock. */
+    /** The engine granted (or took back) a restart's slot: the node it launches on. In a turn of the loop. */
     private void placed(UnitId unit, String node, int delta) {
         Restarts.Run run = restarts.of(unit.job());
         if (run == null) {
@@ -2007,7 +2014,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         running.forEach(this::endSpent);
     }
 
-    /** The next incarnation of {@code run}'s job master runs: the lost one's messages are refused from now on. Under the lock. */
+    /** The next incarnation of {@code run}'s job master runs: the lost one's messages are refused from now on. In a turn of the loop. */
     private void fence(Restarts.Run run) {
         JobMasterPeer j = jobMasters.get(run.jobMaster);
         if (j != null && run.lostIncarnation >= 0) {
@@ -2049,7 +2056,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * Released at once, only this master's memory held the spec until the next launch reached an
      * agent, and a failover in between left the jobs to nobody (kit seed 8097; docs/recovery.md,
      * "Restarting a lost job master"). A spent run it displaces goes to {@code displaced}, to end.
-     * Under the lock.
+     * In a turn of the loop.
      */
     private boolean keepsLaunch(Heartbeat.Exit x, List<Restarts.Run> displaced) {
         Restarts.Run run = restarts.of(x.unit().job());
@@ -2155,7 +2162,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /**
      * True if {@code e} comes from the process of a start the master called off (the lost
      * incarnation came back first): a newer incarnation whose first full request says it runs on the
-     * node that start was placed on, within a timeout of the call-off. Under the lock.
+     * node that start was placed on, within a timeout of the call-off. In a turn of the loop.
      */
     private boolean calledOff(JobMasterPeer p, Envelope e) {
         if (p.calledOffNode == null || clock.millis() > p.calledOffUntil) {
@@ -2169,7 +2176,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /**
      * The restarts the agents' caps hold (a cap of a restart slot carries its launch): taken on as
      * runs, so that a restart survives a failover of this master (docs/recovery.md, "Restarting a
-     * lost job master"). Under the lock.
+     * lost job master"). In a turn of the loop.
      */
     private void recoverRestarts(Rebuild b, long now) {
         Set<String> adopted = new HashSet<>();
@@ -2186,7 +2193,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** Takes on restart job {@code job} from the caps a late agent brought. Under the lock. */
+    /** Takes on restart job {@code job} from the caps a late agent brought. In a turn of the loop. */
     private boolean restartOf(String job, String node, List<granary.protocol.Cap.Grant> caps, long now) {
         for (granary.protocol.Cap.Grant g : caps) {
             if (g.unit().job().equals(job) && g.slots() > 0 && recoverRestart(node, g, now)) {
@@ -2198,7 +2205,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /**
      * Takes on the restart whose slot {@code g} on {@code node} holds, if it is one (its cap names
-     * the master as owner and carries the launch). Under the lock. Returns whether it was one.
+     * the master as owner and carries the launch). In a turn of the loop. Returns whether it was one.
      */
     private boolean recoverRestart(String node, granary.protocol.Cap.Grant g, long now) {
         if (g.launch() == null || !Restarts.OWNER.equals(g.jobMaster())) {
@@ -2233,7 +2240,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                         + "this process must exit");
     }
 
-    /** The job master a cap of {@code job} is issued for: its owner, or the master for a restart. Under the lock. */
+    /** The job master a cap of {@code job} is issued for: its owner, or the master for a restart. In a turn of the loop. */
     private String capOwner(String job) {
         String o = owners.get(job);
         return o != null ? o : restarts.owner(job);
@@ -2385,6 +2392,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 return work.get();
             } finally {
                 engine = outer;
+                if (outer == null) {
+                    sendDue();
+                }
             }
         });
     }
