@@ -8,6 +8,7 @@ import granary.codec.json.JsonPath;
 import granary.codec.json.JsonReader;
 import granary.codec.json.JsonSyntaxException;
 import granary.codec.json.JsonValue;
+import granary.codec.json.JsonWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,9 @@ import java.util.Set;
  *
  * <p>Reading goes through {@link JsonReader}, the strict reader every input of Granary takes (files,
  * the HTTP API, the wire), so a malformed message is refused in the same words as a malformed file;
- * writing through Gson's streaming writer ({@link GsonWrite}).
+ * writing is the codec's compact {@link JsonWriter} (no whitespace; control, bidi and line-separator
+ * characters escaped), straight into one builder: the master writes an envelope for every ack, cap
+ * and hint on its loop.
  *
  * <p>Reading refuses, with a {@link ProtocolException} whose problems name the source (the peer)
  * and the JSON path: a message over {@value #MAX_MESSAGE_BYTES} bytes (checked before parsing),
@@ -122,7 +125,7 @@ public final class WireCodec {
                 .put("type", e.message().type())
                 .put("message", MessageWriter.write(e.message()))
                 .build();
-        return GsonWrite.compact(o);
+        return JsonWriter.compact(o);
     }
 
     /**

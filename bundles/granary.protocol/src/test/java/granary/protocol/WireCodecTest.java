@@ -39,6 +39,25 @@ class WireCodecTest {
         assertEquals(codec.text(e), codec.text(back));
     }
 
+    /**
+     * Every UTF-16 unit a string may hold goes out escaped where JSON or a reader's terminal needs it
+     * (control, bidi and line-separator characters) and comes back the same.
+     */
+    @Test
+    void everyCharacterOfAStringRoundTripsAndNoControlCharacterTravelsRaw() {
+        StringBuilder all = new StringBuilder();
+        for (char c = 1; c < 0xd800; c++) {
+            all.append(c);
+        }
+        all.append("\ud83d\ude00"); // a surrogate pair
+        Ack refusal = Ack.refused(7, java.util.List.of(granary.api.model.Problem.of("n7", "$.x", all.toString())));
+        Envelope e = Envelope.of(Samples.AGENT, 1_700_000_000_000L, 42, refusal);
+        String text = codec.text(e);
+        assertTrue(text.chars().noneMatch(c -> c < 0x20 || c == 0x7f || c == 0x2028 || c == 0x2029 || c >= 0x202a && c <= 0x202e),
+                "raw control characters on the wire");
+        assertEquals(e, codec.decode(codec.encode(e), "test"));
+    }
+
     @Test
     void everyMessageTypeHasASample() {
         assertEquals(Message.TYPES, Samples.all().stream().map(Message::type).distinct().toList());
