@@ -151,6 +151,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private final Map<UnitId, UnitSpec> unitSpecs = new HashMap<>();
     /** Lost job masters being started again (docs/recovery.md, "Restarting a lost job master"). In a turn of the loop. */
     private final Restarts restarts = new Restarts();
+    /** Where a fault of the master's own logic goes (a turn that threw): its operators' log. */
+    private final java.util.function.BiConsumer<String, Throwable> faults = (subject, fault) -> {
+        System.err.println("granary master: a turn for " + subject + " failed:");
+        fault.printStackTrace();
+    };
 
     /** A master with nothing to recover (no recovery window). */
     public ProtocolMaster(Scheduler scheduler, Tokens tokens, MasterOptions options, Clock clock) {
@@ -284,7 +289,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return done(shuttingDown(who.toString(), e.sequence()));
         }
         byte[] passKey = who.role() == Role.AGENT ? Tokens.keyOf(Tokens.bearer(authorization)) : null;
-        return turn(() -> received(who, e, passKey)).exceptionally(ex -> shuttingDown(who.toString(), e.sequence()));
+        return turn(() -> received(who, e, passKey)).exceptionally(ex -> failed(who.toString(), e.sequence(), ex));
     }
 
     /** One message, checked at the edge, in a turn of the loop. */
@@ -1565,7 +1570,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     "no valid token: send 'Authorization: Bearer <token>' with a token the master issued")));
         }
         return turn(() -> polled(who, after, waitMillis, incarnation)).thenCompose(f -> f)
-                .exceptionally(ex -> shuttingDown(who.toString(), 0));
+                .exceptionally(ex -> failed(who.toString(), 0, ex));
     }
 
     /** A poll, in a turn of the loop: answered at once, or parked until something is due or its wait is over. */
@@ -1669,9 +1674,18 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         sendAfterTurn.clear();
         for (Peer peer : peers) {
             Outbox box = peer.outbox;
-            Envelope e = box.hasParked() ? due(peer, box.parkedAfter()) : null;
-            if (e != null) {
-                box.unpark().complete(leased(new Reply(200, codec.encode(e))));
+            try {
+                Envelope e = box.hasParked() ? due(peer, box.parkedAfter()) : null;
+                if (e != null) {
+                    box.unpark().complete(leased(new Reply(200, codec.encode(e))));
+                }
+            } catch (RuntimeException fault) {
+                // one peer's message that cannot be built must not keep the others' from leaving
+                String who = peer instanceof AgentPeer a ? "agent " + a.node : "job master " + ((JobMasterPeer) peer).id;
+                CompletableFuture<Reply> poll = box.unpark();
+                if (poll != null) {
+                    poll.complete(failed(who, 0, fault));
+                }
             }
         }
     }
@@ -2424,6 +2438,20 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     private static CompletableFuture<Reply> done(Reply r) {
         return CompletableFuture.completedFuture(r);
+    }
+
+    /**
+     * The answer to a message or poll whose turn did not end normally: 503 if the master is shutting
+     * down (its engine stopped), else 500 — a fault of the master, logged whole for its operators;
+     * the peer hears only that it may send again (nothing of the message was acknowledged).
+     */
+    private Reply failed(String subject, long sequence, Throwable ex) {
+        Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+        if (closed || cause instanceof IllegalStateException && String.valueOf(cause.getMessage()).contains("stopped")) {
+            return shuttingDown(subject, sequence);
+        }
+        faults.accept(subject, cause);
+        return reply(500, sequence, Problem.of(subject, "$", "the master failed while applying this message (its log says why); send again"));
     }
 
     private Reply shuttingDown(String subject, long sequence) {
