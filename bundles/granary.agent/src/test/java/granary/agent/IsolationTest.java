@@ -164,7 +164,7 @@ class IsolationTest {
 
     /**
      * Two CPU hogs in a worker of a one-core slot (cpu=100) on this two-core machine are held to about
-     * one core: its cgroup is throttled, and over a few seconds it uses no more than a core and a bit.
+     * one core: its quota is one core per period, and over a few seconds it uses no more than a core and a bit.
      * The heartbeat reports what it used. No lower bound on its share: the machine may be busy.
      */
     @Test
@@ -182,13 +182,14 @@ class IsolationTest {
         n.drain(true); // the first sample
         long wall0 = System.nanoTime();
         long cpu0 = g.cpuNanos();
-        runUntil(() -> Cgroups.stat(cpuDir.resolve("cpu.stat"), "nr_throttled") > 0 && System.nanoTime() - wall0 > 3_000_000_000L);
+        runUntil(() -> System.nanoTime() - wall0 > 3_000_000_000L); // a window of 3 s; no assertion on how much of it the hog got
         long wall = System.nanoTime() - wall0;
         long cpu = g.cpuNanos() - cpu0;
         clock.advance(wall / 1_000_000);
         Heartbeat h = n.drain(true);
         double cores = (double) cpu / wall;
-        assertTrue(cores < 1.3, "held to about one core, used " + cores);
+        assertTrue(cores < 1.3, "held to about one core, used " + cores + " (throttled "
+                + Cgroups.stat(cpuDir.resolve("cpu.stat"), "nr_throttled") + " times)");
         assertTrue(cores > 0.05, "it ran: " + cores);
         Heartbeat.WorkerUsage used = h.usage().workers().get(0);
         assertEquals(0, used.slot());
