@@ -70,20 +70,22 @@ public final class Agent implements AutoCloseable {
         events.accept("workers user=" + (policy.user() == null ? "(the agent's own)" : policy.user())
                 + (policy.allowedUsers().isEmpty() ? "" : " allowed=" + String.join(",", policy.allowedUsers()))
                 + (policy.allowRoot() ? "" : " root=refused"));
-        role = new AgentRole(config, loop, new HttpTransport(Duration.ofSeconds(10), null), new FileDisk(config.workDir()),
-                launcher, events, (code, why) -> ended.complete(code));
-        Endpoint desk = onLoop(() -> {
-            try {
-                return role.load();
-            } catch (IOException ex) {
-                throw new java.io.UncheckedIOException(ex);
-            }
-        });
-        server = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), config.tls() == null ? null : tls(config.tls()));
-        endpoint = config.advertise() != null ? config.advertise() : server.url();
-        CompletableFuture<Void> first = onLoop(() -> role.start(endpoint));
+        boolean started = false;
         try {
+            role = new AgentRole(config, loop, new HttpTransport(Duration.ofSeconds(10), null), new FileDisk(config.workDir()),
+                    launcher, events, (code, why) -> ended.complete(code));
+            Endpoint desk = onLoop(() -> {
+                try {
+                    return role.load();
+                } catch (IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+            });
+            server = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), config.tls() == null ? null : tls(config.tls()));
+            endpoint = config.advertise() != null ? config.advertise() : server.url();
+            CompletableFuture<Void> first = onLoop(() -> role.start(endpoint));
             first.get();
+            started = true;
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while registering node " + config.node(), ex);
@@ -92,6 +94,10 @@ public final class Agent implements AutoCloseable {
                 throw g;
             }
             throw new IOException("registering node " + config.node() + " failed: " + ex.getCause(), ex.getCause());
+        } finally {
+            if (!started) {
+                launcher.close(); // the cgroups made for workers go, those of workers left running excepted
+            }
         }
     }
 

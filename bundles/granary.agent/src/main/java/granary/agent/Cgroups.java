@@ -109,7 +109,29 @@ final class Cgroups {
         return new Cgroups(false, parents);
     }
 
+    /**
+     * Removes the empty parent groups other agents of this kind left (killed before they could):
+     * the kernel refuses to remove one that still holds a worker's group, so only empty ones go.
+     * A live agent whose parent went makes it again with its next worker.
+     */
+    private static void sweep(Path where, String parentName) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(where, "granary-*")) {
+            for (Path p : ds) {
+                if (!p.getFileName().toString().equals(parentName) && Files.isDirectory(p) && below(p).isEmpty()) {
+                    try {
+                        Files.deleteIfExists(p);
+                    } catch (IOException ex) {
+                        // in use: left alone
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException ex) {
+            // nothing to sweep
+        }
+    }
+
     private static void create(Path dir) throws IOException {
+        sweep(dir.getParent(), dir.getFileName().toString());
         try {
             Files.createDirectories(dir);
         } catch (IOException ex) {
@@ -128,6 +150,12 @@ final class Cgroups {
     Group create(String name, long cpuHundredths, long memMiB, boolean enforce) throws IOException {
         List<Path> dirs = new ArrayList<>();
         for (Path parent : parents()) {
+            if (!Files.isDirectory(parent)) {
+                Files.createDirectories(parent); // swept away while it had no worker
+                if (v2) {
+                    write(parent.resolve("cgroup.subtree_control"), "+cpu +memory");
+                }
+            }
             Path dir = parent.resolve(name);
             if (Files.isDirectory(dir)) {
                 new Group(v2, List.of(dir)).clear(); // left by a worker of this slot before: its processes go with it

@@ -492,8 +492,16 @@ final class OsLauncher implements Launcher {
         return (bytes + (1 << 20) - 1) >> 20;
     }
 
+    /**
+     * The node's processes as the last {@link #machine} read them (isolation off: workers' usage
+     * comes from their trees in it). Read on the loop only.
+     */
+    private ProcStat.Snapshot procs = ProcStat.Snapshot.EMPTY;
+
     @Override
     public Sample machine() {
+        // each heartbeat asks for the machine first, then for each worker: one walk of /proc serves them all
+        procs = cgroups == null ? ProcStat.snapshot() : ProcStat.Snapshot.EMPTY;
         return ProcStat.machine();
     }
 
@@ -669,12 +677,7 @@ final class OsLauncher implements Launcher {
             if (!handle.isAlive()) {
                 return null;
             }
-            long[] sum = new long[2];
-            java.util.stream.Stream.concat(java.util.stream.Stream.of(handle), handle.descendants()).forEach(h -> {
-                long[] one = ProcStat.process(h.pid());
-                sum[0] += one[0];
-                sum[1] += one[1];
-            });
+            long[] sum = ProcStat.tree(procs, handle.pid());
             return new Sample(sum[0], sum[1]);
         }
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * What processes and the machine use, from {@code /proc} (docs/agent.md, "What is reported"):
@@ -18,19 +19,59 @@ final class ProcStat {
     private ProcStat() {
     }
 
-    /** The CPU time (ns) and resident memory (bytes) of one process; zeros if it is gone. */
-    static long[] process(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
-            // the name in parentheses may hold spaces: fields count from after its closing parenthesis
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
-            String statm = Files.readString(Path.of("/proc", Long.toString(pid), "statm"), StandardCharsets.US_ASCII);
-            long rss = Long.parseLong(statm.trim().split(" ")[1]) * PAGE;
-            return new long[] {ticks * NANOS_PER_TICK, rss};
+    /** One process in a {@link #snapshot}: its parent, CPU time (ns) and resident memory (bytes). */
+    record Proc(long ppid, long cpuNanos, long rssBytes) {
+    }
+
+    /**
+     * Every process of the machine, read once (one file each): a heartbeat's usage of workers
+     * without cgroups sums their trees from it, rather than walking {@code /proc} once per worker.
+     */
+    static Snapshot snapshot() {
+        java.util.Map<Long, Proc> out = new java.util.HashMap<>();
+        try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+            for (Path p : ds) {
+                try {
+                    String stat = Files.readString(p.resolve("stat"), StandardCharsets.US_ASCII);
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    // after the name: state(3) ppid(4) … utime(14) stime(15) … rss(24, pages)
+                    out.put(Long.parseLong(p.getFileName().toString()), new Proc(Long.parseLong(f[1]),
+                            (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK, Long.parseLong(f[21]) * PAGE));
+                } catch (IOException | RuntimeException gone) {
+                    // ended meanwhile, or not readable: not counted
+                }
+            }
         } catch (IOException | RuntimeException ex) {
-            return new long[2];
+            // no /proc
         }
+        java.util.Map<Long, List<Long>> children = new java.util.HashMap<>();
+        out.forEach((pid, p) -> children.computeIfAbsent(p.ppid(), k -> new java.util.ArrayList<>()).add(pid));
+        return new Snapshot(out, children);
+    }
+
+    /** The processes of a moment, and who is whose parent. */
+    record Snapshot(java.util.Map<Long, Proc> procs, java.util.Map<Long, List<Long>> children) {
+        static final Snapshot EMPTY = new Snapshot(java.util.Map.of(), java.util.Map.of());
+    }
+
+    /** The CPU time (ns) and resident memory (bytes) of {@code root} and its descendants in {@code s}. */
+    static long[] tree(Snapshot s, long root) {
+        java.util.Map<Long, Proc> procs = s.procs();
+        java.util.Map<Long, List<Long>> children = s.children();
+        long[] sum = new long[2];
+        java.util.ArrayDeque<Long> todo = new java.util.ArrayDeque<>(List.of(root));
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        while (!todo.isEmpty()) {
+            long pid = todo.pop();
+            Proc p = procs.get(pid);
+            if (p == null || !seen.add(pid)) {
+                continue;
+            }
+            sum[0] += p.cpuNanos();
+            sum[1] += p.rssBytes();
+            todo.addAll(children.getOrDefault(pid, List.of()));
+        }
+        return sum;
     }
 
     /** The machine's CPU time in use so far (all cores, idle and iowait not counted) and memory in use now (total less available). */

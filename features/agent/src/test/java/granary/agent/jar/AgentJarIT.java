@@ -49,6 +49,18 @@ class AgentJarIT {
             p.waitFor(5, TimeUnit.SECONDS);
         }
         servers.forEach(JdkHttpServer::close);
+        // an agent that ended, giving up or stopped, left no cgroup of its own (docs/agent.md, "Isolation")
+        String tag = "-" + Integer.toHexString(dir.resolve("w").toAbsolutePath().normalize().toString().hashCode());
+        try (java.util.stream.Stream<Path> found = Files.exists(Path.of("/sys/fs/cgroup"))
+                ? Files.find(Path.of("/sys/fs/cgroup"), 4, (f, a) -> a.isDirectory() && f.getFileName().toString().startsWith("granary-")
+                        && f.getFileName().toString().endsWith(tag))
+                : java.util.stream.Stream.empty()) {
+            List<Path> left = found.toList();
+            left.forEach(f -> f.toFile().delete());
+            assertEquals(List.of(), left, "cgroups left behind");
+        } catch (IOException ex) {
+            // no cgroup file system to look in
+        }
     }
 
     @Test
