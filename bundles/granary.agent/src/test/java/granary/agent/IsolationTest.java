@@ -52,6 +52,8 @@ class IsolationTest {
     private final List<String> events = new ArrayList<>();
     private final List<Node> nodes = new ArrayList<>();
     private Cgroups cgroups;
+    /** The launcher of the node made last. */
+    private OsLauncher launcher;
 
     @AfterEach
     void cleanUp() throws Exception {
@@ -86,7 +88,7 @@ class IsolationTest {
 
     private Node node(WorkerPolicy policy, Cgroups groups, boolean enforce) {
         AgentConfig c = AgentConfig.of(URI.create("http://127.0.0.1:1"), "n1", Resources.of(200, 4096), "t", dir).withWorkers(policy);
-        OsLauncher launcher = new OsLauncher(dir, "n1", loop, policy, groups, enforce);
+        launcher = new OsLauncher(dir, "n1", loop, policy, groups, enforce);
         Node n = new Node(c, loop, new Workers(launcher, loop, Duration.ofSeconds(2)), events::add, () -> { });
         n.confirmed(true);
         nodes.add(n);
@@ -219,6 +221,34 @@ class IsolationTest {
         assertTrue(g.pids().contains(orphan), "but in its cgroup: " + g.pids());
         n.apply(new Cap(List.of(), List.of(new Cap.Grant("jm1", U, 0, "k", Resources.of(100, 64), false)), false));
         Heartbeat.Exit exit = awaitExit(n);
+        assertTrue(exit.stopped(), exit.toString());
+        runUntil(() -> ProcessHandle.of(orphan).map(h -> !h.isAlive()).orElse(true));
+        runUntil(() -> g.dirs().stream().noneMatch(Files::exists));
+    }
+
+    /**
+     * An agent that restarts (the first one "killed -9": it does nothing more) adopts a worker with its
+     * whole cgroup, from its run record: a stop then leaves nothing of the tree either, double fork
+     * included.
+     */
+    @Test
+    void aRestartedAgentAdoptsAWorkerWithItsWholeCgroup() throws Exception {
+        Cgroups groups = cgroups();
+        Node first = node(policy(), groups, true);
+        Path pidFile = dir.resolve("orphan.pid");
+        assertEquals(Ack.applied(1), launch(first, Resources.of(100, 64), 0,
+                "(sleep 300 & echo $! > " + pidFile + "); exec sleep 300", Map.of()));
+        runUntil(() -> readPid(pidFile) > 0);
+        long orphan = readPid(pidFile);
+
+        Node second = node(policy(), groups, true);
+        second.load(List.of(new Cap.Grant("jm1", U, 4, "k", Resources.of(100, 64), false)));
+        second.adopt(launcher.left(events::add));
+        assertEquals(1, second.workers().size(), events.toString());
+        Cgroups.Group g = groupOf(dir, 0);
+        assertTrue(g.pids().contains(orphan), "the adopted worker's group holds its whole tree: " + g.pids());
+        second.apply(new Cap(List.of(), List.of(new Cap.Grant("jm1", U, 0, "k", Resources.of(100, 64), false)), false));
+        Heartbeat.Exit exit = awaitExit(second);
         assertTrue(exit.stopped(), exit.toString());
         runUntil(() -> ProcessHandle.of(orphan).map(h -> !h.isAlive()).orElse(true));
         runUntil(() -> g.dirs().stream().noneMatch(Files::exists));
