@@ -80,6 +80,7 @@ final class Cgroups {
                 String controllers = read(m.point.resolve("cgroup.controllers")).orElse("");
                 if (List.of(controllers.split("\\s+")).containsAll(List.of("cpu", "memory"))) {
                     Path agent = m.inside(own.getOrDefault("", "/"));
+                    handDown(agent);
                     Path parent = agent.resolve(parentName);
                     create(parent);
                     // the parent has no processes of its own, so it may hand its controllers down
@@ -128,6 +129,38 @@ final class Cgroups {
         } catch (IOException | RuntimeException ex) {
             // nothing to sweep
         }
+    }
+
+    /**
+     * Makes the agent's own v2 cgroup hand {@code cpu} and {@code memory} down to its children. A v2
+     * cgroup that holds processes may not (no internal processes, the root excepted), so the agent
+     * first moves itself into a leaf of its cgroup, {@code agent}, as a service given its cgroup to
+     * manage is expected to (systemd's {@code Delegate=yes}).
+     */
+    private static void handDown(Path agent) throws IOException {
+        Path control = agent.resolve("cgroup.subtree_control");
+        if (List.of(read(control).orElse("").trim().split("\\s+")).containsAll(List.of("cpu", "memory"))) {
+            return;
+        }
+        try {
+            write(control, "+cpu +memory");
+            return;
+        } catch (IOException busy) {
+            // processes in the agent's cgroup: moved to a leaf first
+        }
+        Path leaf = agent.resolve("agent");
+        try {
+            Files.createDirectories(leaf);
+            for (String pid : read(agent.resolve("cgroup.procs")).orElse("").split("\n")) {
+                if (!pid.isBlank()) {
+                    write(leaf.resolve("cgroup.procs"), pid.trim());
+                }
+            }
+        } catch (IOException ex) {
+            throw new IOException("the agent's cgroup " + agent + " cannot hand cpu and memory down to its workers (" + ex.getMessage()
+                    + "); give the agent a cgroup of its own to manage (systemd: Delegate=yes)", ex);
+        }
+        write(control, "+cpu +memory");
     }
 
     private static void create(Path dir) throws IOException {
