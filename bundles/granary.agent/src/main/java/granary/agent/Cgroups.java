@@ -208,13 +208,41 @@ final class Cgroups {
         return g;
     }
 
-    /** Removes the parent groups if no worker is left in them (the agent ends). */
+    /**
+     * Removes the parent groups if no worker runs in them any more (the agent ends): groups of
+     * workers that ended and are still being removed by the thread that saw them end are waited for,
+     * up to two seconds; a group with a process in it (a worker left running: --keep-workers-on-exit,
+     * or an agent that gave up) keeps its parent, and nothing is killed here.
+     */
     void close() {
-        for (Path p : parents()) {
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        List<Path> left = new ArrayList<>(parents());
+        while (!left.isEmpty()) {
+            for (java.util.Iterator<Path> it = left.iterator(); it.hasNext(); ) {
+                Path p = it.next();
+                List<Path> children = below(p);
+                if (children.stream().anyMatch(c -> !read(c.resolve("cgroup.procs")).orElse("").isBlank())) {
+                    it.remove(); // a worker runs in it: it stays
+                    continue;
+                }
+                try {
+                    for (Path c : children) {
+                        Files.deleteIfExists(c);
+                    }
+                    Files.deleteIfExists(p);
+                    it.remove();
+                } catch (IOException busy) {
+                    // a worker's group on its way out: again in a moment
+                }
+            }
+            if (left.isEmpty() || System.nanoTime() > deadline) {
+                return;
+            }
             try {
-                Files.deleteIfExists(p);
-            } catch (IOException ex) {
-                // workers left running (--keep-workers-on-exit) keep it
+                Thread.sleep(10); // the kernel lets a group go once its last process is reaped: bounded above
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }

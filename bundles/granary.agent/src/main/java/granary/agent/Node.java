@@ -112,7 +112,7 @@ final class Node {
     private void runHealthCheck() {
         workers.launcher().healthCheck(config.workers().healthCommand(), config.workers().healthTimeout(), verdict -> {
             checkVerdict = verdict;
-            health();
+            reassess();
             loop.schedule(config.workers().healthPeriod().toMillis(), this::runHealthCheck);
         });
     }
@@ -129,9 +129,6 @@ final class Node {
                 : checkVerdict != null ? new Heartbeat.Health(false, checkVerdict) : Heartbeat.Health.OK;
         if (h.healthy() != healthSaid.healthy() || !h.reason().equals(healthSaid.reason())) {
             events.accept(h.healthy() ? "healthy (the node takes work again)" : "unhealthy reason=" + h.reason());
-            if (h.healthy() != healthSaid.healthy()) {
-                heartbeatNow.run();
-            }
             healthSaid = h;
         }
         if (!h.healthy() && limit > 0 && failuresInRow >= limit && !selfCheckScheduled) {
@@ -139,6 +136,14 @@ final class Node {
             loop.schedule(config.workers().healthPeriod().toMillis(), this::selfCheck);
         }
         return h;
+    }
+
+    /** Looks at the node's health again, and heartbeats at once if it turned (never from within a heartbeat's {@link #drain}). */
+    private void reassess() {
+        boolean was = healthSaid.healthy();
+        if (health().healthy() != was) {
+            heartbeatNow.run();
+        }
     }
 
     /**
@@ -157,7 +162,7 @@ final class Node {
         } else {
             lastFailure = problem;
         }
-        health();
+        reassess();
     }
 
     /** What the node and its workers use now, since the previous sample; null where the launcher cannot tell. */
@@ -571,14 +576,14 @@ final class Node {
                 // the node's fault, not the plan's (a program that is not there is the job's): counts against its health
                 failuresInRow++;
                 lastFailure = String.valueOf(ex.getMessage());
-                health();
+                reassess();
             }
             heartbeatNow.run();
             return;
         }
         if (failuresInRow > 0) {
             failuresInRow = 0;
-            health();
+            reassess();
         }
         started.add(new Heartbeat.Worker(l.unit(), l.slot()));
         events.accept("launched unit=" + l.unit() + " slot=" + l.slot() + " pid=" + w.pid());
