@@ -154,6 +154,25 @@ class IsolationTest {
         return exits.get(0);
     }
 
+    /**
+     * Soft isolation: the worker has its cgroup (usage, its whole tree) but no limit, so the worker
+     * that takes twice its slot's memory is not killed; it ends as it would have.
+     */
+    @Test
+    void softIsolationCountsButDoesNotLimit() throws Exception {
+        Node n = node(WorkerPolicy.EMBEDDED.withIsolation(WorkerPolicy.Isolation.SOFT), cgroups(), false);
+        Path gate = dir.resolve("gate");
+        assertEquals(Ack.applied(1), launch(n, Resources.of(100, 64), 0,
+                "head -c 134217728 /dev/zero | tail >/dev/null; while [ ! -e " + gate + " ]; do sleep 0.05; done", Map.of()));
+        Cgroups.Group g = groupOf(dir, 0);
+        assertEquals(-1, g.limitBytes(), "no memory limit");
+        runUntil(() -> g.peakBytes() > 100L << 20); // it took its 128 MiB
+        Files.writeString(gate, "");
+        Heartbeat.Exit exit = awaitExit(n);
+        assertEquals(0, exit.exitCode(), exit + " " + events);
+        assertNull(exit.oom());
+    }
+
     /** The same worker in a slot with room for it ends as it should, with no oom on its exit. */
     @Test
     void aWorkerWithinItsMemoryEndsNormally() throws Exception {
