@@ -400,7 +400,11 @@ final class OsLauncher implements Launcher {
                 Record r = new Record(UnitId.parse(env.get("GRANARY_UNIT")), Integer.parseInt(env.get("GRANARY_SLOT")), "", "",
                         Resources.ZERO, false);
                 String base = base(r.unit(), r.slot());
-                out.add(new Left(r, new Os(h.get(), null, base, Path.of(exitFile), null), 0, false, stopped(base)));
+                // its cgroup, if it has one, from the files its wrapper joined it through
+                String procs = env.getOrDefault("GRANARY_CGROUP_PROCS", "");
+                Cgroups.Group group = Cgroups.Group.of(String.join("|", java.util.Arrays.stream(procs.split(" "))
+                        .filter(f -> !f.isEmpty()).map(f -> String.valueOf(Path.of(f).getParent())).toList()));
+                out.add(new Left(r, new Os(h.get(), null, base, Path.of(exitFile), group), 0, false, stopped(base)));
             } catch (RuntimeException ex) {
                 // not a worker this agent could have started: left alone
             }

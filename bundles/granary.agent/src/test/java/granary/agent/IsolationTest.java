@@ -273,6 +273,27 @@ class IsolationTest {
         runUntil(() -> g.dirs().stream().noneMatch(Files::exists));
     }
 
+    /** A worker whose run record is lost is found among the node's processes with its cgroup: its stop reaches its whole tree too. */
+    @Test
+    void aWorkerWithoutItsRunRecordIsFoundWithItsCgroup() throws Exception {
+        Cgroups groups = cgroups();
+        Node first = node(policy(), groups, true);
+        Path pidFile = dir.resolve("orphan.pid");
+        assertEquals(Ack.applied(1), launch(first, Resources.of(100, 64), 0,
+                "(sleep 300 & echo $! > " + pidFile + "); exec sleep 300", Map.of()));
+        runUntil(() -> readPid(pidFile) > 0);
+        long orphan = readPid(pidFile);
+        Cgroups.Group g = groupOf(dir, 0);
+        Files.delete(dir.resolve("run/j.u.0.worker"));
+
+        Launcher.Left found = new OsLauncher(dir, "n1", loop, policy(), groups, true).left(events::add).stream()
+                .filter(l -> l.record().slot() == 0).findFirst().orElseThrow();
+        assertEquals("", found.record().jobMaster(), "no record: the master decides");
+        found.running().stop();
+        runUntil(() -> ProcessHandle.of(orphan).map(h -> !h.isAlive()).orElse(true));
+        runUntil(() -> g.dirs().stream().noneMatch(Files::exists));
+    }
+
     private static long readPid(Path f) {
         try {
             String t = Files.readString(f).trim();
