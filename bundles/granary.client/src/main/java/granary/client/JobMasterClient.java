@@ -633,6 +633,9 @@ public final class JobMasterClient implements AutoCloseable {
                 confirmed.exited(x.unit());
                 firePlacement(holdings.release(x.unit(), x.node()));
             }
+            if (x.oom() != null) {
+                tell(() -> listener.workerOutOfMemory(x.unit(), x.node(), x.slot(), x.oom().limitMiB(), x.oom().peakMiB()));
+            }
             tell(() -> listener.workerExited(x.unit(), x.node(), x.slot(), x.exitCode()));
         }
         agents.learn(h);
