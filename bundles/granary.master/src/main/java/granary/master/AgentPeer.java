@@ -43,6 +43,10 @@ final class AgentPeer extends Peer {
     /** The last entry sent per unit the agent holds a cap of: what a withdrawal names once the job is gone. */
     private final Map<UnitId, Cap.Grant> sent = new HashMap<>();
     private boolean full;
+    /** What the node and its workers use, as its last heartbeat said; null until one says (docs/agent.md). */
+    granary.protocol.Heartbeat.Usage usage;
+    /** Why its agent says the node is not fit for work, or null while it is (or does not say). */
+    String unhealthy;
     /** Units to withdraw to what the master grants here, each with why (a cap carries one reason: one per cap). */
     private final Map<UnitId, String> forced = new LinkedHashMap<>();
     /** The last exits taken, so that one reported again is not taken twice. */

@@ -518,6 +518,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return Ack.applied(e.sequence());
         }
         p.workers = Math.max(0, p.workers + h.started().size() - h.exited().size());
+        if (h.usage() != null) {
+            p.usage = h.usage(); // a picture, not a delta: the latest replaces the one before
+        }
+        health(p, h.health());
         Map<String, JobSpec> kept = keptJobs(h.exited().stream().map(x -> x.unit().job()).toList());
         if (h.capacity() != null) {
             apply(new NodeCapacityChanged(p.node, h.capacity()));
@@ -566,6 +570,27 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         restartsExited(fresh);
         uncapped(p, h.uncapped());
         return Ack.applied(e.sequence());
+    }
+
+    /**
+     * An agent that says its node is not fit for work (launches failing, its health check failing;
+     * docs/agent.md, "Node health") gets no new work: its node is blacklisted, its running workers
+     * stay. When it says healthy again the node takes work again — unless it is out for being lost.
+     * Absent (an older agent): nothing changes.
+     */
+    private void health(AgentPeer p, Heartbeat.Health health) {
+        if (health == null) {
+            return;
+        }
+        String reason = health.healthy() ? null : health.reason().isBlank() ? "unhealthy" : health.reason();
+        if (java.util.Objects.equals(reason, p.unhealthy)) {
+            return;
+        }
+        boolean out = p.unhealthy != null;
+        p.unhealthy = reason;
+        if ((reason != null) != out) {
+            collect(new ArrayList<>(), () -> apply(new NodeBlacklisted(p.node, reason != null)));
+        }
     }
 
     /**
@@ -1474,12 +1499,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         for (Heartbeat.Exit x : exited) {
             JobMasterPeer j = jobMasterOf(x.unit().job());
             if (j != null) {
-                j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped()), now);
+                j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped(), x.oom()), now);
                 j.set(x.unit(), node, j.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(node, 0), now);
                 told.add(j);
             } else if (formerOwners.containsKey(x.unit().job()) && jobMasters.get(formerOwners.get(x.unit().job())) != null) {
                 j = jobMasters.get(formerOwners.get(x.unit().job()));
-                j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped()), now); // a worker of a job it cancelled: gone
+                j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped(), x.oom()), now); // a worker of a job it cancelled: gone
                 told.add(j);
             }
         }
@@ -2328,7 +2353,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         for (AgentPeer a : agents.values()) {
             if (a.registration != null) {
                 out.add(new PeerStatus("agent", a.node, a.lost ? "lost" : "live", a.registeredIncarnation, now - a.lastSeen,
-                        a.caps.size(), a.slots(), a.workers, 0, a.registration.endpoint()));
+                        a.caps.size(), a.slots(), a.workers, 0, a.registration.endpoint(), "",
+                        a.usage == null ? null : a.usage.node(), a.unhealthy == null ? "" : a.unhealthy));
             }
         }
         out.sort(java.util.Comparator.comparing(PeerStatus::id));
