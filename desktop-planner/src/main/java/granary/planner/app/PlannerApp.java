@@ -82,6 +82,7 @@ public final class PlannerApp extends Application {
         push.masterProperty().bind(connection.clientProperty());
         push.draftSource(() -> editor.validTableProperty().get() == null ? null
                 : new PushViewModel.Draft(editor.text(), editor.workerSpansText()));
+        push.blockerSource(() -> editor.pushBlockerProperty().get());
         connection.clientProperty().addListener((o, was, now) -> {
             if (now == null) {
                 live.disconnect();

@@ -40,6 +40,7 @@ public final class PushViewModel {
     private final ObservableList<String> diff = FXCollections.observableArrayList();
     private final ObservableList<String> problems = FXCollections.observableArrayList();
     private Supplier<Draft> draft = () -> null;
+    private Supplier<String> blocker = () -> null;
     /** The draft and the in-force revision the shown diff was made from: what {@link #apply} sends. */
     private Draft reviewed;
     private String reviewedRevision;
@@ -57,6 +58,14 @@ public final class PushViewModel {
     /** Where the draft comes from; it answers null while the draft has problems (it cannot be pushed then). */
     public void draftSource(Supplier<Draft> source) {
         this.draft = source;
+    }
+
+    /**
+     * Why the draft cannot be pushed, in the planner's words (problems, warnings not acknowledged, a
+     * table that funds nobody), or null: asked before every dry run.
+     */
+    public void blockerSource(Supplier<String> source) {
+        this.blocker = source;
     }
 
     public ReadOnlyObjectProperty<Step> stepProperty() {
@@ -84,6 +93,11 @@ public final class PushViewModel {
         Draft d = draft.get();
         if (c == null) {
             refuse("not connected to a master: connect first", List.of());
+            return;
+        }
+        String why = blocker.get();
+        if (why != null) {
+            refuse(why, List.of());
             return;
         }
         if (d == null) {

@@ -25,6 +25,7 @@ import granary.planner.table.model.Draft;
 import granary.planner.table.model.DraftJson;
 import granary.planner.table.model.History;
 import granary.planner.table.model.Hours;
+import granary.planner.table.model.QuotaSources;
 import granary.policy.quota.api.QuotaTable;
 import granary.policy.quota.api.QuotaTableCodec;
 import granary.policy.quota.api.TimeSlice;
@@ -66,6 +67,14 @@ public final class TableEditorViewModel {
     private final ReadOnlyBooleanWrapper valid = new ReadOnlyBooleanWrapper(this, "valid");
     private final ObservableList<TableProblem> problems = FXCollections.observableArrayList();
     private final ObservableList<TableProblem> problemsView = FXCollections.unmodifiableObservableList(problems);
+    private final ObservableList<TableProblem> warnings = FXCollections.observableArrayList();
+    private final ObservableList<TableProblem> warningsView = FXCollections.unmodifiableObservableList(warnings);
+    private final ObservableList<TableProblem> listed = FXCollections.observableArrayList();
+    private final ObservableList<TableProblem> listedView = FXCollections.unmodifiableObservableList(listed);
+    /** The warnings' texts the planner acknowledged: a warning that changes must be acknowledged again. */
+    private final java.util.Set<String> acknowledged = new java.util.HashSet<>();
+    private final ReadOnlyObjectWrapper<SliceOffer> offer = new ReadOnlyObjectWrapper<>(this, "offer");
+    private final ReadOnlyStringWrapper pushBlocker = new ReadOnlyStringWrapper(this, "pushBlocker");
     private final ReadOnlyBooleanWrapper dirty = new ReadOnlyBooleanWrapper(this, "dirty");
     private final ReadOnlyBooleanWrapper canUndo = new ReadOnlyBooleanWrapper(this, "canUndo");
     private final ReadOnlyBooleanWrapper canRedo = new ReadOnlyBooleanWrapper(this, "canRedo");
@@ -148,6 +157,8 @@ public final class TableEditorViewModel {
         source.set(name);
         selection.set(null);
         message.set(next.workerForm() ? null : readOnlyReason());
+        acknowledged.clear();
+        offer.set(null);
         show(next);
     }
 
@@ -222,6 +233,84 @@ public final class TableEditorViewModel {
     /** Every problem of the draft, placed at its slice and group. */
     public ObservableList<TableProblem> problems() {
         return problemsView;
+    }
+
+    /**
+     * The warnings: each group left with nothing for hours in which {@code default} gives it a quota
+     * ({@code group1 gets nothing 20:00-24:00 (it had 2000/5000 from default)}), acknowledged or not.
+     */
+    public ObservableList<TableProblem> warnings() {
+        return warningsView;
+    }
+
+    /** What the problem list shows: the problems, then the warnings. */
+    public ObservableList<TableProblem> listed() {
+        return listedView;
+    }
+
+    /** Acknowledges a warning: the planner means it; it stays listed, and no longer stops a push. */
+    public void acknowledge(TableProblem warning) {
+        if (warning != null && warning.isWarning()) {
+            acknowledged.add(warning.message());
+            showWarnings();
+        }
+    }
+
+    /** Acknowledges every warning listed now. */
+    public void acknowledgeAll() {
+        warnings.forEach(w -> acknowledged.add(w.message()));
+        showWarnings();
+    }
+
+    /**
+     * Why the draft cannot be pushed now, in the planner's words; null if it can: problems, a warning
+     * not acknowledged, or a table that funds no group at all.
+     */
+    public ReadOnlyStringProperty pushBlockerProperty() {
+        return pushBlocker.getReadOnlyProperty();
+    }
+
+    /**
+     * After drawing a slice that leaves groups out which {@code default} funds: the offer to copy their
+     * {@code default} entries into it. Null when there is none.
+     */
+    public ReadOnlyObjectProperty<SliceOffer> offerProperty() {
+        return offer.getReadOnlyProperty();
+    }
+
+    /** The offer made after a drawn slice left groups with nothing. */
+    public record SliceOffer(TimeSlice slice, List<String> groups, String text) {
+    }
+
+    /** Copies the offered groups' {@code default} entries into the slice (one undoable step). */
+    public boolean acceptOffer() {
+        SliceOffer o = offer.get();
+        if (o == null) {
+            return false;
+        }
+        offer.set(null);
+        return edit(d -> {
+            Draft out = d;
+            for (String g : o.groups()) {
+                out = out.withGroupIn(o.slice(), g);
+            }
+            return out;
+        });
+    }
+
+    /** Leaves the offered groups with nothing in the slice, on purpose: their warnings are acknowledged. */
+    public void declineOffer() {
+        SliceOffer o = offer.get();
+        if (o == null) {
+            return;
+        }
+        offer.set(null);
+        for (TableProblem w : warnings) {
+            if (o.groups().contains(w.group()) && w.slice() != null && w.slice().equals(o.slice())) {
+                acknowledged.add(w.message());
+            }
+        }
+        showWarnings();
     }
 
     /** True when saving would change the file (WorkerSpans are not in it). */
@@ -316,6 +405,10 @@ public final class TableEditorViewModel {
             return null;
         }
         selection.set(new CellRef(s, group));
+        List<String> left = QuotaSources.leftOut(draft.get(), s);
+        offer.set(left.isEmpty() ? null : new SliceOffer(s, left, "Slice " + s + " leaves " + String.join(", ", left)
+                + " with nothing from " + String.format("%02d:00 to %02d:00", s.from(), s.to())
+                + ": a slice replaces default whole. Copy their default entries into " + s + "?"));
         return s;
     }
 
@@ -538,6 +631,12 @@ public final class TableEditorViewModel {
             problems.setAll(e.problems().stream().map(TableProblem::of).toList());
         }
         valid.set(validTable.get() != null);
+        SliceOffer o = offer.get();
+        if (o != null) {
+            List<String> still = QuotaSources.leftOut(d, o.slice()).stream().filter(o.groups()::contains).toList();
+            offer.set(still.isEmpty() ? null : still.equals(o.groups()) ? o : new SliceOffer(o.slice(), still, o.text()));
+        }
+        showWarnings();
         CellRef sel = selection.get();
         if (sel != null) {
             TimeSlice s = sel.slice() == null ? null : d.slice(sel.slice()) != null ? sel.slice() : samePlace(before, d, sel.slice());
@@ -558,6 +657,34 @@ public final class TableEditorViewModel {
         }
         var now = after.slices().get(i);
         return now.cells().equals(before.slices().get(i).cells()) && !now.slice().isDefault() ? now.slice() : null;
+    }
+
+    private void showWarnings() {
+        Draft d = draft.get();
+        warnings.setAll(QuotaSources.losses(d).stream()
+                .map(l -> TableProblem.warning(l, acknowledged.contains(l.text()))).toList());
+        List<TableProblem> all = new java.util.ArrayList<>(problems);
+        all.addAll(warnings);
+        listed.setAll(all);
+        pushBlocker.set(blocker(d));
+    }
+
+    private String blocker(Draft d) {
+        if (!problems.isEmpty()) {
+            int n = problems.size();
+            return "the draft has " + n + (n == 1 ? " problem" : " problems") + " (see the table's problem list): fix "
+                    + (n == 1 ? "it" : "them") + " before pushing";
+        }
+        List<TableProblem> open = warnings.stream().filter(w -> w.kind() == TableProblem.Kind.WARNING).toList();
+        if (!open.isEmpty()) {
+            return open.size() + (open.size() == 1 ? " warning is" : " warnings are") + " not acknowledged ("
+                    + open.get(0).message() + (open.size() > 1 ? ", ..." : "")
+                    + "): acknowledge them in the table's problem list, or give those groups quota, before pushing";
+        }
+        if (d.slices().stream().allMatch(s -> s.cells().isEmpty())) {
+            return "the table funds no group: pushing it would leave every group with nothing";
+        }
+        return null;
     }
 
     private void updateFlags() {

@@ -120,6 +120,13 @@ class PlannerIT {
         assertEquals(150, fx(() -> app.whatIf.resultProperty().get().draft().jobs()));
         assertEquals(150, fx(() -> app.whatIf.resultProperty().get().inForce().jobs()));
 
+        // the article's table leaves group2 with nothing from 0 to 9: a warning acknowledged before a push
+        select("table");
+        assertTrue(fx(() -> app.editor.pushBlockerProperty().get()).contains("group2 gets nothing 00:00-09:00"),
+                () -> robot.lookup("#status").queryAs(Label.class).getText());
+        robot.clickOn("#acknowledgeAll");
+        assertNull(fx(() -> app.editor.pushBlockerProperty().get()));
+
         // push: dry run, the diff, apply
         select("push");
         robot.clickOn("#preview");
