@@ -56,6 +56,10 @@ public final class WhatIfViewModel {
     private final ObservableList<GroupAssignment> groupChoices = FXCollections.unmodifiableObservableList(
             FXCollections.observableArrayList(GroupAssignment.hashIntoTableGroups(), GroupAssignment.asInTrace()));
     private final StringProperty unitOrder = new SimpleStringProperty(this, "unitOrder", WhatIfRequest.DEFAULT_UNIT_ORDER);
+    private final ObjectProperty<java.time.LocalDate> startDate = new SimpleObjectProperty<>(this, "startDate",
+            java.time.Instant.ofEpochMilli(WhatIfRequest.DEFAULT_START).atZone(java.time.ZoneOffset.UTC).toLocalDate());
+    private final javafx.beans.property.IntegerProperty startHour = new javafx.beans.property.SimpleIntegerProperty(this, "startHour", 0);
+    private final ReadOnlyObjectWrapper<Verdict> verdict = new ReadOnlyObjectWrapper<>(this, "verdict");
     private final ObservableList<String> unitOrders;
 
     private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress", 0);
@@ -143,6 +147,27 @@ public final class WhatIfViewModel {
         return unitOrder;
     }
 
+    /** The date (UTC) the replay starts on: trace time 0 is replayed at {@link #startHourProperty} of it. */
+    public ObjectProperty<java.time.LocalDate> startDateProperty() {
+        return startDate;
+    }
+
+    /** The hour of the day (UTC, 0-23) the replay starts at. */
+    public javafx.beans.property.IntegerProperty startHourProperty() {
+        return startHour;
+    }
+
+    /** When trace time 0 is replayed, as epoch milliseconds (UTC). */
+    public long startEpochMs() {
+        java.time.LocalDate d = startDate.get() == null ? java.time.LocalDate.of(2024, 1, 1) : startDate.get();
+        return d.atTime(Math.floorMod(startHour.get(), 24), 0).toInstant(java.time.ZoneOffset.UTC).toEpochMilli();
+    }
+
+    /** Which table did better, measure by measure; null while there is no result. */
+    public ReadOnlyObjectProperty<Verdict> verdictProperty() {
+        return verdict.getReadOnlyProperty();
+    }
+
     /** The installed unit-order policies. */
     public ObservableList<String> unitOrders() {
         return unitOrders;
@@ -183,10 +208,11 @@ public final class WhatIfViewModel {
             return;
         }
         WhatIfRequest request = new WhatIfRequest(trace.get(), format.get(), cluster.get(), maxJobs.get(), untilSeconds.get(),
-                groups.get(), unitOrder.get(), draft.get(), inForce.get());
+                groups.get(), unitOrder.get(), draft.get(), inForce.get(), startEpochMs());
         long id = ++generation;
         cancelled = false;
         result.set(null);
+        verdict.set(null);
         progress.set(0);
         running.set(true);
         status.set("starting: " + request.trace().getFileName());
@@ -225,6 +251,9 @@ public final class WhatIfViewModel {
         if (format.get() == null) {
             return "no trace format: choose the format of " + p.getFileName();
         }
+        if (startHour.get() < 0 || startHour.get() > 23) {
+            return "the start hour must be 0 to 23 (UTC), not " + startHour.get();
+        }
         if (maxJobs.get() < 0 || untilSeconds.get() < 0) {
             return "the job limit and until must not be negative (0: no limit)";
         }
@@ -245,6 +274,7 @@ public final class WhatIfViewModel {
                     finish("cancelled");
                     return;
                 }
+                verdict.set(Verdict.of(r));
                 result.set(r);
                 progress.set(1);
                 finish(String.format(Locale.ROOT, "done in %.1f s: %d jobs of %s replayed through the draft and the table "
