@@ -1,6 +1,7 @@
 package granary.planner.live;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,7 @@ import javafx.application.Platform;
 import javafx.geometry.Point2D;
 import javafx.scene.Scene;
 import javafx.scene.canvas.Canvas;
+import javafx.scene.control.Label;
 import javafx.scene.control.ListCell;
 import javafx.scene.control.TextArea;
 import javafx.scene.image.WritableImage;
@@ -112,6 +114,12 @@ class LiveViewTest {
         Point2D onScreen = fx(() -> canvas.localToScreen(half));
         robot.clickOn(onScreen);
         await("n1's jobs", () -> vm.nodeDetailProperty().get().contains("jobs: j1, j2"));
+        String detail = fx(() -> vm.nodeDetailProperty().get());
+        assertTrue(detail.startsWith("n1 in room ") && detail.contains(" cores, memory ") && detail.contains(" MiB"), detail);
+        // the per-room summary
+        await("rooms summed", () -> !vm.roomRows().isEmpty());
+        assertTrue(fx(() -> vm.roomRows().get(0).text()).matches(".+: \\d+ nodes, \\d+% granted on average; cpu .+ cores, memory .+ GiB.*"),
+                fx(() -> vm.roomRows().get(0).text()));
 
         // a job's click shows why it waits
         await("j3 listed", () -> vm.jobs().stream().anyMatch(j -> j.job().equals("j3")));
@@ -123,5 +131,36 @@ class LiveViewTest {
         await("j3's why shown", () -> why.getText().contains("no node has 8 cpu free (best 4)"));
         assertEquals(1, master.requests("/api/v1/jobs/j3/why").size());
         Png.write(fx(() -> view.snapshot(null, null)), Path.of("target/live-view.png"));
+
+        // disconnected: the map is the past, greyed out, and says since when
+        Label banner = robot.lookup("#staleBanner").queryAs(Label.class);
+        assertFalse(fx(banner::isVisible), "live: no banner");
+        robot.clickOn("#disconnect");
+        await("stale", () -> vm.staleProperty().get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(fx(banner::isVisible));
+        assertTrue(fx(banner::getText).matches("disconnected: not live, last update \\d\\d:\\d\\d:\\d\\d"), fx(banner::getText));
+        WritableImage grey = fx(() -> map.snapshot(null, null));
+        Png.write(grey, Path.of("target/live-heatmap-stale.png"));
+        Color was = grey.getPixelReader().getColor((int) full.getX(), (int) full.getY());
+        assertTrue(Math.abs(was.getRed() - was.getGreen()) < 0.03 && Math.abs(was.getGreen() - was.getBlue()) < 0.03,
+                "a full node is grey while not live: " + was);
+    }
+
+    @Test
+    void thePaletteIsViridisAndItsLightnessRisesWithUtilisation() {
+        assertColour(Color.web("#440154"), HeatmapView.colour(0), "idle");
+        assertColour(Color.web("#21918c"), HeatmapView.colour(0.5), "half");
+        assertColour(Color.web("#fde725"), HeatmapView.colour(1), "full");
+        double last = -1;
+        for (int p = 0; p <= 100; p += 5) {
+            Color c = HeatmapView.colour(p / 100.0);
+            double luminance = 0.2126 * c.getRed() + 0.7152 * c.getGreen() + 0.0722 * c.getBlue();
+            assertTrue(luminance > last, "lightness rises at " + p + " %: read in grey or by any colour vision");
+            last = luminance;
+        }
+        assertEquals("Overused (borrowing from the shared pool: above min, below max)", QuotaSummary.stateName("OVERUSED"));
+        assertEquals("12.5", HeatmapView.cores(1250));
+        assertEquals("64", HeatmapView.cores(6400));
     }
 }
