@@ -87,6 +87,7 @@ public final class PlannerApp extends Application {
             if (now == null) {
                 live.disconnect();
                 whatIf.inForceProperty().set(null);
+                whatIf.inForceRevisionProperty().set(null);
             } else {
                 live.connect(now);
                 refreshInForce(status);
@@ -104,6 +105,7 @@ public final class PlannerApp extends Application {
                 return;
             }
             whatIf.inForceProperty().set(inForce(t));
+            whatIf.inForceRevisionProperty().set(t.revision());
             status.setText("imported the table in force (revision " + t.revision() + ") from " + connection.urlProperty().get());
             say("planner: imported");
         }, why -> status.setText("import failed: " + why));
@@ -130,6 +132,11 @@ public final class PlannerApp extends Application {
         stage.setScene(new Scene(new VBox(root), Math.min(1400, screen.getWidth()), Math.min(860, screen.getHeight())));
         root.prefHeightProperty().bind(stage.getScene().heightProperty());
         stage.show();
+        // the connection bar's figures are live: the master's status is read again every 5 s
+        javafx.animation.Timeline statusPoll = new javafx.animation.Timeline(
+                new javafx.animation.KeyFrame(javafx.util.Duration.seconds(5), e -> connection.refreshStatus()));
+        statusPoll.setCycleCount(javafx.animation.Animation.INDEFINITE);
+        statusPoll.play();
 
         // at start, what the command line asked for
         if (options.table() != null) {
@@ -152,6 +159,10 @@ public final class PlannerApp extends Application {
             }
         });
         push.stepProperty().addListener((o, was, now) -> {
+            if (now == PushViewModel.Step.APPLIED) {
+                // the table just applied is the what-if's baseline from now on
+                refreshInForce(status);
+            }
             if (now == PushViewModel.Step.REVIEW) {
                 say("planner: push reviewed: " + push.diff().size() + " change(s)");
             } else if (now == PushViewModel.Step.REFUSED) {
@@ -206,9 +217,11 @@ public final class PlannerApp extends Application {
         connection.importTable(t -> {
             QuotaTable table = inForce(t);
             whatIf.inForceProperty().set(table);
+            whatIf.inForceRevisionProperty().set(table == null ? null : t.revision());
             status.setText(table == null ? "the master's table in force does not read: the what-if has nothing to compare with"
                     : "the what-if compares with the table in force on " + connection.urlProperty().get() + " (revision " + t.revision() + ")");
-        }, why -> status.setText("no table in force to compare with: " + why));
+        }, why -> status.setText("the what-if still compares with revision " + whatIf.inForceRevisionProperty().get()
+                + ": the table in force could not be read again (" + why + ")"));
     }
 
     private static Tab tab(String id, String title, javafx.scene.Node content) {

@@ -35,9 +35,71 @@ public final class ConnectionViewModel {
     private final ReadOnlyStringWrapper state = new ReadOnlyStringWrapper("not connected");
     private final ReadOnlyBooleanWrapper busy = new ReadOnlyBooleanWrapper();
 
+    private final java.time.Clock clock;
+    private static final java.time.format.DateTimeFormatter HMS = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss");
+    /** A status read in flight: refreshes do not pile up behind a slow master. */
+    private boolean refreshing;
+
     public ConnectionViewModel(Executor ui, Executor background) {
+        this(ui, background, java.time.Clock.systemDefaultZone());
+    }
+
+    /** @param clock what "as of hh:mm:ss" reads (the planner's time zone) */
+    public ConnectionViewModel(Executor ui, Executor background, java.time.Clock clock) {
         this.ui = ui;
         this.background = background;
+        this.clock = clock;
+    }
+
+    private String now() {
+        return java.time.LocalTime.now(clock).format(HMS);
+    }
+
+    /**
+     * Reads the master's status again (the shell calls it every few seconds), so that the figures in
+     * the bar are live: {@code ..., 42 jobs, ... (as of 14:02:07)}. A master that stops answering is
+     * said so, with when it last answered; the connection is kept (it may come back).
+     */
+    public void refreshStatus() {
+        MasterClient c = client.get();
+        if (c == null || busy.get() || refreshing) {
+            return;
+        }
+        refreshing = true;
+        String last = lastAnswer;
+        background.execute(() -> {
+            String line;
+            try {
+                line = connectedLine(c.api().toString(), c.status());
+            } catch (ApiError e) {
+                line = "the master at " + base(c) + " does not answer: " + e.getMessage()
+                        + (last == null ? "" : " (it last answered at " + last + ")");
+            }
+            String shown = line;
+            boolean answered = !line.startsWith("the master at ");
+            ui.execute(() -> {
+                refreshing = false;
+                if (client.get() == c) {
+                    state.set(shown);
+                    if (answered) {
+                        lastAnswer = now();
+                    }
+                }
+            });
+        });
+    }
+
+    private String lastAnswer;
+
+    private static String base(MasterClient c) {
+        String api = c.api().toString();
+        return api.endsWith("/api/v1") ? api.substring(0, api.length() - "/api/v1".length()) : api;
+    }
+
+    private String connectedLine(String api, JsonObject s) {
+        String uri = api.endsWith("/api/v1") ? api.substring(0, api.length() - "/api/v1".length()) : api;
+        return "connected to " + uri + ": " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs, unit order "
+                + field(s, "policy.unit-order") + " (as of " + now() + ")";
     }
 
     public StringProperty urlProperty() {
@@ -81,9 +143,9 @@ public final class ConnectionViewModel {
         background.execute(() -> {
             try {
                 JsonObject s = c.status();
-                String line = "connected to " + uri + ": " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs, unit order "
-                        + field(s, "policy.unit-order");
+                String line = connectedLine(uri.toString(), s);
                 ui.execute(() -> {
+                    lastAnswer = now();
                     client.set(c);
                     state.set(line);
                     busy.set(false);

@@ -258,7 +258,7 @@ public final class LiveViewModel implements AutoCloseable {
             nodeDetail.set("node " + name + " is not in the cluster any more");
             return;
         }
-        String usage = HeatmapView.nodeText(f, i, roomOf(f, i)).replace("\n", "; ");
+        String usage = NodeText.of(f, i, roomOf(f, i)).replace("\n", "; ");
         nodeDetail.set(usage);
         if (s != null) {
             background.execute(() -> {
@@ -286,7 +286,7 @@ public final class LiveViewModel implements AutoCloseable {
         /** As the room summary shows it. */
         public String text() {
             return String.format(Locale.ROOT, "%s: %d nodes, %.0f%% granted on average; cpu %s of %s cores, memory %,d of %,d GiB%s",
-                    room, nodes, 100 * meanUtilisation, HeatmapView.cores(grantedCpu), HeatmapView.cores(capacityCpu),
+                    room, nodes, 100 * meanUtilisation, NodeText.cores(grantedCpu), NodeText.cores(capacityCpu),
                     grantedMem / 1024, capacityMem / 1024, blacklisted == 0 ? "" : ", " + blacklisted + " blacklisted");
         }
     }

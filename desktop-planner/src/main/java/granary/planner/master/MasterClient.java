@@ -193,9 +193,23 @@ public final class MasterClient {
         }
     }
 
+    /** A failure to reach the master in a planner's words; what Java said goes to the details line. */
     private ApiError unreachable(IOException e) {
-        String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return new ApiError(0, "unreachable", "cannot reach the master at " + base + ": " + why, List.of());
+        String master = base.getScheme() + "://" + base.getAuthority();
+        String words;
+        if (e instanceof java.net.ConnectException) {
+            words = "the master at " + master + " is not reachable: nothing answers there (is it running, and is this its address and port?)";
+        } else if (e instanceof java.net.http.HttpTimeoutException) {
+            words = "the master at " + master + " did not answer within " + TIMEOUT.toSeconds() + " s";
+        } else if (e instanceof java.net.UnknownHostException) {
+            words = "there is no host " + base.getHost() + ": check the master's address";
+        } else if (e instanceof javax.net.ssl.SSLException) {
+            words = "the secure connection to " + master + " failed (is it https, with a certificate this machine trusts?)";
+        } else {
+            words = "the master at " + master + " could not be reached";
+        }
+        String cause = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return new ApiError(0, "unreachable", words, List.of(), cause);
     }
 
     /** Reads problem JSON (RFC 9457); anything else is quoted as it came. */

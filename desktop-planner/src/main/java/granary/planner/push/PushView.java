@@ -42,7 +42,12 @@ public final class PushView extends BorderPane {
         diff.setPlaceholder(new Label("Run the dry run to see what the draft changes in the table in force."));
         ListView<String> problems = new ListView<>(vm.problems());
         problems.setId("pushProblems");
-        problems.setPlaceholder(new Label("No refusal."));
+        Label none = new Label();
+        none.textProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> vm.stepProperty().get() == PushViewModel.Step.REFUSED
+                        ? "The master named no single problem: the reason is in the message above."
+                        : "Nothing refused.", vm.stepProperty()));
+        problems.setPlaceholder(none);
         problems.setPrefHeight(140);
         VBox.setVgrow(diff, javafx.scene.layout.Priority.ALWAYS);
         setCenter(new VBox(6, new Label("Changes against the table in force"), diff,

@@ -39,6 +39,7 @@ public final class PushViewModel {
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private final ObservableList<String> diff = FXCollections.observableArrayList();
     private final ObservableList<String> problems = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper appliedRevision = new ReadOnlyStringWrapper();
     private Supplier<Draft> draft = () -> null;
     private Supplier<String> blocker = () -> null;
     /** The draft and the in-force revision the shown diff was made from: what {@link #apply} sends. */
@@ -70,6 +71,11 @@ public final class PushViewModel {
 
     public ReadOnlyObjectProperty<Step> stepProperty() {
         return step.getReadOnlyProperty();
+    }
+
+    /** The revision the last Apply put in force; null before one. */
+    public ReadOnlyStringProperty appliedRevisionProperty() {
+        return appliedRevision.getReadOnlyProperty();
     }
 
     /** One line: what happened last, or why nothing can be pushed. */
@@ -141,8 +147,9 @@ public final class PushViewModel {
             try {
                 MasterClient.Outcome o = c.putQuota(d.tableJson(), d.workerSpans(), rev, false);
                 ui.execute(() -> {
-                    step.set(Step.APPLIED);
                     reviewed = null;
+                    appliedRevision.set(o.newRevision());
+                    step.set(Step.APPLIED);
                     message.set("applied: revision " + shortRev(o.newRevision()) + " is in force"
                             + (o.notes().isEmpty() ? "" : "; " + String.join("; ", o.notes())));
                 });
@@ -162,9 +169,18 @@ public final class PushViewModel {
 
     private void refuse(ApiError e) {
         reviewed = null;
-        String head = e.status() == 0 ? e.getMessage()
+        String head = e.status() == 0 ? "nothing was pushed: " + e.getMessage()
+                : e.status() == 403 ? "this token may not push: the master refused (403 forbidden); pushing needs an admin token "
+                        + "(issued with --issue-token=admin/NAME). The master said: " + e.getMessage()
+                : e.status() == 409 && "stale-revision".equals(e.type())
+                        ? "someone loaded another table since the dry run: the master refused (409 stale-revision); run the dry "
+                        + "run again to see the new diff. The master said: " + e.getMessage()
                 : "the master refused (" + e.status() + " " + e.type() + "): " + e.getMessage();
-        refuse(head, e.errors().stream().map(ApiError.Item::toString).toList());
+        List<String> items = new java.util.ArrayList<>(e.errors().stream().map(ApiError.Item::toString).toList());
+        if (e.details() != null) {
+            items.add("details: " + e.details());
+        }
+        refuse(head, items);
     }
 
     private void refuse(String why, List<String> items) {

@@ -70,7 +70,7 @@ public final class WhatIfView extends BorderPane {
         this.maxJobsAsObject = vm.maxJobsProperty().asObject();
         this.vm = vm;
         setPadding(new Insets(8));
-        setTop(new VBox(8, form(), runBar()));
+        setTop(new VBox(8, form(), runBar(), baselineLine()));
         groups.setId("groupsChart");
         groups.setPrefColumns(3);
         groups.setMaxWidth(Double.MAX_VALUE);   // as many charts a row as the width takes
@@ -196,6 +196,18 @@ public final class WhatIfView extends BorderPane {
         return bar;
     }
 
+    /** What the what-if compares with, and whether the result shown is out of date. */
+    private Label baselineLine() {
+        Label baseline = new Label();
+        baseline.setId("baseline");
+        baseline.setWrapText(true);
+        baseline.textProperty().bind(vm.baselineProperty());
+        baseline.styleProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> vm.baselineProperty().get().startsWith("out of date") ? "-fx-text-fill: #8a3b00; -fx-font-weight: bold;" : "",
+                vm.baselineProperty()));
+        return baseline;
+    }
+
     private void chooseTrace() {
         FileChooser chooser = new FileChooser();
         chooser.setTitle("Trace to replay");
@@ -298,7 +310,7 @@ public final class WhatIfView extends BorderPane {
         Tooltip.install(timeouts, new Tooltip("a timeout is a job that waited more than "
                 + r.draft().run().timeouts().thresholdMs() / 1000 + " s for resources (the wait-for-resource timeout)"));
         for (String g : r.groups()) {
-            TimeChart c = new TimeChart("group-" + g, g + ": " + r.unit() + " held, MinQuota and MaxQuota", r.unit(), start, spanH);
+            TimeChartView c = new TimeChartView("group-" + g, g + ": " + r.unit() + " held, MinQuota and MaxQuota", r.unit(), start, spanH);
             c.setPrefSize(520, 300);
             double held = 0;
             double limit = 0;

@@ -60,6 +60,10 @@ public final class WhatIfViewModel {
             java.time.Instant.ofEpochMilli(WhatIfRequest.DEFAULT_START).atZone(java.time.ZoneOffset.UTC).toLocalDate());
     private final javafx.beans.property.IntegerProperty startHour = new javafx.beans.property.SimpleIntegerProperty(this, "startHour", 0);
     private final ReadOnlyObjectWrapper<Verdict> verdict = new ReadOnlyObjectWrapper<>(this, "verdict");
+    private final StringProperty inForceRevision = new SimpleStringProperty(this, "inForceRevision");
+    private final ReadOnlyStringWrapper baseline = new ReadOnlyStringWrapper(this, "baseline", "no table in force yet");
+    /** The revision the shown result compared with. */
+    private String resultRevision;
     private final ObservableList<String> unitOrders;
 
     private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress", 0);
@@ -81,6 +85,8 @@ public final class WhatIfViewModel {
         this.ui = ui;
         this.service = service;
         this.unitOrders = FXCollections.unmodifiableObservableList(FXCollections.observableArrayList(service.unitOrders()));
+        inForce.addListener((o, a, b) -> updateBaseline());
+        inForceRevision.addListener((o, a, b) -> updateBaseline());
         trace.addListener((o, before, path) -> {
             TraceFormat guess = guessFormat(path, format.get());
             if (guess != null) {
@@ -99,6 +105,35 @@ public final class WhatIfViewModel {
     /** The table imported from a master; null until one is. */
     public ObjectProperty<QuotaTable> inForceProperty() {
         return inForce;
+    }
+
+    /** The revision of the table in force ({@link #inForceProperty}), as the master named it; null if unknown. */
+    public StringProperty inForceRevisionProperty() {
+        return inForceRevision;
+    }
+
+    /**
+     * What the what-if compares with, in words: the revision in force, and whether the shown result
+     * compared with an older one ({@code ... the table in force is now rev-b: run again}).
+     */
+    public ReadOnlyStringProperty baselineProperty() {
+        return baseline.getReadOnlyProperty();
+    }
+
+    private void updateBaseline() {
+        String now = inForceRevision.get();
+        if (inForce.get() == null) {
+            baseline.set("no table in force to compare with: connect to a master");
+        } else if (result.get() != null && !java.util.Objects.equals(resultRevision, now)) {
+            baseline.set("out of date: this result compared with revision " + rev(resultRevision)
+                    + ", but the table in force is now revision " + rev(now) + ": run again");
+        } else {
+            baseline.set("compares the draft with the table in force, revision " + rev(now));
+        }
+    }
+
+    private static String rev(String r) {
+        return r == null ? "(unknown)" : r.length() > 12 ? r.substring(0, 12) : r;
     }
 
     // ---- the form ----
@@ -210,13 +245,14 @@ public final class WhatIfViewModel {
         WhatIfRequest request = new WhatIfRequest(trace.get(), format.get(), cluster.get(), maxJobs.get(), untilSeconds.get(),
                 groups.get(), unitOrder.get(), draft.get(), inForce.get(), startEpochMs());
         long id = ++generation;
+        String revision = inForceRevision.get();
         cancelled = false;
         result.set(null);
         verdict.set(null);
         progress.set(0);
         running.set(true);
         status.set("starting: " + request.trace().getFileName());
-        Thread t = new Thread(() -> work(id, request), "granary-whatif-" + id);
+        Thread t = new Thread(() -> work(id, request, revision), "granary-whatif-" + id);
         t.setDaemon(true);   // a replay in progress must not keep the planner from closing
         worker = t;
         t.start();
@@ -260,7 +296,7 @@ public final class WhatIfViewModel {
         return null;
     }
 
-    private void work(long id, WhatIfRequest request) {
+    private void work(long id, WhatIfRequest request, String revision) {
         long start = System.nanoTime();
         try {
             WhatIfResult r = service.run(request, (fraction, message) -> publish(id, () -> {
@@ -275,7 +311,9 @@ public final class WhatIfViewModel {
                     return;
                 }
                 verdict.set(Verdict.of(r));
+                resultRevision = revision;
                 result.set(r);
+                updateBaseline();
                 progress.set(1);
                 finish(String.format(Locale.ROOT, "done in %.1f s: %d jobs of %s replayed through the draft and the table "
                         + "in force", seconds, r.jobs(), r.trace()) + (r.notes().isEmpty() ? "" : " (" + r.notes().size()

@@ -160,7 +160,7 @@ class LiveViewTest {
             last = luminance;
         }
         assertEquals("Overused (borrowing from the shared pool: above min, below max)", QuotaSummary.stateName("OVERUSED"));
-        assertEquals("12.5", HeatmapView.cores(1250));
-        assertEquals("64", HeatmapView.cores(6400));
+        assertEquals("12.5", NodeText.cores(1250));
+        assertEquals("64", NodeText.cores(6400));
     }
 }

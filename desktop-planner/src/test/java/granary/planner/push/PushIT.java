@@ -141,7 +141,7 @@ class PushIT {
         asReader.draftSource(() -> new PushViewModel.Draft(ARTICLE, SPANS));
         asReader.preview();
         until("refused", () -> asReader.stepProperty().get() == PushViewModel.Step.REFUSED);
-        assertTrue(asReader.messageProperty().get().startsWith("the master refused (403 forbidden)"), asReader.messageProperty().get());
+        assertTrue(asReader.messageProperty().get().startsWith("this token may not push: the master refused (403 forbidden)"), asReader.messageProperty().get());
 
         PushViewModel push = new PushViewModel(ui, background);
         push.masterProperty().bind(connected(admin).clientProperty());
@@ -192,7 +192,9 @@ class PushIT {
             new MasterClient(URI.create("http://127.0.0.1:1"), admin).status();
         } catch (ApiError e) {
             assertEquals(0, e.status());
-            assertTrue(e.getMessage().startsWith("cannot reach the master at http://127.0.0.1:1/api/v1"), e.getMessage());
+            assertEquals("the master at http://127.0.0.1:1 is not reachable: nothing answers there (is it running, and is this its "
+                    + "address and port?)", e.getMessage(), "in a planner's words");
+            assertTrue(e.details().startsWith("ConnectException"), "the cause on the details line: " + e.details());
             return;
         }
         throw new AssertionError("port 1 answered");

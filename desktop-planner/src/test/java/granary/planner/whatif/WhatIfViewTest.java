@@ -101,7 +101,7 @@ class WhatIfViewTest {
             XYChart<?, ?> c = (XYChart<?, ?>) n;
             assertEquals(List.of("draft held", "draft min", "draft max", "in force held", "in force min", "in force max"), names(c));
             c.getData().forEach(s -> assertFalse(s.getData().isEmpty(), n.getId() + " " + s.getName()));
-            TimeChart t = (TimeChart) c;
+            TimeChartView t = (TimeChartView) c;
             assertEquals("d1 22:00", t.clock(0), "over real time, from the start");
             assertEquals("d2 00:00", t.clock(2));
             assertTrue(((javafx.scene.chart.NumberAxis) t.getXAxis()).getLabel().startsWith("time since the replay's start"));

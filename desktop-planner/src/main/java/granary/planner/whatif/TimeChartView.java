@@ -14,7 +14,7 @@ import javafx.util.StringConverter;
  * clock (UTC) reads then ({@code d2 06:00}: the second day of the replay, 06:00), with a dashed line
  * at every midnight so that days are told apart.
  */
-final class TimeChart extends LineChart<Number, Number> {
+final class TimeChartView extends LineChart<Number, Number> {
 
     private final long offsetS;
     private final List<Line> midnights = new ArrayList<>();
@@ -23,7 +23,7 @@ final class TimeChart extends LineChart<Number, Number> {
      * @param startEpochMs when the replay started (its time of day places the midnights)
      * @param spanH        how long the replay ran, in hours
      */
-    TimeChart(String id, String title, String yLabel, long startEpochMs, double spanH) {
+    TimeChartView(String id, String title, String yLabel, long startEpochMs, double spanH) {
         super(new NumberAxis(), new NumberAxis());
         this.offsetS = Math.floorMod(startEpochMs / 1000, 86_400L);
         setId(id);
