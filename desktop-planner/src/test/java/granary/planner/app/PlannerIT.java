@@ -134,8 +134,14 @@ class PlannerIT {
         assertEquals("[~ $[\"0-9\"].group3.MaxQuota: 3000 -> 4000]", fx(() -> app.push.diff().toString()));
         robot.clickOn("#apply");
         await("the load", 30, () -> app.push.stepProperty().get() == PushViewModel.Step.APPLIED, () -> app.push.messageProperty().get());
-        String inForce = new MasterClient(URI.create(master.url()), master.token("reader/check")).quota().tableJson();
+        MasterClient.InForce now = new MasterClient(URI.create(master.url()), master.token("reader/check")).quota();
+        String inForce = now.tableJson();
         assertTrue(inForce.contains("\"MaxQuota\":4000"), inForce);
+        // nothing stale: the what-if's baseline is the revision just applied, and its earlier result says it is out of date
+        await("the what-if's baseline re-read", 30, () -> now.revision().equals(app.whatIf.inForceRevisionProperty().get()),
+                () -> app.whatIf.baselineProperty().get());
+        assertTrue(fx(() -> app.whatIf.baselineProperty().get()).startsWith("out of date: this result compared with revision "),
+                () -> app.whatIf.baselineProperty().get());
 
         // live: the demo cluster's heatmap frames move
         select("live");
