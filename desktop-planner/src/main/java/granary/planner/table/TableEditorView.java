@@ -92,6 +92,7 @@ public final class TableEditorView extends BorderPane {
         });
         Label status = new Label();
         status.setId("status");
+        status.setWrapText(true);
         status.textProperty().bind(Bindings.createStringBinding(this::status, vm.messageProperty(), vm.validProperty(),
                 vm.dirtyProperty(), vm.sourceProperty(), vm.problems(), vm.pushBlockerProperty()));
         Button ack = new Button("Acknowledge warning");
@@ -171,7 +172,8 @@ public final class TableEditorView extends BorderPane {
         return timeline;
     }
 
-    private ToolBar toolbar() {
+    /** The tool bar: a flow that wraps onto a second row on a narrow window, never hiding a control behind "»". */
+    private javafx.scene.layout.FlowPane toolbar() {
         Button open = button("open", "Open…", "Open a quota table file (Ctrl+O)", this::open);
         Button save = button("save", "Save", "Save the table (Ctrl+S)", this::save);
         Button saveAs = button("saveAs", "Save as…", "Save the table to another file (Ctrl+Shift+S)", this::saveAs);
@@ -207,8 +209,29 @@ public final class TableEditorView extends BorderPane {
         });
         vm.draftProperty().addListener((o, a, b) -> showWorkerSpans());
         showWorkerSpans();
-        return new ToolBar(open, save, saveAs, new Separator(), undo, redo, new Separator(), add, rename, remove,
-                new Separator(), new Label("WorkerSpans"), workerSpans);
+        Label spansLabel = new Label("WorkerSpans");
+        javafx.scene.layout.HBox spans = new javafx.scene.layout.HBox(6, spansLabel, workerSpans);
+        spans.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        javafx.scene.layout.FlowPane bar = new javafx.scene.layout.FlowPane(6, 4, open, save, saveAs, sep(), undo, redo, sep(), add,
+                rename, remove, sep(), spans);
+        bar.setId("tableToolbar");
+        bar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        bar.setPadding(new javafx.geometry.Insets(4, 6, 4, 6));
+        bar.getStyleClass().add("tool-bar");
+        bar.getChildren().forEach(n -> {
+            if (n instanceof Button b) {
+                b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+            }
+        });
+        spansLabel.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        workerSpans.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        return bar;
+    }
+
+    private static Separator sep() {
+        Separator s = new Separator(javafx.geometry.Orientation.VERTICAL);
+        s.setPrefHeight(22);
+        return s;
     }
 
     private static Button button(String id, String text, String tip, Runnable action) {
