@@ -58,7 +58,7 @@ public final class TableEditorView extends BorderPane {
 
         setTop(toolbar());
         SpansChartView chart = new SpansChartView(vm);
-        VBox center = new VBox(4, legend(), timeline, offerBar(), chart);
+        VBox center = new VBox(4, legend(), timeline, offerBar(), spansFixBar(), chart);
         ScrollPane scroll = new ScrollPane(center);
         scroll.setFitToWidth(true);
         scroll.setFocusTraversable(false);
@@ -164,6 +164,36 @@ public final class TableEditorView extends BorderPane {
             text.setText(o == null ? "" : o.text());
         };
         vm.offerProperty().addListener((ob, a, b) -> update.run());
+        update.run();
+        return bar;
+    }
+
+    /** After a slice with its own WorkerSpans entry was moved: move the entry too, or keep it. */
+    private javafx.scene.Node spansFixBar() {
+        Label text = new Label();
+        text.setId("spansFixText");
+        text.setWrapText(true);
+        Button move = new Button("Move the entry");
+        move.setId("moveSpans");
+        move.setOnAction(e -> vm.moveSpans());
+        Button keep = new Button("Keep it");
+        keep.setId("keepSpans");
+        keep.setOnAction(e -> vm.keepSpans());
+        move.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        keep.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        javafx.scene.layout.HBox bar = new javafx.scene.layout.HBox(8, text, move, keep);
+        javafx.scene.layout.HBox.setHgrow(text, javafx.scene.layout.Priority.ALWAYS);
+        bar.setId("spansFix");
+        bar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        bar.setPadding(new javafx.geometry.Insets(4, 6, 4, 6));
+        bar.setStyle("-fx-background-color: #fff3d6; -fx-border-color: #c98a00;");
+        Runnable update = () -> {
+            var f = vm.spansFixProperty().get();
+            bar.setVisible(f != null);
+            bar.setManaged(f != null);
+            text.setText(f == null ? "" : f.text());
+        };
+        vm.spansFixProperty().addListener((ob, a, b) -> update.run());
         update.run();
         return bar;
     }

@@ -89,6 +89,8 @@ public final class TableEditorViewModel {
     /** The text and bytes {@link #saved} was read from or written as; null if it never was. */
     private String savedText;
     private byte[] savedBytes;
+    /** The WorkerSpans as last saved beside the file (or opened from there). */
+    private WorkerSpans savedSpans;
     /** The draft when a drag began: a whole drag is one undo step. */
     private Draft gestureStart;
 
@@ -138,8 +140,34 @@ public final class TableEditorViewModel {
             message.set(e.getMessage());
             throw e;
         }
-        replace(text, bytes, path.toString(), draft.get().workerSpans());
+        WorkerSpans spans = draft.get().workerSpans();
+        Path side = spansFile(path);
+        String spansNote = null;
+        if (java.nio.file.Files.isRegularFile(side)) {
+            try {
+                spans = QuotaTableCodec.workerSpans(new String(files.read(side), StandardCharsets.UTF_8).strip());
+            } catch (UncheckedIOException | InvalidRequestException e) {
+                spansNote = "the WorkerSpans beside the table (" + side.getFileName() + ") do not read, so the ones drawn against "
+                        + "are kept: " + e.getMessage();
+            }
+        }
+        replace(text, bytes, path.toString(), spans);
         file.set(path);
+        savedSpans = draft.get().workerSpans();
+        if (spansNote != null && message.get() == null) {
+            message.set(spansNote);
+            show(draft.get());
+        }
+    }
+
+    /**
+     * Where a table's WorkerSpans are kept beside it: {@code NAME.workerspans} for {@code NAME.json}, one
+     * line in the format's WorkerSpans text ({@code default:5000,0-9:15000}); docs/planner.md, "Files".
+     */
+    public static Path spansFile(Path table) {
+        String name = table.getFileName().toString();
+        String base = name.endsWith(".json") ? name.substring(0, name.length() - ".json".length()) : name;
+        return table.resolveSibling(base + ".workerspans");
     }
 
     private void replace(String text, byte[] bytes, String name, WorkerSpans spans) {
@@ -159,6 +187,7 @@ public final class TableEditorViewModel {
         message.set(next.workerForm() ? null : readOnlyReason());
         acknowledged.clear();
         offer.set(null);
+        spansFix.set(null);
         show(next);
     }
 
@@ -174,10 +203,17 @@ public final class TableEditorViewModel {
         byte[] bytes = sameTable(now, saved) && savedBytes != null ? savedBytes : text.getBytes(StandardCharsets.UTF_8);
         try {
             files.write(path, bytes);
+            WorkerSpans ws = now.workerSpans();
+            if (ws != null) {
+                files.write(spansFile(path), (ws + "\n").getBytes(StandardCharsets.UTF_8));
+            } else {
+                files.delete(spansFile(path));
+            }
         } catch (UncheckedIOException e) {
             message.set(e.getMessage());
             throw e;
         }
+        savedSpans = now.workerSpans();
         savedText = text;
         savedBytes = bytes;
         saved = now;
@@ -276,6 +312,39 @@ public final class TableEditorViewModel {
      */
     public ReadOnlyObjectProperty<SliceOffer> offerProperty() {
         return offer.getReadOnlyProperty();
+    }
+
+    /**
+     * A slice with its own WorkerSpans entry was given other hours: the entry still names the old hours,
+     * so the slice falls back to {@code default}. The planner moves it or keeps it; until then this says
+     * what to fix. Null when there is nothing to fix.
+     */
+    public record SpansFix(TimeSlice from, TimeSlice to, long workers) {
+        public String text() {
+            return "The WorkerSpans entry " + from + ":" + workers + " is for hours slice " + to + " no longer has: " + to
+                    + " falls back to the default entry. Move the entry to " + to + "?";
+        }
+    }
+
+    private final ReadOnlyObjectWrapper<SpansFix> spansFix = new ReadOnlyObjectWrapper<>(this, "spansFix");
+
+    public ReadOnlyObjectProperty<SpansFix> spansFixProperty() {
+        return spansFix.getReadOnlyProperty();
+    }
+
+    /** Moves the WorkerSpans entry to the slice's new hours (one undoable step). */
+    public boolean moveSpans() {
+        SpansFix f = spansFix.get();
+        if (f == null) {
+            return false;
+        }
+        spansFix.set(null);
+        return edit(d -> d.withSpans(f.from(), null).withSpans(f.to(), f.workers()));
+    }
+
+    /** Leaves the entry where it is (the slice uses the default entry). */
+    public void keepSpans() {
+        spansFix.set(null);
     }
 
     /** The offer made after a drawn slice left groups with nothing. */
@@ -419,9 +488,15 @@ public final class TableEditorViewModel {
      */
     public TimeSlice setSliceHours(TimeSlice slice, TimeSlice hours) {
         CellRef sel = selection.get();
+        Draft before = draft.get();
+        SpansFix pending = spansFix.get();
         if (slice.isDefault() || !edit(d -> d.withHours(slice, hours))) {
             return slice;
         }
+        TimeSlice origin = pending != null && pending.to().equals(slice) ? pending.from() : slice;
+        Long own = ownSpans(before, origin);
+        spansFix.set(own == null || origin.equals(hours) || ownSpans(draft.get(), hours) != null ? null
+                : new SpansFix(origin, hours, own));
         if (sel != null && slice.equals(sel.slice())) {
             selection.set(new CellRef(hours, sel.group()));
         }
@@ -636,6 +711,10 @@ public final class TableEditorViewModel {
             List<String> still = QuotaSources.leftOut(d, o.slice()).stream().filter(o.groups()::contains).toList();
             offer.set(still.isEmpty() ? null : still.equals(o.groups()) ? o : new SliceOffer(o.slice(), still, o.text()));
         }
+        SpansFix fix = spansFix.get();
+        if (fix != null && (d.slice(fix.to()) == null || ownSpans(d, fix.from()) == null || d.slice(fix.from()) != null)) {
+            spansFix.set(null);
+        }
         showWarnings();
         CellRef sel = selection.get();
         if (sel != null) {
@@ -657,6 +736,10 @@ public final class TableEditorViewModel {
         }
         var now = after.slices().get(i);
         return now.cells().equals(before.slices().get(i).cells()) && !now.slice().isDefault() ? now.slice() : null;
+    }
+
+    private static Long ownSpans(Draft d, TimeSlice slice) {
+        return d.spans().stream().filter(x -> x.slice().equals(slice)).map(x -> x.workers()).findFirst().orElse(null);
     }
 
     private void showWarnings() {
