@@ -40,6 +40,8 @@ public final class PushViewModel {
     private final ObservableList<String> diff = FXCollections.observableArrayList();
     private final ObservableList<String> problems = FXCollections.observableArrayList();
     private final ReadOnlyStringWrapper appliedRevision = new ReadOnlyStringWrapper();
+    private final ObservableList<String> effect = FXCollections.observableArrayList();
+    private final javafx.beans.property.ReadOnlyBooleanWrapper confirming = new javafx.beans.property.ReadOnlyBooleanWrapper();
     private Supplier<Draft> draft = () -> null;
     private Supplier<String> blocker = () -> null;
     /** The draft and the in-force revision the shown diff was made from: what {@link #apply} sends. */
@@ -71,6 +73,36 @@ public final class PushViewModel {
 
     public ReadOnlyObjectProperty<Step> stepProperty() {
         return step.getReadOnlyProperty();
+    }
+
+    /**
+     * The dry run's effect per group and hour, before the JSON diff: {@code group3 00:00-09:00: 3000/3000 -> 3000/4000},
+     * computed from the table in force the master answered and the draft.
+     */
+    public ObservableList<String> effect() {
+        return effect;
+    }
+
+    /** True while Apply asks for the one confirmation (with {@link #effect()}). */
+    public javafx.beans.property.ReadOnlyBooleanProperty confirmingProperty() {
+        return confirming.getReadOnlyProperty();
+    }
+
+    /** Apply, as a person asks for it: asks once, with the summary; {@link #apply()} then loads. */
+    public void requestApply() {
+        if (step.get() != Step.REVIEW || reviewed == null) {
+            refuse("nothing reviewed to apply: run the dry run first", List.of());
+            return;
+        }
+        confirming.set(true);
+        message.set("apply " + diff.size() + " change(s) to the master's table in force? "
+                + (effect.isEmpty() ? "no group's quota changes at any hour" : effect.size() + " change(s) of a group's quota, listed below"));
+    }
+
+    /** Answers the confirmation: no. Nothing is sent; the review stays. */
+    public void dismissApply() {
+        confirming.set(false);
+        message.set("not applied: the review stays, Apply asks again");
     }
 
     /** The revision the last Apply put in force; null before one. */
@@ -113,14 +145,18 @@ public final class PushViewModel {
         step.set(Step.CHECKING);
         message.set("checking the draft on " + c.api() + " (dry run) ...");
         diff.clear();
+        effect.clear();
+        confirming.set(false);
         problems.clear();
         background.execute(() -> {
             try {
                 MasterClient.Outcome o = c.putQuota(d.tableJson(), d.workerSpans(), null, true);
                 List<String> lines = o.diff().stream().map(MasterClient.Change::toString).toList();
+                List<String> effects = effect(c, d, o.revision());
                 ui.execute(() -> {
                     reviewed = d;
                     reviewedRevision = o.revision();
+                    effect.setAll(effects);
                     diff.setAll(lines);
                     step.set(Step.REVIEW);
                     message.set(lines.isEmpty() ? "the draft is the table in force: nothing to change"
@@ -141,6 +177,7 @@ public final class PushViewModel {
         }
         Draft d = reviewed;
         String rev = reviewedRevision;
+        confirming.set(false);
         step.set(Step.APPLYING);
         message.set("applying ...");
         background.execute(() -> {
@@ -159,9 +196,33 @@ public final class PushViewModel {
         });
     }
 
+    /**
+     * The effect per group and hour of replacing the table in force (read again, at the dry run's
+     * revision) with the draft; a line saying why if it cannot be told.
+     */
+    private static List<String> effect(MasterClient c, Draft d, String revision) {
+        try {
+            MasterClient.InForce now = c.quota();
+            granary.planner.table.model.Draft before = granary.planner.table.model.DraftJson.read(now.tableJson(), "the table in force",
+                    granary.policy.quota.api.QuotaTableCodec.workerSpans(now.workerSpans()));
+            granary.planner.table.model.Draft after = granary.planner.table.model.DraftJson.read(d.tableJson(), "the draft",
+                    granary.policy.quota.api.QuotaTableCodec.workerSpans(d.workerSpans()));
+            List<String> out = new java.util.ArrayList<>(granary.planner.table.model.TableEffect.between(before, after).stream()
+                    .map(granary.planner.table.model.TableEffect.Change::text).toList());
+            if (revision != null && !revision.equals(now.revision())) {
+                out.add(0, "(the table in force changed while this was computed: run the dry run again)");
+            }
+            return out;
+        } catch (ApiError | RuntimeException e) {
+            return List.of("(the effect per group and hour cannot be told: " + e.getMessage() + ")");
+        }
+    }
+
     /** Drops the reviewed diff without applying it. */
     public void cancel() {
         reviewed = null;
+        confirming.set(false);
+        effect.clear();
         diff.clear();
         step.set(Step.IDLE);
         message.set("push cancelled: nothing was changed on the master");

@@ -132,7 +132,11 @@ class PlannerIT {
         robot.clickOn("#preview");
         await("the dry run", 30, () -> app.push.stepProperty().get() == PushViewModel.Step.REVIEW, () -> app.push.messageProperty().get());
         assertEquals("[~ $[\"0-9\"].group3.MaxQuota: 3000 -> 4000]", fx(() -> app.push.diff().toString()));
+        assertEquals("[group3 00:00-09:00: 3000/3000 -> 3000/4000]", fx(() -> app.push.effect().toString()));
         robot.clickOn("#apply");
+        assertTrue(fx(() -> app.push.confirmingProperty().get()), "Apply asks once, with the summary");
+        assertEquals(PushViewModel.Step.REVIEW, fx(() -> app.push.stepProperty().get()), "nothing sent before the answer");
+        robot.clickOn("#confirmApply");
         await("the load", 30, () -> app.push.stepProperty().get() == PushViewModel.Step.APPLIED, () -> app.push.messageProperty().get());
         MasterClient.InForce now = new MasterClient(URI.create(master.url()), master.token("reader/check")).quota();
         String inForce = now.tableJson();

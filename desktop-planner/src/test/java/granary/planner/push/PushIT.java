@@ -117,6 +117,11 @@ class PushIT {
         until("the dry run", () -> push.stepProperty().get() != PushViewModel.Step.CHECKING);
         assertEquals(PushViewModel.Step.REVIEW, push.stepProperty().get(), push.messageProperty().get());
         assertEquals(List.of("~ $[\"0-9\"].group3.MaxQuota: 3000 -> 4000"), push.diff());
+        assertEquals(List.of("group3 00:00-09:00: 3000/3000 -> 3000/4000"), push.effect(), "the effect per group and hour, before the diff");
+        push.requestApply();
+        assertTrue(push.confirmingProperty().get(), "Apply asks once");
+        assertTrue(push.messageProperty().get().startsWith("apply 1 change(s) to the master's table in force? 1 change(s) of a group's quota"),
+                push.messageProperty().get());
         assertTrue(master.token("reader/x") != null);
         assertTrue(new MasterClient(URI.create(master.url()), reader).quota().tableJson().contains("3000"),
                 "a dry run changes nothing");
