@@ -129,7 +129,7 @@ public final class PlannerApp extends Application {
         BorderPane.setMargin(status, new Insets(4, 8, 4, 8));
         stage.setTitle("Granary planner");
         javafx.geometry.Rectangle2D screen = javafx.stage.Screen.getPrimary().getVisualBounds();
-        stage.setScene(new Scene(new VBox(root), Math.min(1400, screen.getWidth()), Math.min(860, screen.getHeight())));
+        stage.setScene(new Scene(new VBox(root), Math.min(1600, screen.getWidth()), Math.min(1000, screen.getHeight())));
         root.prefHeightProperty().bind(stage.getScene().heightProperty());
         stage.show();
         // the connection bar's figures are live: the master's status is read again every 5 s
@@ -183,6 +183,9 @@ public final class PlannerApp extends Application {
                     if (act.contains("import")) {
                         doImport.run();
                     }
+                    if (act.contains("acknowledge")) {
+                        editor.acknowledgeAll();
+                    }
                     if (act.contains("preview")) {
                         push.preview();
                     }
@@ -207,6 +210,20 @@ public final class PlannerApp extends Application {
             });
         }
         say("planner: shown");
+        // "drawn" only once a frame with the window's content has been through layout and rendering:
+        // two pulses after showing (the first lays out, the second paints what was laid out)
+        int[] pulses = {0};
+        Runnable[] listener = new Runnable[1];
+        listener[0] = () -> {
+            if (++pulses[0] == 1) {
+                stage.getScene().getRoot().requestLayout();   // one more pulse, even if nothing else changes
+            } else if (pulses[0] == 2) {
+                stage.getScene().removePostLayoutPulseListener(listener[0]);
+                Platform.runLater(() -> say("planner: drawn"));
+            }
+        };
+        stage.getScene().addPostLayoutPulseListener(listener[0]);
+        stage.getScene().getRoot().requestLayout();
     }
 
     /**
