@@ -104,8 +104,9 @@ public final class PlannerApp extends Application {
                 status.setText("import failed: the master's table does not read: " + e.getMessage());
                 return;
             }
-            whatIf.inForceProperty().set(inForce(t));
+            // the revision first: a what-if that starts as the table arrives compares with this revision
             whatIf.inForceRevisionProperty().set(t.revision());
+            whatIf.inForceProperty().set(inForce(t));
             status.setText("imported the table in force (revision " + t.revision() + ") from " + connection.urlProperty().get());
             say("planner: imported");
         }, why -> status.setText("import failed: " + why));
@@ -233,8 +234,8 @@ public final class PlannerApp extends Application {
     private void refreshInForce(Label status) {
         connection.importTable(t -> {
             QuotaTable table = inForce(t);
-            whatIf.inForceProperty().set(table);
             whatIf.inForceRevisionProperty().set(table == null ? null : t.revision());
+            whatIf.inForceProperty().set(table);
             status.setText(table == null ? "the master's table in force does not read: the what-if has nothing to compare with"
                     : "the what-if compares with the table in force on " + connection.urlProperty().get() + " (revision " + t.revision() + ")");
         }, why -> status.setText("the what-if still compares with revision " + whatIf.inForceRevisionProperty().get()

@@ -49,5 +49,11 @@ public final class ConnectionView extends HBox {
             }
         });
         state.setMinWidth(0);
+        // the fields keep their width: an address cut to "http://12" cannot be checked by eye
+        url.setMinWidth(Region.USE_PREF_SIZE);
+        token.setMinWidth(Region.USE_PREF_SIZE);
+        javafx.scene.control.Tooltip tip = new javafx.scene.control.Tooltip();
+        tip.textProperty().bind(vm.stateProperty());
+        state.setTooltip(tip);
     }
 }

@@ -96,9 +96,9 @@ public final class ConnectionViewModel {
         return api.endsWith("/api/v1") ? api.substring(0, api.length() - "/api/v1".length()) : api;
     }
 
+    /** The master's figures; its address is in the field beside, so the line stays short enough for a laptop's bar. */
     private String connectedLine(String api, JsonObject s) {
-        String uri = api.endsWith("/api/v1") ? api.substring(0, api.length() - "/api/v1".length()) : api;
-        return "connected to " + uri + ": " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs, unit order "
+        return "connected: " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs, unit order "
                 + field(s, "policy.unit-order") + " (as of " + now() + ")";
     }
 

@@ -123,6 +123,9 @@ public final class LiveView extends BorderPane {
         javafx.scene.layout.StackPane.setAlignment(staleBanner, Pos.TOP_CENTER);
         stack.setMinSize(0, 0);
         BorderPane pane = new BorderPane(stack);
+        // the side panel keeps its share of the split: the map's bar gives way instead
+        pane.setMinWidth(0);
+        frameTimes.setMinWidth(0);
         // the frame time in the top right corner, beside the colour scale, where it hides no room
         BorderPane top = new BorderPane();
         top.setLeft(legend());
@@ -150,13 +153,14 @@ public final class LiveView extends BorderPane {
         }
         VBox scaleWithTicks = new VBox(1, scale, ticks);
         Rectangle black = new Rectangle(10, 10, Color.web("#6b6b6b"));
-        HBox legend = new HBox(5, new Label("granted of capacity (the larger of cpu and memory)"), scaleWithTicks, black, new Label("blacklisted"));
+        HBox legend = new HBox(5, new Label("granted"), scaleWithTicks, black, new Label("blacklisted"));
         legend.getChildren().forEach(n -> {
             if (n instanceof Label l) {
                 l.setMinWidth(Region.USE_PREF_SIZE);
             }
         });
-        Tooltip.install(legend, new Tooltip("hover a node for its usage, click it for the jobs holding slots on it"));
+        Tooltip.install(legend, new Tooltip("a node's colour: the larger of its cpu and memory granted, as a share of its capacity; "
+                + "hover a node for its usage, click it for the jobs holding slots on it"));
         legend.setAlignment(Pos.CENTER_LEFT);
         legend.setPadding(new Insets(2, 6, 2, 6));
         legend.setId("legend");

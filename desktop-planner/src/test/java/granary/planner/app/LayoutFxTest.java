@@ -114,6 +114,14 @@ class LayoutFxTest {
             return null;
         });
         WaitForAsyncUtils.waitForFxEvents();
+        // a long error in the connection bar must not squeeze the address (nothing listens on port 1)
+        fx(() -> {
+            app.connection.urlProperty().set("http://127.0.0.1:1");
+            app.connection.connect();
+            return null;
+        });
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> fx(() -> !app.connection.busyProperty().get()));
+        assertTrue(fx(() -> app.connection.stateProperty().get()).contains("is not reachable"), fx(() -> app.connection.stateProperty().get()));
         // a long error in the what-if's status line must not push Run and Cancel away
         fx(() -> {
             app.whatIf.traceProperty().set(Path.of("/no/such/directory/with/a/very/long/name/that/goes/on/and/on/batch_task.csv.gz"));
