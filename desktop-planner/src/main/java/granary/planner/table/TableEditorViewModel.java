@@ -44,8 +44,13 @@ import granary.policy.quota.api.WorkerSpans;
  *
  * <p>Files: a table read and saved without edits is written back byte for byte; an edited one is
  * written by {@code QuotaTableCodec.write} (see {@link DraftJson#write}). WorkerSpans are not part
- * of the file: opening a file keeps the WorkerSpans being drawn against, and changing them does not
- * make the table dirty. A failed load, open or save changes nothing in the editor and leaves its
+ * of the table's format: they are saved beside it ({@link #spansFile}) and read back on open (without
+ * that file, opening keeps the WorkerSpans being drawn against); changing them does not make the table
+ * dirty.
+ *
+ * <p>Besides its problems, a draft has warnings: groups left with nothing for hours in which
+ * {@code default} funds them ({@link QuotaSources}); they must be acknowledged before a push
+ * ({@link #pushBlockerProperty()}). A failed load, open or save changes nothing in the editor and leaves its
  * reason in {@link #messageProperty()}. Loading or opening a table is one undoable step, so even a
  * successful open does not lose the previous draft.
  *
