@@ -258,7 +258,29 @@ public final class LiveView extends BorderPane {
         why.setWrapText(true);
         why.textProperty().bind(vm.whyProperty());
         why.setPrefRowCount(6);
-        VBox box = new VBox(4, jobList, byId, why);
+        ListView<String> waitingList = new ListView<>(vm.waitingJobs());
+        waitingList.setId("waitingJobs");
+        waitingList.setPlaceholder(new Label("no job waits"));
+        waitingList.setPrefHeight(90);
+        Runnable askWaiting = () -> {
+            String line = waitingList.getSelectionModel().getSelectedItem();
+            if (line != null) {
+                String id = line.split(" ", 2)[0];
+                if (!id.equals(vm.selectedJobProperty().get())) {
+                    vm.selectJob(id);
+                }
+            }
+        };
+        waitingList.setOnMouseClicked(e -> askWaiting.run());
+        waitingList.setOnKeyReleased(e -> {
+            if (e.getCode().isNavigationKey() || e.getCode() == KeyCode.ENTER) {
+                askWaiting.run();
+            }
+        });
+        Label waitingLine = new Label();
+        waitingLine.setId("waitingText");
+        waitingLine.textProperty().bind(vm.waitingTextProperty());
+        VBox box = new VBox(4, new Label("Holding slots"), jobList, waitingLine, waitingList, byId, why);
         VBox.setVgrow(jobList, Priority.ALWAYS);
         TitledPane pane = new TitledPane("Jobs (click one: why do its units wait?)", box);
         pane.setCollapsible(false);

@@ -82,6 +82,8 @@ public final class LiveViewModel implements AutoCloseable {
     private final ObservableList<QueueRow> queues = FXCollections.observableArrayList();
     private final ObservableList<JobRow> jobs = FXCollections.observableArrayList();
     private final ObservableList<RoomRow> rooms = FXCollections.observableArrayList();
+    private final ObservableList<String> waiting = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper waitingText = new ReadOnlyStringWrapper(this, "waitingText", "");
     // one read-only view of each list, so that every listener listens to the same object
     private final ObservableList<GroupRow> groupsShown = FXCollections.unmodifiableObservableList(groups);
     private final ObservableList<QueueRow> queuesShown = FXCollections.unmodifiableObservableList(queues);
@@ -315,6 +317,19 @@ public final class LiveViewModel implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The jobs that wait (want slots, hold none), read with the quota state ({@code GET /jobs?state=waiting},
+     * the first 200 by id): ids, to be clicked for why.
+     */
+    public ObservableList<String> waitingJobs() {
+        return FXCollections.unmodifiableObservableList(waiting);
+    }
+
+    /** How many jobs wait, and how many are listed; or why they cannot be read. */
+    public ReadOnlyStringProperty waitingTextProperty() {
+        return waitingText.getReadOnlyProperty();
+    }
+
     /** Each room summed, refreshed with the jobs list (at most once a second). */
     public ObservableList<RoomRow> roomRows() {
         return FXCollections.unmodifiableObservableList(rooms);
@@ -491,8 +506,24 @@ public final class LiveViewModel implements AutoCloseable {
         } catch (RuntimeException e) {
             q = QuotaSummary.none("slice unknown: the quota state does not read: " + e);
         }
+        List<String> ids = new ArrayList<>();
+        String waitingLine;
+        try {
+            MasterClient.Page<MasterClient.JobSummary> page = s.client.waitingJobs(200);
+            page.items().forEach(j -> ids.add(j.id() + "   " + j.queue() + ", wants " + j.desired() + " slots"));
+            waitingLine = page.total() == 0 ? "no job waits" : page.total() + (page.total() == 1 ? " job waits" : " jobs wait")
+                    + (page.total() > page.items().size() ? " (the first " + page.items().size() + " listed)" : "")
+                    + ": click one for why";
+        } catch (ApiError e) {
+            waitingLine = "the waiting jobs cannot be read: " + e.getMessage();
+        }
+        String shownWaiting = waitingLine;
         QuotaSummary shown = q;
         onUi(s, () -> {
+            waitingText.set(shownWaiting);
+            if (!ids.equals(waiting)) {
+                waiting.setAll(ids);
+            }
             quota = shown;
             slice.set(shown.text());
             showGroups(frame.get());

@@ -122,6 +122,32 @@ public final class MasterClient {
                 : new Outcome(false, text(o, "previousRevision"), text(o, "revision"), diff, notes);
     }
 
+    /** One job of {@code GET /jobs}: its id, queue, and slots wanted and held. */
+    public record JobSummary(String id, String queue, long desired, long granted) {
+    }
+
+    /**
+     * {@code GET /jobs?state=waiting}: the first {@code limit} jobs that want slots and hold none (by id),
+     * and how many there are in all.
+     */
+    public Page<JobSummary> waitingJobs(int limit) throws ApiError {
+        JsonObject o = send(request("/jobs?state=waiting&limit=" + limit).GET()).json;
+        List<JobSummary> out = new java.util.ArrayList<>();
+        if (o.has("items") && o.get("items").isJsonArray()) {
+            for (JsonElement e : o.getAsJsonArray("items")) {
+                JsonObject j = e.getAsJsonObject();
+                out.add(new JobSummary(text(j, "id"), text(j, "queue"),
+                        j.has("desired") ? j.get("desired").getAsLong() : 0, j.has("granted") ? j.get("granted").getAsLong() : 0));
+            }
+        }
+        long total = o.has("total") ? o.get("total").getAsLong() : out.size();
+        return new Page<>(out, total);
+    }
+
+    /** A page of a list and the list's whole length. */
+    public record Page<T>(List<T> items, long total) {
+    }
+
     /** {@code GET /jobs/{id}/why}: why the job's units wait. */
     public JsonObject why(String jobId) throws ApiError {
         return send(request("/jobs/" + URLEncoder.encode(jobId, StandardCharsets.UTF_8).replace("+", "%20") + "/why").GET()).json;

@@ -53,6 +53,10 @@ class LiveViewTest {
                 + "\"detail\":\"the quota policy is not installed\"}"));
         master.on("/api/v1/jobs/j3/why", r -> FakeMaster.Answer.json(200, "{\"job\":\"j3\",\"queue\":\"root.a\",\"state\":\"running\","
                 + "\"waitingSlots\":2,\"units\":[],\"sentences\":[\"j3/u1 waits for 2 slots: no node has 8 cpu free (best 4), 17 times.\"]}"));
+        master.on("/api/v1/jobs", r -> FakeMaster.Answer.json(200, "{\"items\":[{\"id\":\"j9\",\"queue\":\"root.b\",\"state\":\"waiting\","
+                + "\"desired\":4,\"granted\":0}],\"total\":1,\"offset\":0,\"limit\":200}"));
+        master.on("/api/v1/jobs/j9/why", r -> FakeMaster.Answer.json(200, "{\"job\":\"j9\",\"queue\":\"root.b\",\"state\":\"waiting\","
+                + "\"waitingSlots\":4,\"units\":[],\"sentences\":[\"j9/u1 waits for 4 slots: root.b is at its max.\"]}"));
         vm = new LiveViewModel(Platform::runLater, new LiveViewModel.Timing(33, 60_000, 50, 100, 1000, 10_000));
         view = new LiveView(vm);
         stage.setScene(new Scene(view, 1100, 700));
@@ -131,6 +135,15 @@ class LiveViewTest {
         await("j3's why shown", () -> why.getText().contains("no node has 8 cpu free (best 4)"));
         assertEquals(1, master.requests("/api/v1/jobs/j3/why").size());
         Png.write(fx(() -> view.snapshot(null, null)), Path.of("target/live-view.png"));
+
+        // a waiting job holds no grant: it is listed apart, and a click asks why it waits
+        await("j9 listed as waiting", () -> vm.waitingJobs().stream().anyMatch(j -> j.startsWith("j9 ")));
+        assertEquals("1 job waits: click one for why", fx(() -> vm.waitingTextProperty().get()));
+        WaitForAsyncUtils.waitForFxEvents();
+        ListCell<?> j9 = robot.lookup("#waitingJobs .list-cell").queryAllAs(ListCell.class).stream()
+                .filter(c -> c.getText() != null && c.getText().startsWith("j9 ")).findFirst().orElseThrow();
+        robot.clickOn(j9);
+        await("j9's why shown", () -> why.getText().contains("root.b is at its max"));
 
         // disconnected: the map is the past, greyed out, and says since when
         Label banner = robot.lookup("#staleBanner").queryAs(Label.class);
