@@ -191,6 +191,11 @@ public final class WhatIfView extends BorderPane {
         status.setTooltip(tip);
         status.setMaxWidth(Double.MAX_VALUE);
         HBox.setHgrow(status, Priority.ALWAYS);
+        // Run and Cancel keep their size whatever the status line says; the status line gives way
+        run.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        cancel.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        progress.setMinWidth(120);
+        status.setMinWidth(0);
         HBox bar = new HBox(8, run, cancel, progress, status);
         bar.setAlignment(Pos.CENTER_LEFT);
         return bar;

@@ -343,13 +343,17 @@ public final class WhatIfViewModel {
         });
     }
 
-    /** The exception's message on one line; bad input says what and where already, anything else says what it is. */
+    /**
+     * The exception's message on one line; bad input says what and where already; anything else is said
+     * in words, with what Java said on a details line.
+     */
     static String describe(RuntimeException e, WhatIfRequest request) {
         String m = e.getMessage() == null ? "" : e.getMessage().strip().replaceAll("\\s*\\R\\s*", "; ");
         if (e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException) {
-            return m.isEmpty() ? e.getClass().getSimpleName() + " replaying " + request.trace() : m;
+            return m.isEmpty() ? "the replay of " + request.trace().getFileName() + " stopped on bad input" : m;
         }
-        return e.getClass().getName() + (m.isEmpty() ? "" : ": " + m) + " (replaying " + request.trace() + ")";
+        return "the replay of " + request.trace().getFileName() + " stopped on an internal error (please report it)"
+                + "\ndetails: " + e.getClass().getSimpleName() + (m.isEmpty() ? "" : ": " + m);
     }
 
     /** The format a trace file's name tells, or null; {@code batch_task.csv} is v2017 unless v2018 is chosen. */
