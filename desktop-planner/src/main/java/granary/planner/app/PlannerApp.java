@@ -62,6 +62,8 @@ public final class PlannerApp extends Application {
     WhatIfViewModel whatIf;
     PushViewModel push;
     LiveViewModel live;
+    /** Reads the master's status every 5 s for the connection bar; stopped with the application. */
+    private javafx.animation.Timeline statusPoll;
 
     @Override
     public void start(Stage stage) throws Exception {
@@ -134,7 +136,7 @@ public final class PlannerApp extends Application {
         root.prefHeightProperty().bind(stage.getScene().heightProperty());
         stage.show();
         // the connection bar's figures are live: the master's status is read again every 5 s
-        javafx.animation.Timeline statusPoll = new javafx.animation.Timeline(
+        statusPoll = new javafx.animation.Timeline(
                 new javafx.animation.KeyFrame(javafx.util.Duration.seconds(5), e -> connection.refreshStatus()));
         statusPoll.setCycleCount(javafx.animation.Animation.INDEFINITE);
         statusPoll.play();
@@ -264,6 +266,9 @@ public final class PlannerApp extends Application {
 
     @Override
     public void stop() {
+        if (statusPoll != null) {
+            statusPoll.stop();
+        }
         if (live != null) {
             live.close();
         }

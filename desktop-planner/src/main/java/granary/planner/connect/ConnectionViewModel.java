@@ -67,25 +67,34 @@ public final class ConnectionViewModel {
         }
         refreshing = true;
         String last = lastAnswer;
-        background.execute(() -> {
-            String line;
-            try {
-                line = connectedLine(c.api().toString(), c.status());
-            } catch (ApiError e) {
-                line = "the master at " + base(c) + " does not answer: " + e.getMessage()
-                        + (last == null ? "" : " (it last answered at " + last + ")");
-            }
-            String shown = line;
-            boolean answered = !line.startsWith("the master at ");
-            ui.execute(() -> {
-                refreshing = false;
-                if (client.get() == c) {
-                    state.set(shown);
-                    if (answered) {
-                        lastAnswer = now();
-                    }
+        try {
+            background.execute(() -> refresh(c, last));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            refreshing = false;   // the planner is closing: nothing to read any more
+        }
+    }
+
+    private void refresh(MasterClient c, String last) {
+        String line;
+        boolean answered;
+        try {
+            line = connectedLine(c.api().toString(), c.status());
+            answered = true;
+        } catch (ApiError e) {
+            line = "the master at " + base(c) + " does not answer: " + e.getMessage()
+                    + (last == null ? "" : " (it last answered at " + last + ")");
+            answered = false;
+        }
+        String shown = line;
+        boolean ok = answered;
+        ui.execute(() -> {
+            refreshing = false;
+            if (client.get() == c) {
+                state.set(shown);
+                if (ok) {
+                    lastAnswer = now();
                 }
-            });
+            }
         });
     }
 
