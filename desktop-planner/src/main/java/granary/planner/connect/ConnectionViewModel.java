@@ -57,7 +57,7 @@ public final class ConnectionViewModel {
 
     /**
      * Reads the master's status again (the shell calls it every few seconds), so that the figures in
-     * the bar are live: {@code ..., 42 jobs, ... (as of 14:02:07)}. A master that stops answering is
+     * the bar are live: {@code connected: 200 nodes, 42 jobs at 14:02:07, unit order fifo}. A master that stops answering is
      * said so, with when it last answered; the connection is kept (it may come back).
      */
     public void refreshStatus() {
@@ -107,8 +107,9 @@ public final class ConnectionViewModel {
 
     /** The master's figures; its address is in the field beside, so the line stays short enough for a laptop's bar. */
     private String connectedLine(String api, JsonObject s) {
-        return "connected: " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs, unit order "
-                + field(s, "policy.unit-order") + " (as of " + now() + ")";
+        // the live figures first: on a narrow bar the end of the line is what gives way
+        return "connected: " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs at " + now() + ", unit order "
+                + field(s, "policy.unit-order");
     }
 
     public StringProperty urlProperty() {

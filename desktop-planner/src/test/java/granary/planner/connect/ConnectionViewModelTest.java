@@ -54,11 +54,11 @@ class ConnectionViewModelTest {
         vm.urlProperty().set(url);
         vm.connect();
         assertNotNull(vm.clientProperty().get(), vm.stateProperty().get());
-        assertEquals("connected: 3 nodes, 42 jobs, unit order fifo (as of 10:00:05)", vm.stateProperty().get());
+        assertEquals("connected: 3 nodes, 42 jobs at 10:00:05, unit order fifo", vm.stateProperty().get());
 
         jobs.set(43);
         vm.refreshStatus();
-        assertEquals("connected: 3 nodes, 43 jobs, unit order fifo (as of 10:00:05)", vm.stateProperty().get());
+        assertEquals("connected: 3 nodes, 43 jobs at 10:00:05, unit order fifo", vm.stateProperty().get());
 
         server.stop(0);
         server = null;
