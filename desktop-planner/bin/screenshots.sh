@@ -48,8 +48,12 @@ stop_xvfb() {
 }
 cleanup() {
   stop_xvfb
-  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || true; done
+  # the master first: the end of its input stops it (--piped), so that it removes what it made
   exec 3>&- 2>/dev/null || true
+  if [ -n "${master_pid:-}" ]; then
+    for _ in $(seq 100); do kill -0 "$master_pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || true; done
   if [ "${KEEP:-0}" = 1 ]; then echo "screenshots: output kept in $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -68,15 +72,18 @@ wait_for() {
 # the master: its standard input is a FIFO held open by this script (--piped stops at end of input)
 mkfifo "$work/in"
 # the master runs in the work dir: its audit log and other files go there, not into the repository
-(cd "$work" && exec java -jar "$standalone" --piped --listen=127.0.0.1:0 --secret="$work/secret" \
+# every Java process started here keeps its temporary files in the work dir, removed at the end even
+# after a kill -9 (the runtime's framework cache, the what-if's table files)
+(cd "$work" && exec java -Djava.io.tmpdir="$work" -jar "$standalone" --piped --listen=127.0.0.1:0 --secret="$work/secret" \
   "--config=granary.policy.quota:tableFile=$examples/article-table.json,workerSpans=$spans" \
   '--config=granary.demo:groups=group1|group2|group3' \
   <"$work/in" >"$work/master.out" 2>"$work/master.err") &
-pids+=($!)
+master_pid=$!
+pids+=($master_pid)
 exec 3>"$work/in"
 wait_for "$work/master.err" 'granary: listening on http://127\.0\.0\.1:[0-9]+' 90
 port=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$work/master.err" | head -1 | grep -oE '[0-9]+$')
-java -jar "$standalone" --secret="$work/secret" --issue-token=admin/screenshots >"$work/admin.token"
+java -Djava.io.tmpdir="$work" -jar "$standalone" --secret="$work/secret" --issue-token=admin/screenshots >"$work/admin.token"
 master=http://127.0.0.1:$port
 
 # shot SIZE NAME SIGNAL SECONDS ARGS...: runs the planner, waits until its window is drawn and its SIGNAL
@@ -85,7 +92,7 @@ shot() {
   local size=$1 name=$2 signal=$3 seconds=$4; shift 4
   case " ${SCREENS:-table whatif push live} " in *" $name "*) ;; *) return 0 ;; esac
   mkdir -p "$out/$size"
-  DISPLAY=:$display java -jar "$planner" --master="$master" --token-file="$work/admin.token" "$@" \
+  DISPLAY=:$display java -Djava.io.tmpdir="$work" -jar "$planner" --master="$master" --token-file="$work/admin.token" "$@" \
     >"$work/$size-$name.out" 2>"$work/$size-$name.err" &
   local pid=$!
   pids+=($pid)

@@ -69,6 +69,8 @@ public final class PushView extends BorderPane {
         effect.setId("effect");
         effect.setPlaceholder(new Label("Run the dry run to see what the draft changes for each group, hour by hour."));
         effect.setPrefHeight(160);
+        // the summary is what a planner reads first: it shares the height with the diff
+        VBox.setVgrow(effect, javafx.scene.layout.Priority.ALWAYS);
         VBox.setVgrow(diff, javafx.scene.layout.Priority.ALWAYS);
         setCenter(new VBox(6, new Label("What changes for each group, hour by hour (in force -> draft, min/max)"), effect,
                 new Label("The change to the table in force, as the master's JSON diff"), diff,
