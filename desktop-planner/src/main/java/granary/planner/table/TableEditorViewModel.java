@@ -167,7 +167,7 @@ public final class TableEditorViewModel {
 
     /**
      * Where a table's WorkerSpans are kept beside it: {@code NAME.workerspans} for {@code NAME.json}, one
-     * line in the format's WorkerSpans text ({@code default:5000,0-9:15000}); docs/planner.md, "Files".
+     * line in the format's WorkerSpans text ({@code default:5000,0-9:15000}); docs/planner.md, "The quota table editor".
      */
     public static Path spansFile(Path table) {
         String name = table.getFileName().toString();
