@@ -225,8 +225,11 @@ class GranaryMetricsTest {
         MasterMonitor master = new MasterMonitor() {
             @Override
             public List<PeerStatus> agents() {
-                return List.of(peer("agent", "n1", "live", 1200), peer("agent", "n2", "live", 300),
-                        peer("agent", "n3", "lost", 90_000));
+                return List.of(new PeerStatus("agent", "n1", "live", 1, 1200, 0, 0, 0, 0, "-", "",
+                                granary.api.model.Resources.of(150, 512), "3 launches failed in a row"),
+                        new PeerStatus("agent", "n2", "live", 1, 300, 0, 0, 0, 0, "-", "", granary.api.model.Resources.of(50, 256), ""),
+                        peer("agent", "n4", "live", 300),
+                        new PeerStatus("agent", "n3", "lost", 1, 90_000, 0, 0, 0, 0, "-", "", granary.api.model.Resources.of(999, 999), "gone"));
             }
 
             @Override
@@ -247,8 +250,13 @@ class GranaryMetricsTest {
         metrics = metricsOf(live, List.of(), master);
         Exposition e = scrape();
         assertEquals(1, e.get("granary_master_active"));
-        assertEquals(2, e.get("granary_agents", "state", "live"));
+        assertEquals(3, e.get("granary_agents", "state", "live"));
         assertEquals(1, e.get("granary_agents", "state", "lost"));
+        // what the live nodes use (n4 does not say; the lost n3 is not counted), and how many are unfit
+        assertEquals(2.0, e.get("granary_cluster_in_use", "resource", "cpu", "unit", "core"), 1e-9);
+        assertEquals(768.0 * 1024 * 1024, e.get("granary_cluster_in_use", "resource", "memory", "unit", "byte"), 1e-3);
+        assertEquals(2, e.get("granary_agents_reporting_usage"));
+        assertEquals(1, e.get("granary_agents_unhealthy"));
         assertEquals(1, e.get("granary_job_masters", "state", "live"));
         assertEquals(0, e.get("granary_job_masters", "state", "lost"));
         assertEquals(1.2, e.get("granary_master_peer_silence_max_seconds", "role", "agent"), 1e-9);
