@@ -246,7 +246,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     @Override
     public Reply post(String authorization, byte[] body, String remote) {
-        return waitFor(postAsync(authorization, body, remote), Reply::empty, "a message");
+        // a loop that does not answer in time: 503, the peer sends again (the session applies it once)
+        return waitFor(postAsync(authorization, body, remote), () -> reply(503, 0, Problem.of("connection from " + remote, "$",
+                "the master did not apply the message within " + options.engineTimeout().toMillis() + " ms; send again")), "a message");
     }
 
     /**
