@@ -140,60 +140,49 @@ public final class TableEditorView extends BorderPane {
 
     /** After drawing a slice that leaves groups with nothing: copy their default entries, or leave them so. */
     private javafx.scene.Node offerBar() {
-        Label text = new Label();
-        text.setId("offerText");
-        text.setWrapText(true);
-        Button copy = new Button("Copy their default entries");
-        copy.setId("acceptOffer");
-        copy.setOnAction(e -> vm.acceptOffer());
-        Button leave = new Button("Leave them with nothing");
-        leave.setId("declineOffer");
-        leave.setOnAction(e -> vm.declineOffer());
-        copy.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-        leave.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-        javafx.scene.layout.HBox bar = new javafx.scene.layout.HBox(8, text, copy, leave);
-        javafx.scene.layout.HBox.setHgrow(text, javafx.scene.layout.Priority.ALWAYS);
-        bar.setId("offer");
-        bar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
-        bar.setPadding(new javafx.geometry.Insets(4, 6, 4, 6));
-        bar.setStyle("-fx-background-color: #fff3d6; -fx-border-color: #c98a00;");
-        Runnable update = () -> {
-            var o = vm.offerProperty().get();
-            bar.setVisible(o != null);
-            bar.setManaged(o != null);
-            text.setText(o == null ? "" : o.text());
-        };
-        vm.offerProperty().addListener((ob, a, b) -> update.run());
-        update.run();
-        return bar;
+        return choiceBar("offer", vm.offerProperty(), o -> o.text(),
+                "Copy their default entries", "acceptOffer", vm::acceptOffer,
+                "Leave them with nothing", "declineOffer", vm::declineOffer);
     }
 
     /** After a slice with its own WorkerSpans entry was moved: move the entry too, or keep it. */
     private javafx.scene.Node spansFixBar() {
+        return choiceBar("spansFix", vm.spansFixProperty(), f -> f.text(),
+                "Move the entry", "moveSpans", vm::moveSpans,
+                "Keep it", "keepSpans", vm::keepSpans);
+    }
+
+    /**
+     * A bar that asks a question with two answers while {@code question} holds one (its text shown),
+     * hidden otherwise. Its nodes are {@code id}, {@code id + "Text"} and the two buttons' ids.
+     */
+    private <T> javafx.scene.Node choiceBar(String id, javafx.beans.value.ObservableValue<T> question,
+                                            java.util.function.Function<T, String> textOf,
+                                            String yes, String yesId, Runnable onYes, String no, String noId, Runnable onNo) {
         Label text = new Label();
-        text.setId("spansFixText");
+        text.setId(id + "Text");
         text.setWrapText(true);
-        Button move = new Button("Move the entry");
-        move.setId("moveSpans");
-        move.setOnAction(e -> vm.moveSpans());
-        Button keep = new Button("Keep it");
-        keep.setId("keepSpans");
-        keep.setOnAction(e -> vm.keepSpans());
-        move.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-        keep.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
-        javafx.scene.layout.HBox bar = new javafx.scene.layout.HBox(8, text, move, keep);
+        Button yesButton = new Button(yes);
+        yesButton.setId(yesId);
+        yesButton.setOnAction(e -> onYes.run());
+        Button noButton = new Button(no);
+        noButton.setId(noId);
+        noButton.setOnAction(e -> onNo.run());
+        yesButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        noButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        javafx.scene.layout.HBox bar = new javafx.scene.layout.HBox(8, text, yesButton, noButton);
         javafx.scene.layout.HBox.setHgrow(text, javafx.scene.layout.Priority.ALWAYS);
-        bar.setId("spansFix");
+        bar.setId(id);
         bar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
         bar.setPadding(new javafx.geometry.Insets(4, 6, 4, 6));
         bar.setStyle("-fx-background-color: #fff3d6; -fx-border-color: #c98a00;");
         Runnable update = () -> {
-            var f = vm.spansFixProperty().get();
-            bar.setVisible(f != null);
-            bar.setManaged(f != null);
-            text.setText(f == null ? "" : f.text());
+            T q = question.getValue();
+            bar.setVisible(q != null);
+            bar.setManaged(q != null);
+            text.setText(q == null ? "" : textOf.apply(q));
         };
-        vm.spansFixProperty().addListener((ob, a, b) -> update.run());
+        question.addListener((ob, a, b) -> update.run());
         update.run();
         return bar;
     }
