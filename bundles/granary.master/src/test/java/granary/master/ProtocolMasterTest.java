@@ -201,18 +201,18 @@ class ProtocolMasterTest {
             String key = granary.protocol.link.Tokens.key(m.tokens.issue(new Sender(Role.JOB_MASTER, "jm1")));
             assertNull(PlanPass.verify(m.tokens.agentKey("n1"), first.passes().get(0).pass()), "not the key of another token");
             PlanPass.Claims claims = PlanPass.verify(granary.protocol.link.Tokens.keyOf(agentToken), first.passes().get(0).pass());
-            assertEquals(new PlanPass.Claims("jm1", 1, "n1", key, m.clock.millis() + ProtocolMaster.PASS_MILLIS), claims);
+            assertEquals(new PlanPass.Claims("jm1", 1, "n1", key, m.clock.millis() + Delivery.PASS_MILLIS), claims);
             assertNull(PlanPass.verify(m.tokens.agentKey("n2"), first.passes().get(0).pass()), "no other agent can check it");
             assertNull(PlanPass.verify(granary.protocol.link.Tokens.keyOf(m.tokens.issue("agent/n2", m.clock.millis(), 0)),
                     first.passes().get(0).pass()), "no other agent can check it");
             assertNull(m.tokens.verify(first.passes().get(0).pass()), "it is no token at the master");
 
-            m.clock.advance(ProtocolMaster.PASS_MILLIS / 2 + 1);
+            m.clock.advance(Delivery.PASS_MILLIS / 2 + 1);
             m.master.tick();
             Hint renewed = poll(jm, Hint.class);
             assertEquals(List.of(), renewed.placements(), "nothing moved: only the pass is new");
             PlanPass.Claims again = PlanPass.verify(granary.protocol.link.Tokens.keyOf(agentToken), renewed.passes().get(0).pass());
-            assertEquals(m.clock.millis() + ProtocolMaster.PASS_MILLIS, again.expiresAt());
+            assertEquals(m.clock.millis() + Delivery.PASS_MILLIS, again.expiresAt());
 
             // a new incarnation of the job master gets passes of its own: the old life's speak for the old life only
             SyncLink reborn = m.link(Role.JOB_MASTER, "jm1", 2);
