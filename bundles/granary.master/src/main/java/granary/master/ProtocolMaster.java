@@ -328,7 +328,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         Session.Result result;
         result = p.session.accept(e, env -> requestHandler.request(p, env, (Request) env.message()));
         // A peer made for this message whose full request was refused is forgotten again; a
-        // placeholder the rebuild made for mock jobs (no request yet either) keeps them (case 11).
+        // placeholder the rebuild made for mock jobs (no request yet either) keeps them (docs/recovery.md, "The 17 cases": 11).
         if (created && p.requestIncarnation < 0 && book.jobMasters.get(id) == p) {
             book.jobMasters.remove(id);
         }

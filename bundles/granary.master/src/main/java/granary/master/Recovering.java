@@ -94,7 +94,7 @@ final class Recovering extends MasterPart {
 
     /**
      * After the window: online slots a job master holds on nodes whose agent has not come back are
-     * kept for the agent, not granted again elsewhere (case 17, job master back first). In a turn of the loop.
+     * kept for the agent, not granted again elsewhere (docs/recovery.md, "The 17 cases": 17, the job master back first). In a turn of the loop.
      */
     void keepAbsent(JobMasterPeer p, Request r, Set<String> absent) {
         if (absent.isEmpty()) {
@@ -405,7 +405,7 @@ final class Recovering extends MasterPart {
         }, knownJobs::contains);
         mirrors.unkept(keptHere);
         for (JobSpec m : back.mocks()) {
-            // Case 17, agent first: its online caps of a job master that has not come back hold as a mock.
+            // The agent back first (docs/recovery.md, "The 17 cases": 17): its online caps of a job master that has not come back hold as a mock.
             // (A deferred job coming back has its owner already.)
             String owner = back.mockOwners().get(m.id());
             if (owner == null) {

@@ -143,7 +143,7 @@ final class RequestHandler extends MasterPart {
                 j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
                 book.recovered.forget(j.id());
             } else if (book.recovered.isMock(j.id())) {
-                // The job master of a mock job returned (case 11): its real request replaces the mock.
+                // The job master of a mock job returned (docs/recovery.md, "The 17 cases": 11): its real request replaces the mock.
                 conversions.add(book.recovered.convert(j));
                 j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
             } else if (r.full()) {

@@ -43,7 +43,7 @@ final class Restarting extends MasterPart {
     }
 
     /**
-     * Spec case 3: ends a run of an earlier restart that holds a slot still (its process hangs: the
+     * A lost job master is started again (docs/recovery.md, "The 17 cases": 3): ends a run of an earlier restart that holds a slot still (its process hangs: the
      * withdrawn cap stops it) and asks the engine for a slot for the next one. The lost incarnation
      * is fenced only once the next one runs — its agent reports the worker started, or it sends its
      * full request ({@link #fence}) — and if it comes back before that it goes on and the start is

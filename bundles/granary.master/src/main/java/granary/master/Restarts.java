@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The job masters the master is starting again after their timeout (spec case 3, docs/recovery.md
- * "Restarting a lost job master"). Each restart is a job of the master's own, {@code
+ * The job masters the master is starting again after their timeout (docs/recovery.md, "Restarting a
+ * lost job master"). Each restart is a job of the master's own, {@code
  * granary.restart-<n>@<job master>}, with one online unit {@value #UNIT} of one slot of the size the
  * job master asked for: the engine places it within every node's capacity like any work, and the
  * cap of that slot carries the launch to its agent. Touched only in turns of the master's loop.
@@ -77,7 +77,7 @@ final class Restarts {
 
     /**
      * A new run of {@code jobMaster} as {@code spec} says, kept off {@code avoid} (null: anywhere):
-     * its last node, so that it comes back on another one (case 3 of docs/recovery.md, "The 17 cases").
+     * its last node, so that it comes back on another one (docs/recovery.md, "The 17 cases": 3).
      */
     Run begin(String jobMaster, Request.Restart spec, String avoid) {
         int n = starts.merge(jobMaster, 1, Integer::sum);

@@ -78,7 +78,7 @@ final class Timeouts extends MasterPart {
                 } catch (InvalidRequestException online) {
                     // It holds online work, which the master never takes back on its own: keep the
                     // online grants, send nothing new there until its agent returns, and run the
-                    // offline ones again elsewhere (spec case 5).
+                    // offline ones again elsewhere (docs/recovery.md, "A silent node").
                     apply(new NodeBlacklisted(a.node, true));
                     revokeOffline(a.node);
                 }
@@ -95,7 +95,7 @@ final class Timeouts extends MasterPart {
         restarting.retryRestarts(now);
         for (JobMasterPeer j : lostJobMasters) {
             if (restarting.restartable(j)) {
-                restarting.restart(j); // spec case 3: started again elsewhere; its jobs, offline ones too, wait for it
+                restarting.restart(j); // started again elsewhere (docs/recovery.md, "Restarting a lost job master"); its jobs, offline ones too, wait for it
                 continue;
             }
             List<String> offline;
