@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The client's own record of its jobs and of each unit's current desired count: what a full request
@@ -18,11 +19,14 @@ final class JobBook {
 
     private final Map<String, JobSpec> jobs = new LinkedHashMap<>();
     private final Map<UnitId, Integer> desired = new LinkedHashMap<>();
+    /** Units kept off nodes since their submission (docs/agent.md, "Blacklisting a node for one job"). */
+    private final Map<UnitId, Set<String>> avoided = new LinkedHashMap<>();
 
     JobBook copy() {
         JobBook c = new JobBook();
         c.jobs.putAll(jobs);
         c.desired.putAll(desired);
+        c.avoided.putAll(avoided);
         return c;
     }
 
@@ -44,9 +48,18 @@ final class JobBook {
         desired.put(unit, count);
     }
 
+    /** {@code unit} is kept off {@code nodes} from now on (instead of the nodes before). */
+    void avoid(UnitId unit, Set<String> nodes) {
+        if (!desired.containsKey(unit)) {
+            throw new InvalidRequestException("unit " + unit, "unit", "is not a unit of a job this client submitted");
+        }
+        avoided.put(unit, Set.copyOf(nodes));
+    }
+
     void cancel(String jobId) {
         jobs.remove(jobId);
         desired.keySet().removeIf(u -> u.job().equals(jobId));
+        avoided.keySet().removeIf(u -> u.job().equals(jobId));
     }
 
     /** A worker of {@code unit} ended: the master lowered the desired count by one. */
@@ -63,13 +76,15 @@ final class JobBook {
         return desired.getOrDefault(unit, -1);
     }
 
-    /** Every job with each unit's current desired count, for a full request. */
+    /** Every job with each unit's current desired count and blacklist, for a full request. */
     List<JobSpec> jobs() {
         List<JobSpec> out = new ArrayList<>();
         for (JobSpec j : jobs.values()) {
             List<UnitSpec> units = new ArrayList<>();
             for (UnitSpec u : j.units()) {
-                units.add(u.withDesired(desired.get(new UnitId(j.id(), u.name()))));
+                UnitId id = new UnitId(j.id(), u.name());
+                UnitSpec now = u.withDesired(desired.get(id));
+                units.add(avoided.containsKey(id) ? now.withBlacklist(avoided.get(id)) : now);
             }
             out.add(new JobSpec(j.id(), j.group(), j.user(), j.productionLevel(), j.gang(), units));
         }

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -292,6 +293,20 @@ public final class JobMasterClient implements AutoCloseable {
     public CompletableFuture<Void> desire(UnitId unit, int desired) {
         return onLoop(() -> change(b -> b.desire(unit, desired),
                 new Request(false, List.of(), List.of(new Request.Desire(unit, desired)), List.of(), List.of())));
+    }
+
+    /**
+     * Keeps {@code unit} off {@code nodes} from now on, instead of the nodes before (empty: none): the
+     * master grants it no new slot there; what it holds there stays until released. A job master's
+     * own judgement of nodes, as after repeated failures of its tasks there ({@link NodeBlacklist};
+     * docs/agent.md, "Blacklisting a node for one job"). Needs a master of protocol version 7.
+     */
+    public CompletableFuture<Void> avoid(UnitId unit, Set<String> nodes) {
+        return onLoop(() -> {
+            int desired = view().desired(unit);
+            return change(b -> b.avoid(unit, nodes), new Request(false, List.of(), List.of(new Request.Desire(unit,
+                    Math.max(0, desired), nodes)), List.of(), List.of()));
+        });
     }
 
     /** Drops the job {@code jobId} with every slot it holds. */

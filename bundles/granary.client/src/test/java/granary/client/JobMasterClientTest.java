@@ -245,6 +245,27 @@ class JobMasterClientTest {
         assertEquals("placement wc/map n2 0->1", heard.next());
     }
 
+    /** A unit kept off nodes says so in a desire, and again in every full request after (docs/agent.md, "Blacklisting a node for one job"). */
+    @Test
+    void theNodesAUnitIsKeptOffGoInADesireAndInTheFullRequestAfterAMasterRestart() throws Exception {
+        JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
+        done(c.avoid(MAP, java.util.Set.of("n3")));
+        Request delta = master.requests().get(master.requests().size() - 1);
+        assertEquals(List.of(new Request.Desire(MAP, 3, java.util.Set.of("n3"))), delta.desires(), "its desire as it is, and the node");
+        master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 1, "http://127.0.0.1:1")), List.of()));
+        assertEquals("placement wc/map n1 0->1", heard.next());
+
+        master.restart(true);
+        assertEquals("resynced 1001", heard.next());
+        Request full = master.requests().get(master.requests().size() - 1);
+        assertTrue(full.full());
+        assertEquals(java.util.Set.of("n3"), full.jobs().get(0).unit("map").blacklist());
+
+        done(c.avoid(MAP, java.util.Set.of()));
+        assertEquals(java.util.Set.of(), master.requests().get(master.requests().size() - 1).desires().get(0).avoid(), "lifted");
+    }
+
     @Test
     void aRestartSeenBySendingTurnsTheChangeIntoAFullRequest() throws Exception {
         JobMasterClient c = connect("jm1");

@@ -33,6 +33,7 @@ import granary.api.event.PolicyInstalled;
 import granary.api.event.PolicyReconfigured;
 import granary.api.event.PolicyUninstalled;
 import granary.api.event.UnitCancelled;
+import granary.api.event.UnitBlacklistChanged;
 import granary.api.event.UnitDesireChanged;
 import granary.api.event.UnitRequested;
 import granary.api.spi.CycleAction;
@@ -149,6 +150,7 @@ public final class Engine {
         on(JobsSubmitted.class, e -> jobs.submittedAll((JobsSubmitted) e));
         on(UnitRequested.class, e -> jobs.unitRequested((UnitRequested) e));
         on(UnitDesireChanged.class, e -> jobs.desireChanged((UnitDesireChanged) e));
+        on(UnitBlacklistChanged.class, e -> jobs.blacklistChanged((UnitBlacklistChanged) e));
         on(UnitCancelled.class, e -> jobs.unitCancelled((UnitCancelled) e));
         on(JobCancelled.class, e -> jobs.jobCancelled((JobCancelled) e));
         on(JobMoved.class, e -> jobs.moved((JobMoved) e));

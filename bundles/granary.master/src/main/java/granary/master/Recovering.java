@@ -187,7 +187,8 @@ final class Recovering extends MasterPart {
             return false;
         }
         List<UnitSpec> us = new ArrayList<>();
-        spec.units().forEach(u -> us.add(u.name().equals(d.unit().unit()) ? u.withDesired(d.desired()) : u));
+        spec.units().forEach(u -> us.add(!u.name().equals(d.unit().unit()) ? u
+                : d.avoid() == null ? u.withDesired(d.desired()) : u.withDesired(d.desired()).withBlacklist(d.avoid())));
         spec = new JobSpec(spec.id(), spec.group(), spec.user(), spec.productionLevel(), spec.gang(), us);
         book.recovered.defer(spec);
         rest = withoutKept(spec);

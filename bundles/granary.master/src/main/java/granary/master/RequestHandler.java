@@ -4,6 +4,7 @@ import granary.api.event.GrantReleased;
 import granary.api.event.JobCancelled;
 import granary.api.event.JobsSubmitted;
 import granary.api.event.UnitCancelled;
+import granary.api.event.UnitBlacklistChanged;
 import granary.api.event.UnitDesireChanged;
 import granary.api.event.UnitRequested;
 import granary.api.model.InvalidRequestException;
@@ -155,6 +156,16 @@ final class RequestHandler extends MasterPart {
             // master knows takes the listed desired counts (a job master that restarted and missed
             // exits asks for those tasks again: offline work runs at least once).
             conversions.addAll(query(v -> recovering.reconcile(known, v)));
+            // and the nodes it keeps each unit off (docs/agent.md, "Blacklisting a node for one job")
+            for (JobSpec j : known) {
+                for (UnitSpec u : j.units()) {
+                    UnitId id = new UnitId(j.id(), u.name());
+                    Set<String> now = query(v -> v.unit(id) == null ? null : v.unit(id).spec().blacklist());
+                    if (now != null && !now.equals(u.blacklist())) {
+                        collect(problems, () -> apply(new UnitBlacklistChanged(id, u.blacklist())));
+                    }
+                }
+            }
         }
         for (Recovered.Conversion c : conversions) {
             for (UnitSpec u : c.added()) {
@@ -212,6 +223,11 @@ final class RequestHandler extends MasterPart {
         for (Request.Desire d : r.desires()) {
             if (recovering.desiredWhileDeferred(d)) {
                 continue;
+            }
+            if (d.avoid() != null) {
+                // the job master keeps the unit off these nodes from now on; before its desire, so
+                // that a slot it asks for again is not granted where it no longer wants one
+                collect(problems, () -> apply(new UnitBlacklistChanged(d.unit(), d.avoid())));
             }
             // Slots kept for an agent that has not returned are not asked for again (docs/recovery.md).
             int kept;

@@ -33,6 +33,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -146,6 +147,38 @@ class ProtocolMasterTest {
         assertFalse(agent.send(new Heartbeat(List.of(), List.of(), null, List.of(), usage, Heartbeat.Health.OK)).isRefusal());
         assertEquals("", h.master.agents().get(0).unhealthy());
         assertEquals(2, (int) h.live.<Integer>query(v -> v.cluster().node("n1").slotsOf(TASKS)), "healthy: it takes work again");
+    }
+
+    /**
+     * A job master keeps its unit off a node (docs/agent.md, "Blacklisting a node for one job"): a
+     * desire with {@code avoid} takes effect before its count, so the slot it asks for again goes
+     * elsewhere; its full request after a restart says the same with the unit's blacklist; an empty
+     * set lifts it.
+     */
+    @Test
+    void aJobMasterKeepsItsUnitOffANode() {
+        SyncLink a1 = h.link(Role.AGENT, "n1", 1);
+        assertFalse(a1.send(register("n1", 300)).isRefusal());
+        SyncLink a2 = h.link(Role.AGENT, "n2", 1);
+        assertFalse(a2.send(register("n2", 300)).isRefusal());
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(full(job("j1", 3))).isRefusal());
+        assertEquals(3, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()));
+        int onN1 = h.live.<Integer>query(v -> v.cluster().node("n1").slotsOf(TASKS));
+        assertTrue(onN1 > 0, "something runs on n1 to begin with");
+
+        assertFalse(jm.send(new Request(false, List.of(), List.of(new Request.Desire(TASKS, 6, Set.of("n1"))), List.of(), List.of()))
+                .isRefusal());
+        assertEquals(Set.of("n1"), h.live.<Set<String>>query(v -> v.unit(TASKS).spec().blacklist()));
+        assertEquals(onN1, (int) h.live.<Integer>query(v -> v.cluster().node("n1").slotsOf(TASKS)), "what it holds on n1 stays, nothing new");
+        assertEquals(3, (int) h.live.<Integer>query(v -> v.cluster().node("n2").slotsOf(TASKS)), "n2 is full of it");
+        assertEquals(onN1 + 3, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()), "n1's free slots are not its");
+
+        SyncLink again = h.link(Role.JOB_MASTER, "jm1", 2);
+        JobSpec said = job("j1", 6);
+        JobSpec lifted = new JobSpec("j1", said.group(), said.user(), 0, false, List.of(said.units().get(0).withBlacklist(Set.of())));
+        assertFalse(again.send(full(lifted)).isRefusal(), "a restarted job master's full request lifts it");
+        assertEquals(Set.of(), h.live.<Set<String>>query(v -> v.unit(TASKS).spec().blacklist()));
     }
 
     /**
@@ -308,7 +341,7 @@ class ProtocolMasterTest {
                 .replaceFirst("\"version\": ?2", "\"version\": 1");
         HttpResponse<byte[]> old = post(token, v2.getBytes(StandardCharsets.UTF_8));
         assertEquals(400, old.statusCode());
-        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2 to 6"), text(old));
+        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2 to 7"), text(old));
     }
 
     @Test

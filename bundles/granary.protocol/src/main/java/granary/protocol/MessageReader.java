@@ -91,7 +91,7 @@ final class MessageReader {
         boolean full = json.bool(o, "full", p, false);
         List<JobSpec> jobs = list(o, "jobs", p, (e, at) -> JobCodec.job(json, e, at, Set.of(), Set.of()));
         List<Request.Desire> desires = list(o, "desires", p, (e, at) -> object(e, at, x ->
-                new Request.Desire(unit(x, at), count(x, "desired", at)), "unit", "desired"));
+                new Request.Desire(unit(x, at), count(x, "desired", at), avoid(x, at)), "unit", "desired", "avoid"));
         List<String> cancels = list(o, "cancels", p, this::string);
         List<Request.Release> releases = list(o, "releases", p, (e, at) -> object(e, at, x ->
                 new Request.Release(unit(x, at), json.string(x, "node", at, null), count(x, "slots", at)),
@@ -267,6 +267,25 @@ final class MessageReader {
             }
         }
         return out;
+    }
+
+    /** A desire's nodes to keep its unit off: null when absent (unchanged), at most {@link Request#MAX_AVOIDED}. */
+    private Set<String> avoid(JsonObject o, String path) {
+        if (o.get("avoid") == null) {
+            return null;
+        }
+        List<String> nodes = list(o, "avoid", path, this::string);
+        for (int i = 0; i < nodes.size() && i < Request.MAX_AVOIDED; i++) {
+            if (!granary.api.model.Names.isValid(nodes.get(i))) {
+                json.problem(o.get("avoid"), JsonPath.item(JsonPath.member(path, "avoid"), i), "'" + nodes.get(i)
+                        + "' is not a node name: " + granary.api.model.Names.RULE);
+            }
+        }
+        if (nodes.size() > Request.MAX_AVOIDED) {
+            json.problem(o.get("avoid"), JsonPath.member(path, "avoid"), "at most " + Request.MAX_AVOIDED
+                    + " nodes to keep a unit off, got " + nodes.size());
+        }
+        return Set.copyOf(nodes);
     }
 
     private UnitId unit(JsonObject o, String path) {

@@ -120,11 +120,18 @@ final class MessageWriter {
         return o.build();
     }
 
+    private static JsonObject desire(Request.Desire d) {
+        JsonObject.Builder o = JsonObject.builder().put("unit", unit(d.unit())).put("desired", d.desired());
+        if (d.avoid() != null) {
+            o.put("avoid", list(List.copyOf(new java.util.TreeSet<>(d.avoid())), JsonValue::of));
+        }
+        return o.build();
+    }
+
     private static JsonObject request(Request r) {
         JsonObject.Builder o = JsonObject.builder().put("full", r.full())
                 .put("jobs", list(r.jobs(), MessageWriter::job))
-                .put("desires", list(r.desires(), d -> JsonObject.builder()
-                        .put("unit", unit(d.unit())).put("desired", d.desired()).build()))
+                .put("desires", list(r.desires(), MessageWriter::desire))
                 .put("cancels", list(r.cancels(), JsonValue::of))
                 .put("releases", list(r.releases(), x -> JsonObject.builder()
                         .put("unit", unit(x.unit())).put("node", x.node()).put("slots", x.slots()).build()))

@@ -5,6 +5,8 @@ import granary.api.model.Resources;
 import granary.api.model.UnitId;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Job master → master: what the job master wants. With {@code full} true (the first request after
@@ -73,10 +75,23 @@ public record Request(boolean full, List<JobSpec> jobs, List<Desire> desires, Li
     }
 
 
-    /** A unit now wants {@code desired} slots in total. */
-    public record Desire(UnitId unit, int desired) {
+    /** The most nodes one desire may keep its unit off. */
+    public static final int MAX_AVOIDED = 1_000;
+
+    /**
+     * A unit now wants {@code desired} slots in total, kept off the nodes of {@code avoid} when it
+     * is not null: the job master's own blacklist for the unit, replacing the one before (empty:
+     * none); null leaves it as it is (docs/agent.md, "Blacklisting a node for one job").
+     */
+    public record Desire(UnitId unit, int desired, Set<String> avoid) {
         public Desire {
             Objects.requireNonNull(unit, "unit");
+            avoid = avoid == null ? null : Set.copyOf(new TreeSet<>(avoid));
+        }
+
+        /** A new desired count; the unit's blacklist stays as it is. */
+        public Desire(UnitId unit, int desired) {
+            this(unit, desired, null);
         }
     }
 

@@ -46,20 +46,23 @@ public final class WireCodec {
     /**
      * The newest protocol version this code speaks. Version 3 added a full request's {@code restart}
      * and a cap grant's {@code launch}; version 4 a hint's {@code nodes} and {@code through}, a
-     * request's {@code mark}, node epochs, probes, a heartbeat's {@code uncapped} and a cap's {@code reason}; version 5 a hint's {@code passes}; version 6 a heartbeat's {@code usage} and {@code health} and an exit's {@code oom} (docs/protocol.md, "Versioning"; docs/agent.md). A message is sent
+     * request's {@code mark}, node epochs, probes, a heartbeat's {@code uncapped} and a cap's {@code reason}; version 5 a hint's {@code passes}; version 6 a heartbeat's {@code usage} and {@code health} and an exit's {@code oom}; version 7 a desire's {@code avoid} (docs/protocol.md, "Versioning"; docs/agent.md). A message is sent
      * as the lowest version that carries it, so a peer of this version talks to an older master as
      * long as it does not need what came later.
      */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
 
     /** The oldest protocol version this code reads. */
     public static final int OLDEST = 2;
 
     /**
-     * The lowest version that carries {@code m}: 6 for a heartbeat's usage or health and an exit's {@code oom}; 5 for plan passes; 4 for node states, epochs, probes, marks, an exit's
+     * The lowest version that carries {@code m}: 7 for a desire's {@code avoid}; 6 for a heartbeat's usage or health and an exit's {@code oom}; 5 for plan passes; 4 for node states, epochs, probes, marks, an exit's
      * {@code stopped}, uncapped workers or a cap's reason; 3 for a restart spec or a launch; else 2.
      */
     public static int versionFor(Message m) {
+        if (m instanceof Request q && q.desires().stream().anyMatch(d -> d.avoid() != null)) {
+            return 7;
+        }
         if (m instanceof Heartbeat b && (b.usage() != null || b.health() != null || b.exited().stream().anyMatch(x -> x.oom() != null))
                 || m instanceof Hint h && h.exits().stream().anyMatch(x -> x.oom() != null)) {
             return 6;
@@ -87,6 +90,7 @@ public final class WireCodec {
     /** What protocol version {@code v} added, in words (refusals name it). */
     private static String addedIn(int v) {
         return switch (v) {
+            case 7 -> "a desire's avoid (nodes to keep a unit off)";
             case 6 -> "a heartbeat's usage or health, or an exit's oom";
             case 5 -> "plan passes";
             case 4 -> "node states, epochs, probes, marks, a stopped exit, uncapped workers or a cap's reason";

@@ -108,11 +108,11 @@ class WireCodecTest {
                         "$.message.placements[0].unit", "expected job/unit, got the string \"ju\""),
                 Arguments.of("sequence 0", envelope("hint", HINT).replace("\"sequence\": 3", "\"sequence\": 0"),
                         "$.sequence", "must be at least 1, got 0"),
-                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 7"),
-                        "$.version", "protocol version 7 is not supported; this master speaks 2 to 6"),
+                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 8"),
+                        "$.version", "protocol version 8 is not supported; this master speaks 2 to 7"),
                 Arguments.of("bad version with fields of its own", envelope("hint", "{\"new\": true}")
                         .replace("\"version\": 2", "\"version\": 1, \"extra\": 1"),
-                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 6"),
+                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 7"),
                 Arguments.of("missing version", envelope("hint", HINT).replace("\"version\": 2,", ""),
                         "$.version", "is missing"),
                 Arguments.of("truncated JSON", envelope("hint", HINT).substring(0, envelope("hint", HINT).length() - 2),
@@ -205,12 +205,12 @@ class WireCodecTest {
 
     @Test
     void badVersionKeepsBothVersionsAsFields() {
-        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 7");
+        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 8");
         Problem p = assertThrows(ProtocolException.class,
                 () -> new WireCodec(Role.AGENT).decode(input.getBytes(StandardCharsets.UTF_8), "master m")).problems().get(0);
-        assertEquals("protocol version 7 is not supported; this agent speaks 2 to 6", p.message());
-        assertEquals(6L, p.limit());
-        assertEquals(7L, p.value());
+        assertEquals("protocol version 8 is not supported; this agent speaks 2 to 7", p.message());
+        assertEquals(7L, p.limit());
+        assertEquals(8L, p.value());
     }
 
     @Test
@@ -438,6 +438,49 @@ class WireCodecTest {
      * and go as version 6; a heartbeat of an agent before them (version 5, no such fields) is read with
      * both null, "not reported"; a version-5 envelope carrying them is refused in words.
      */
+    /**
+     * A desire may keep its unit off nodes (docs/agent.md, "Blacklisting a node for one job"):
+     * version 7, refused in an older envelope, without it a desire reads as before (nothing
+     * changes), and a name that is no node name or a list over the limit is refused with where.
+     */
+    @Test
+    void aDesiresAvoidIsVersionSevenAndCheckedAtTheEdge() {
+        UnitId u = Samples.MAP;
+        Request r = new Request(false, List.of(), List.of(new Request.Desire(u, 3, java.util.Set.of("n2", "n1"))), List.of(), List.of());
+        assertEquals(7, WireCodec.versionFor(r));
+        Envelope e = Envelope.of(Samples.JOB_MASTER, 1_700_000_000_000L, 42, r);
+        String text = codec.text(e);
+        assertTrue(text.startsWith("{\"version\":7,"), text);
+        assertTrue(text.contains("\"avoid\":[\"n1\",\"n2\"]"), text);
+        assertEquals(e, codec.decode(codec.encode(e), "test"));
+
+        Request plain = new Request(false, List.of(), List.of(new Request.Desire(u, 3)), List.of(), List.of());
+        assertTrue(WireCodec.versionFor(plain) < 7, "a desire without avoid goes to an older master too");
+        assertEquals(null, ((Request) codec.decode(codec.encode(Envelope.of(Samples.JOB_MASTER, 1, 1, plain)), "test")
+                .message()).desires().get(0).avoid(), "absent: the unit's blacklist stays as it is");
+
+        String asSix = text.replace("{\"version\":7,", "{\"version\":6,");
+        ProtocolException old = assertThrows(ProtocolException.class,
+                () -> codec.decode(asSix.getBytes(StandardCharsets.UTF_8), "job master jm-1"));
+        assertTrue(old.getMessage().contains("which protocol version 7 added; the envelope says version 6"), old.getMessage());
+
+        String badName = text.replace("\"n2\"", "\"no such/node\"");
+        ProtocolException bad = assertThrows(ProtocolException.class,
+                () -> codec.decode(badName.getBytes(StandardCharsets.UTF_8), "job master jm-1"));
+        assertTrue(bad.problems().get(0).field().endsWith(".avoid[1]") && bad.getMessage().contains("is not a node name"),
+                bad.problems().toString());
+
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i <= Request.MAX_AVOIDED; i++) {
+            many.append(i == 0 ? "" : ",").append("\"n").append(i).append('"');
+        }
+        String tooMany = text.replace("[\"n1\",\"n2\"]", "[" + many + "]");
+        ProtocolException over = assertThrows(ProtocolException.class,
+                () -> codec.decode(tooMany.getBytes(StandardCharsets.UTF_8), "job master jm-1"));
+        assertTrue(over.getMessage().contains("at most " + Request.MAX_AVOIDED + " nodes to keep a unit off, got "
+                + (Request.MAX_AVOIDED + 1)), over.getMessage());
+    }
+
     @Test
     void usageHealthAndOomAreVersionSixAndAnOlderAgentsHeartbeatStillReads() {
         UnitId u = Samples.MAP;

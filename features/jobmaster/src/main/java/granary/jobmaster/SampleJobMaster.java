@@ -8,6 +8,7 @@ import granary.api.model.UnitKind;
 import granary.api.model.UnitSpec;
 import granary.client.JobMasterClient;
 import granary.client.Listener;
+import granary.client.NodeBlacklist;
 import granary.protocol.Heartbeat;
 import granary.protocol.Hint;
 import granary.protocol.LaunchAnswers;
@@ -21,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -102,6 +104,18 @@ public final class SampleJobMaster implements Listener {
 
     /** The slots the unit held at the last verification round, to see whether waiting tasks get any. */
     private int heldAtLastVerify = -1;
+    /** Nodes this job keeps off after its tasks failed there in a row (docs/agent.md, "Blacklisting a node for one job"). */
+    private final NodeBlacklist badNodes;
+    /** The nodes the master was last asked to keep the tasks off. */
+    private Set<String> avoiding = Set.of();
+    /** Task → how often a node could not start it, in this incarnation. */
+    private final Map<Integer, Integer> notStarted = new HashMap<>();
+    /**
+     * How often a task may find its node unable to start it (its agent's fault, not the task's: no
+     * attempt is charged) before that counts as a failed attempt: a launch that no node can start
+     * (a user no agent allows) must not go round forever.
+     */
+    static final int NOT_STARTED_LIMIT = 5;
 
     /**
      * @param state where the progress is kept (and found after a restart), or null: in memory only
@@ -113,6 +127,7 @@ public final class SampleJobMaster implements Listener {
         this.out = out;
         this.err = err;
         this.unit = new UnitId(settings.job(), UNIT);
+        this.badNodes = new NodeBlacklist(settings.blacklistAfter(), settings.blacklistFor());
         this.service = new UnitId(settings.job(), SERVICE);
         this.board = new TaskBoard(settings.tasks(), settings.retries());
         this.services = new TaskBoard(settings.online(), Integer.MAX_VALUE);
@@ -330,6 +345,13 @@ public final class SampleJobMaster implements Listener {
             if (code == Heartbeat.EXIT_UNKNOWN) {
                 wantMore(unit, 1); // the master released its slot and lowered the desire, as for any end but a stop
             }
+        } else if (code == Heartbeat.NOT_STARTED && notStarted.merge(t, 1, Integer::sum) <= NOT_STARTED_LIMIT) {
+            // Its node could not start it (the agent says why in its log and health): not the task's
+            // fault. It runs again, not as a retry, and the node counts against this job's blacklist.
+            board.lost(t);
+            say("not-started task=" + t + " node=" + node + " slot=" + slot + ": its node could not start it; it runs again");
+            wantMore(unit, 1);
+            judged(node, true);
         } else {
             TaskBoard.Result r = board.ended(slot, node, code);
             say("finished task=" + t + " node=" + node + " slot=" + slot + " code=" + code);
@@ -337,6 +359,7 @@ public final class SampleJobMaster implements Listener {
                 say("retry task=" + t + " attempt=" + (board.attempts(t) + 1) + "/" + (settings.retries() + 1));
                 wantMore(unit, 1);
             }
+            judged(node, code != 0);
         }
         save();
         progress();
@@ -345,6 +368,33 @@ public final class SampleJobMaster implements Listener {
         } else {
             fill();
         }
+    }
+
+    /**
+     * A task ended on {@code node}, {@code failed} or not: the job's blacklist counts it, and the
+     * master is told when the nodes to keep off change.
+     */
+    private void judged(String node, boolean failed) {
+        if (badNodes.ended(node, failed, loop.now())) {
+            say("blacklisted node=" + node + " for=" + settings.blacklistFor().toSeconds() + "s: "
+                    + settings.blacklistAfter() + " tasks in a row failed there");
+        }
+        avoidNow();
+    }
+
+    /** Tells the master the nodes this job keeps off now, if they changed (a node added, or its time over). */
+    private void avoidNow() {
+        Set<String> now = badNodes.nodes(loop.now());
+        if (now.equals(avoiding) || client == null || finishing) {
+            return;
+        }
+        avoiding = now;
+        client.avoid(unit, now).whenComplete((v, ex) -> {
+            if (ex != null) {
+                avoiding = null; // said again at the next change or check
+                err.accept("granary-jobmaster: cannot keep the job off nodes " + now + ": " + cause(ex).getMessage());
+            }
+        });
     }
 
     /** A service worker ended: it is started again in a new slot (a service runs until the job is done). */
@@ -467,6 +517,7 @@ public final class SampleJobMaster implements Listener {
             fill(); // a master that died with those exits left their slots held: they are free
         }
         wantEnough();
+        avoidNow(); // a node whose time on the blacklist is over is offered again
         for (Map.Entry<Integer, String> e : board.runningWorkers().entrySet()) {
             int t = e.getKey();
             String endpoint = client.endpoint(e.getValue());
@@ -603,6 +654,12 @@ public final class SampleJobMaster implements Listener {
                 continue; // slots kept for an agent that has not come back yet: nothing to plan there
             }
             int free = e.getValue() - board.runningOn(node) - endsNotReleased(node);
+            if (free > 0 && badNodes.blacklisted(node, loop.now())) {
+                // kept off: its idle slots go back, and as many are asked for elsewhere
+                give(unit, node, free);
+                wantMore(unit, free);
+                continue;
+            }
             List<Integer> batch = new ArrayList<>();
             for (Integer t; batch.size() < free && (t = board.take()) != null; ) {
                 batch.add(t);

@@ -17,7 +17,8 @@ import java.util.Set;
  */
 public record Settings(List<URI> masters, Path tokenFile, String job, int tasks, Resources slot, String command, String id,
                 String group, String user, int retries, Duration timeout, Duration patience, String workdir,
-                int online, String onlineCommand, Duration verify, Resources restartable, Path state, boolean help) {
+                int online, String onlineCommand, Duration verify, Resources restartable, Path state,
+                int blacklistAfter, Duration blacklistFor, boolean help) {
 
     /** What an online worker runs when {@code --online-command} is not given: a long sleep. */
     static final String DEFAULT_ONLINE_COMMAND = "exec sleep 86400";
@@ -54,6 +55,10 @@ public record Settings(List<URI> masters, Path tokenFile, String job, int tasks,
                                   last one stopped; default ./granary-jm-<id>.state; off: memory only.
                                   Removed when the job ends. Started on another node, it must see the
                                   same directory
+              --blacklist-after=N tasks failed in a row on one node (exited non-zero, or the node could not
+                                  start them) that keep this job off the node, default 2; 0: never
+                                  (docs/agent.md, "Blacklisting a node for one job")
+              --blacklist-for=SECONDS  how long the job keeps off such a node, default 600
               --help              this text
             exit codes: 0 every task succeeded, 1 some failed, 2 bad options, 3 token refused,
                         4 master unreachable, 5 timeout, 6 the master refused the job,
@@ -61,13 +66,13 @@ public record Settings(List<URI> masters, Path tokenFile, String job, int tasks,
 
     private static final Set<String> KNOWN = Set.of("master", "token-file", "job", "tasks", "command", "slot", "id",
             "group", "queue", "user", "retries", "timeout", "patience", "workdir", "online", "online-command", "verify",
-            "restartable", "state");
+            "restartable", "state", "blacklist-after", "blacklist-for");
 
     public static Settings parse(String... args) {
         Map<String, String> v = new LinkedHashMap<>();
         for (String a : args) {
             if (a.equals("--help") || a.equals("-h")) {
-                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, null, null, null, true);
+                return new Settings(null, null, null, 0, null, null, null, null, null, 0, null, null, null, 0, null, null, null, null, 0, null, true);
             }
             int eq = a.indexOf('=');
             if (!a.startsWith("--") || eq < 0) {
@@ -89,7 +94,8 @@ public record Settings(List<URI> masters, Path tokenFile, String job, int tasks,
                 Duration.ofSeconds(number(v, "timeout", "0", 0)), Duration.ofSeconds(number(v, "patience", "60", 1)),
                 v.getOrDefault("workdir", ""), number(v, "online", "0", 0), onlineCommand(v),
                 Duration.ofSeconds(number(v, "verify", "10", 0)), restartable(v.getOrDefault("restartable", DEFAULT_RESTART_SLOT)),
-                state(v.get("state"), v.getOrDefault("id", "jm-" + job)), false);
+                state(v.get("state"), v.getOrDefault("id", "jm-" + job)), number(v, "blacklist-after", "2", 0),
+                Duration.ofSeconds(number(v, "blacklist-for", "600", 1)), false);
     }
 
     private static String onlineCommand(Map<String, String> v) {

@@ -61,6 +61,40 @@ class ClusterIT {
         assertTrue(jms.contains("id=jm-wave state="), jms);
     }
 
+    /**
+     * A node that cannot launch anything ({@code logs/} replaced by a file): its agent reports it
+     * unhealthy after a few launches, the master stops placing work there, the job master runs the
+     * tasks it could not start elsewhere without charging them an attempt and keeps its job off the
+     * node — and the batch finishes on the other nodes with exit 0 (docs/agent.md, "Node health").
+     */
+    @Test
+    void aBatchFinishesOnTheOtherNodesWhenOneCannotLaunch() throws Exception {
+        cluster = new Cluster(dir).startMaster(It.runnableJar());
+        for (int i = 1; i <= 4; i++) {
+            cluster.agent("n" + i, "cpu=400,mem=4096", cluster.token("agent/n" + i));
+        }
+        cluster.console("granary:agents", "node=n4");
+        Path logs = dir.resolve("n1").resolve("logs");
+        if (Files.isDirectory(logs)) {
+            try (var files = Files.list(logs)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    Files.delete(f);
+                }
+            }
+            Files.delete(logs);
+        }
+        Files.writeString(logs, "not a directory");
+        Cluster.Proc jm = cluster.jobMaster("sick", 40, "sleep 0.2; echo task $GRANARY_TASK", cluster.token("job-master/jm-sick"));
+        int code = jm.exit(Duration.ofSeconds(120));
+        String out = jm.stdout();
+        assertEquals(0, code, jm + "\n" + out);
+        assertTrue(out.contains("done=40/40"), out);
+        assertEquals(40, Pattern.compile("(?m)^finished task=\\d+ node=n[234] slot=\\d+ code=0").matcher(out).results().count(), out);
+        assertTrue(out.contains("not-started task="), "a task n1 could not start is said so: " + out);
+        String agents = cluster.console("granary:agents", "node=n1");
+        assertTrue(Pattern.compile("node=n1 [^\\n]*unhealthy").matcher(agents).find(), "n1 is shown unhealthy: " + agents);
+    }
+
     @Test
     void theReadmesDemoScriptRunsTheTriangleAndCleansUp() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(It.framework().equals("felix"), "the script uses the Felix jar");

@@ -6,6 +6,6 @@ package granary.api.event;
  * nothing and is answered with an {@link granary.api.model.InvalidRequestException}.
  */
 public sealed interface InputEvent permits NodeAdded, NodeRemoved, NodeCapacityChanged, NodeBlacklisted,
-        JobSubmitted, JobsSubmitted, UnitRequested, UnitDesireChanged, UnitCancelled, JobCancelled, JobMoved, GrantReleased, GrantAdopted, JobsAdopted,
+        JobSubmitted, JobsSubmitted, UnitRequested, UnitDesireChanged, UnitBlacklistChanged, UnitCancelled, JobCancelled, JobMoved, GrantReleased, GrantAdopted, JobsAdopted,
         PolicyActivated, PolicyDeactivated, PolicyInstalled, PolicyUninstalled, PolicyReconfigured, PolicyFailed, ClockTick {
 }

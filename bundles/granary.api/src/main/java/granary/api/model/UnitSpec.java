@@ -80,6 +80,12 @@ public record UnitSpec(String name, Resources slot, int desired, int priority, L
                 allOrNothing, kind, expectedSeconds);
     }
 
+    /** This unit kept off {@code nodes} instead of its blacklist now. */
+    public UnitSpec withBlacklist(Set<String> nodes) {
+        return new UnitSpec(name, slot, desired, priority, locality, maxPerNode, nodes, nodeSelector,
+                allOrNothing, kind, expectedSeconds);
+    }
+
     /** This unit with a declared run time per slot (0 = not declared). */
     public UnitSpec withExpectedSeconds(long seconds) {
         return new UnitSpec(name, slot, desired, priority, locality, maxPerNode, blacklist, nodeSelector,

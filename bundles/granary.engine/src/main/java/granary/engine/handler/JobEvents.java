@@ -19,6 +19,7 @@ import granary.api.event.JobMoved;
 import granary.api.event.JobSubmitted;
 import granary.api.event.JobsSubmitted;
 import granary.api.event.UnitCancelled;
+import granary.api.event.UnitBlacklistChanged;
 import granary.api.event.UnitDesireChanged;
 import granary.api.event.UnitRequested;
 import granary.api.spi.CycleAction;
@@ -149,6 +150,17 @@ public final class JobEvents {
             agenda.fresh(u);   // a gang that now wants less (one unit of a gang job) may fit now too
         }
         endIfFinished(JobState.of(u));
+    }
+
+    /**
+     * A unit's job master keeps it off other nodes from now on: checked as a submitted blacklist is
+     * (node names), then the unit is placed again where it may go. What it holds stays.
+     */
+    public void blacklistChanged(UnitBlacklistChanged e) {
+        UnitState u = requireUnit(e.unit());
+        u.request().withBlacklist(e.nodes()); // refuses a name that is no node name, before anything changes
+        workload.blacklist(u, e.nodes(), view.now());
+        agenda.fresh(u);
     }
 
     public void unitCancelled(UnitCancelled e) {

@@ -331,6 +331,10 @@ public final class UnitState implements UnitView {
         desired = d;
     }
 
+    void blacklist(java.util.Set<String> nodes) {
+        spec = spec.withBlacklist(nodes);
+    }
+
     void end() {
         live = false;
     }

@@ -218,6 +218,13 @@ public final class Workload {
         afterChange(u, now);
     }
 
+    /** Replaces the unit's blacklist (its spec as requested, but for the nodes it is kept off). */
+    public void blacklist(UnitState u, java.util.Set<String> nodes, long now) {
+        beforeChange(u, true);
+        u.blacklist(nodes);
+        afterChange(u, now);
+    }
+
     /** Ends a unit (cancelled): it leaves its queue; its grants are the caller's to take back. */
     public void end(UnitState u, long now) {
         beforeChange(u, true);
