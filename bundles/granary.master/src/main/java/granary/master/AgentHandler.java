@@ -116,6 +116,7 @@ final class AgentHandler extends MasterPart {
             }
             mirrors.tellNodeState(mirrors.toldLost(r.node()), Hint.NodeState.BACK); // a node with only offline work left the cluster when lost
             recovering.submitDeferred();
+            stillUnhealthy(p);
         } else {
             if (!known.room().equals(r.room()) || !known.labels().equals(r.labels())) {
                 return refuse(e, Problem.of(who, "$.message.room", "node " + r.node() + " is in the cluster in room "
@@ -126,6 +127,7 @@ final class AgentHandler extends MasterPart {
             }
             if (p.lost) {
                 apply(new NodeBlacklisted(r.node(), false));
+                stillUnhealthy(p);
             }
             mirrors.tellNodeState(mirrors.toldLost(r.node()), Hint.NodeState.BACK);
         }
@@ -237,13 +239,22 @@ final class AgentHandler extends MasterPart {
             return;
         }
         String reason = health.healthy() ? null : health.reason().isBlank() ? "unhealthy" : health.reason();
-        if (java.util.Objects.equals(reason, p.unhealthy)) {
+        p.unhealthy = reason;
+        boolean out = reason != null;
+        if (out == p.healthOut) {
             return;
         }
-        boolean out = p.unhealthy != null;
-        p.unhealthy = reason;
-        if ((reason != null) != out) {
-            collect(new ArrayList<>(), () -> apply(new NodeBlacklisted(p.node, reason != null)));
+        if (out && query(v -> v.cluster().node(p.node) != null && v.cluster().node(p.node).blacklisted())) {
+            return; // out already, by an operator: not the master's to lift when the node is healthy again
+        }
+        p.healthOut = out;
+        collect(new ArrayList<>(), () -> apply(new NodeBlacklisted(p.node, out)));
+    }
+
+    /** A node its agent said unhealthy stays out when the agent registers again after it was lost. */
+    private void stillUnhealthy(AgentPeer p) {
+        if (p.healthOut) {
+            collect(new ArrayList<>(), () -> apply(new NodeBlacklisted(p.node, true)));
         }
     }
 

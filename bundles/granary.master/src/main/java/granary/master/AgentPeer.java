@@ -47,6 +47,8 @@ final class AgentPeer extends Peer {
     granary.protocol.Heartbeat.Usage usage;
     /** Why its agent says the node is not fit for work, or null while it is (or does not say). */
     String unhealthy;
+    /** Whether the master took the node out of scheduling for its health (and so puts it back when healthy). */
+    boolean healthOut;
     /** Units to withdraw to what the master grants here, each with why (a cap carries one reason: one per cap). */
     private final Map<UnitId, String> forced = new LinkedHashMap<>();
     /** The last exits taken, so that one reported again is not taken twice. */

@@ -150,6 +150,24 @@ class ProtocolMasterTest {
     }
 
     /**
+     * A node an operator took out stays out when its agent says it is unhealthy and then healthy
+     * again: the master puts back only what it took out for the node's health.
+     */
+    @Test
+    void healthComingBackDoesNotLiftAnOperatorsBlacklist() {
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
+        assertFalse(agent.send(register("n1", 300)).isRefusal());
+        poll(agent, Cap.class);
+        h.live.submit(new granary.api.event.NodeBlacklisted("n1", true)); // the operator's
+        Heartbeat.Health sick = new Heartbeat.Health(false, "ERROR disk /data is read-only");
+        assertFalse(agent.send(new Heartbeat(List.of(), List.of(), null, List.of(), null, sick)).isRefusal());
+        assertEquals("ERROR disk /data is read-only", h.master.agents().get(0).unhealthy());
+        assertFalse(agent.send(new Heartbeat(List.of(), List.of(), null, List.of(), null, Heartbeat.Health.OK)).isRefusal());
+        assertEquals("", h.master.agents().get(0).unhealthy());
+        assertTrue(h.live.<Boolean>query(v -> v.cluster().node("n1").blacklisted()), "the operator's blacklist holds");
+    }
+
+    /**
      * A job master keeps its unit off a node (docs/agent.md, "Blacklisting a node for one job"): a
      * desire with {@code avoid} takes effect before its count, so the slot it asks for again goes
      * elsewhere; its full request after a restart says the same with the unit's blacklist; an empty
