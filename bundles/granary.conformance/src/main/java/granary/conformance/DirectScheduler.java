@@ -72,6 +72,11 @@ final class DirectScheduler implements Scheduler {
         public granary.api.spi.EngineView view() {
             return engine.view();
         }
+
+        @Override
+        public void batch(Runnable work) {
+            engine.batch(work);
+        }
     };
 
     @Override

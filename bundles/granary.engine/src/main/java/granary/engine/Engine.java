@@ -192,6 +192,11 @@ public final class Engine {
     /** Whether the last cycle was held (fail closed); the first free cycle then looks at everything. */
     private boolean held;
 
+    /** True inside {@link #batch}: events are applied, their one cycle runs when the batch ends. */
+    private boolean batching;
+    /** An event was applied in this batch: its cycle is due at the batch's end. */
+    private boolean cycleDue;
+
     private void on(Class<? extends InputEvent> type, Handler h) {
         handlers.put(type, h);
     }
@@ -211,12 +216,50 @@ public final class Engine {
         swapInBuiltOrder();
         handlers.get(event.getClass()).handle(event);
         setAsideFaultyOrder();
-        cycle();
-        setAsideFaultyOrder();
+        if (batching) {
+            cycleDue = true;
+        } else {
+            cycle();
+            setAsideFaultyOrder();
+        }
         if (options.checkInvariants()) {
             Invariants.check(cluster, workload);
         }
         tellWatchers(event);
+        return new Receipt(outputs, notes);
+    }
+
+    /**
+     * Runs {@code work}, whose {@link #handle}d events are validated and applied at once, and then
+     * one scheduling cycle for all of them (none if none was accepted): the grants of many small
+     * inputs decided together. A refused event throws out of {@code handle} as ever, and the batch
+     * goes on if {@code work} catches it. Inside a batch, {@link #handle}'s receipt has no outputs;
+     * they are in this one's. Nested, the outer batch's end runs the cycle.
+     *
+     * @return the batch cycle's grants and revocations, and notes
+     */
+    public Receipt batch(Runnable work) {
+        if (batching) {
+            work.run();
+            return new Receipt(List.of(), List.of());
+        }
+        batching = true;
+        try {
+            work.run();
+        } finally {
+            batching = false;
+        }
+        outputs = new ArrayList<>();
+        notes = new ArrayList<>();
+        if (cycleDue) {
+            cycleDue = false;
+            swapInBuiltOrder();
+            cycle();
+            setAsideFaultyOrder();
+            if (options.checkInvariants()) {
+                Invariants.check(cluster, workload);
+            }
+        }
         return new Receipt(outputs, notes);
     }
 

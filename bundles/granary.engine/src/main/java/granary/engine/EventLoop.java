@@ -99,6 +99,11 @@ public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
         public EngineView view() {
             return engine.view();
         }
+
+        @Override
+        public void batch(Runnable work) {
+            engine.batch(work);
+        }
     };
 
     /** Runs any function on the engine thread. */

@@ -28,4 +28,17 @@ public interface MasterMonitor {
 
     /** How long grants took from the engine's decision to the cap or hint that carries them leaving the master. */
     DeliveryStats deliveryStats();
+
+    /**
+     * The messages applied since the master started, and the turns that applied them: under load a
+     * turn applies every message waiting, with one engine cycle (docs/architecture.md, "The master's
+     * loop"), so their ratio is the mean batch.
+     */
+    default Batches batches() {
+        return new Batches(0, 0);
+    }
+
+    /** {@code messages} applied in {@code turns}. */
+    record Batches(long turns, long messages) {
+    }
 }

@@ -79,6 +79,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private final ScheduledExecutorService timer;
     private final ScheduledExecutorService expiry;
     private final AutoCloseable subscription;
+    /** Messages checked at the edge, in arrival order, for the next turn ({@link #drain}). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Incoming> inbox = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** True while a turn that drains the inbox is queued or runs. */
+    private final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean();
     /** What the master knows; read and written in turns of its loop only. */
     private final MasterBook book;
     private final Replies replies;
@@ -237,7 +241,81 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return done(replies.shuttingDown(who.toString(), e.sequence()));
         }
         byte[] passKey = who.role() == Role.AGENT ? Tokens.keyOf(Tokens.bearer(authorization)) : null;
-        return turn(() -> received(who, e, passKey)).exceptionally(ex -> replies.failed(who.toString(), e.sequence(), ex));
+        CompletableFuture<Reply> answer = new CompletableFuture<>();
+        inbox.add(new Incoming(who, e, passKey, answer));
+        drainSoon();
+        return answer;
+    }
+
+    /** A message checked at the edge, waiting for its turn, and where its answer goes. */
+    private record Incoming(Sender who, Envelope e, byte[] passKey, CompletableFuture<Reply> answer) {
+    }
+
+    /** Turns that applied messages, and the messages they applied; in turns of the loop. */
+    private long batches;
+    private long batched;
+
+    @Override
+    public Batches batches() {
+        return onLoop(() -> new Batches(batches, batched));
+    }
+
+    /** Messages checked at the edge and waiting for a turn now. */
+    int waiting() {
+        return inbox.size();
+    }
+
+    /** The most messages one turn applies; the rest wait for the next, behind polls and ticks. */
+    static final int MAX_BATCH = 512;
+
+    /**
+     * Runs a turn that applies the waiting messages, unless one is on its way. Whatever arrives while
+     * it runs waits for the next one.
+     */
+    private void drainSoon() {
+        if (!draining.compareAndSet(false, true)) {
+            return;
+        }
+        turn(this::drain).whenComplete((x, failure) -> {
+            if (failure != null) {
+                // the loop is gone (shutting down) or the batch's cycle failed: what waits is answered
+                replies.failed("a batch of messages", 0, failure);
+                for (Incoming m; (m = inbox.poll()) != null; ) {
+                    m.answer().complete(replies.failed(m.who().toString(), m.e().sequence(), failure));
+                }
+            }
+            draining.set(false);
+            if (!inbox.isEmpty()) {
+                drainSoon(); // arrived after the turn took its last one
+            }
+        });
+    }
+
+    /**
+     * One turn of the loop for every message waiting (up to {@value #MAX_BATCH}), each applied whole
+     * and answered in arrival order, with one engine cycle for all of them at the end: a round of
+     * heartbeats' releases is decided together, and each peer gets one cap or hint of all of it
+     * (docs/architecture.md, "The master's loop").
+     */
+    private Void drain() {
+        batches++;
+        book.engine.batch(() -> {
+            for (int n = 0; n < MAX_BATCH; n++) {
+                Incoming m = inbox.poll();
+                if (m == null) {
+                    return;
+                }
+                batched++;
+                Reply r;
+                try {
+                    r = received(m.who(), m.e(), m.passKey());
+                } catch (RuntimeException fault) {
+                    r = replies.failed(m.who().toString(), m.e().sequence(), fault);
+                }
+                m.answer().complete(r);
+            }
+        });
+        return null;
     }
 
     /** One message, checked at the edge, in a turn of the loop. */

@@ -150,6 +150,54 @@ class ProtocolMasterTest {
     }
 
     /**
+     * Messages that arrive while the loop is busy wait together and are applied in one turn, each
+     * answered on its own, with one engine cycle for all (docs/architecture.md, "The master's loop").
+     */
+    @Test
+    void messagesThatWaitTogetherAreAppliedInOneTurn() throws Exception {
+        List<SyncLink> agents = new java.util.ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            SyncLink a = h.link(Role.AGENT, "n" + i, 1);
+            assertFalse(a.send(register("n" + i, 100)).isRefusal());
+            agents.add(a);
+        }
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(full(job("j1", 4))).isRefusal());
+        assertEquals(3, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()), "one slot per node, one waits");
+        MasterMonitor.Batches before = h.master.batches();
+
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        h.live.loop.call(e -> {
+            try {
+                return hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newFixedThreadPool(3);
+        try {
+            List<java.util.concurrent.Future<granary.protocol.Ack>> acks = new java.util.ArrayList<>();
+            for (SyncLink a : agents) {
+                acks.add(senders.submit(() -> a.send(new Heartbeat(List.of(), List.of(new Heartbeat.Exit(TASKS, 0, 0)), null))));
+            }
+            granary.testkit.LiveEngine.await("three heartbeats waiting", () -> h.master.waiting() == 3, h.master::waiting,
+                    java.time.Duration.ofSeconds(10));
+            hold.countDown();
+            for (java.util.concurrent.Future<granary.protocol.Ack> f : acks) {
+                assertFalse(f.get(10, java.util.concurrent.TimeUnit.SECONDS).isRefusal());
+            }
+        } finally {
+            hold.countDown();
+            senders.shutdownNow();
+        }
+        MasterMonitor.Batches after = h.master.batches();
+        assertEquals(1, after.turns() - before.turns(), "one turn");
+        assertEquals(3, after.messages() - before.messages(), "of three messages");
+        // the three released slots: one is granted again to the task that waited, in that one cycle
+        assertEquals(1, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()));
+    }
+
+    /**
      * A node an operator took out stays out when its agent says it is unhealthy and then healthy
      * again: the master puts back only what it took out for the node's health.
      */

@@ -63,6 +63,12 @@ final class MasterSampler implements MultiCollector {
                 "1 for the state the master is in after its start (docs/recovery.md): window_open (listening to peers, "
                         + "grants not applied yet), rebuilding, or serving.", states));
         out.add(delivery(m.deliveryStats()));
+        MasterMonitor.Batches b = m.batches();
+        out.add(Families.counter("granary_master_messages",
+                "Agents' and job masters' messages the master applied (docs/architecture.md, \"The master's loop\").", b.messages()));
+        out.add(Families.counter("granary_master_message_turns",
+                "Turns of the master's loop that applied messages: under load one turn applies every message waiting, with one "
+                        + "engine cycle; messages / turns is the mean batch.", b.turns()));
         return new MetricSnapshots(out);
     }
 

@@ -246,6 +246,11 @@ class GranaryMetricsTest {
             public DeliveryStats deliveryStats() {
                 return new DeliveryStats(40, 2000, 20, 450);
             }
+
+            @Override
+            public Batches batches() {
+                return new Batches(7, 30);
+            }
         };
         metrics = metricsOf(live, List.of(), master);
         Exposition e = scrape();
@@ -263,6 +268,8 @@ class GranaryMetricsTest {
         assertEquals(0.05, e.get("granary_master_peer_silence_max_seconds", "role", "job_master"), 1e-9);
         assertEquals(1, e.get("granary_master_recovery_state", "state", "window_open"));
         assertEquals(0, e.get("granary_master_recovery_state", "state", "serving"));
+        assertEquals(30.0, e.get("granary_master_messages_total"), 1e-9);
+        assertEquals(7.0, e.get("granary_master_message_turns_total"), 1e-9);
         assertEquals("summary", e.type("granary_master_delivery_latency_seconds"));
         assertEquals(40, e.get("granary_master_delivery_latency_seconds_count"));
         assertEquals(2.0, e.get("granary_master_delivery_latency_seconds_sum"), 1e-9);
