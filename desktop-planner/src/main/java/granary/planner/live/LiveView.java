@@ -55,6 +55,7 @@ public final class LiveView extends BorderPane {
                 heatmap.show(f);
             }
         });
+        vm.nodeReportsProperty().addListener((o, was, r) -> heatmap.showReports(r));
         setTop(connectionBar());
         SplitPane split = new SplitPane(heatmapPane(), sidePanel());
         split.setDividerPositions(0.62);
@@ -153,14 +154,23 @@ public final class LiveView extends BorderPane {
         }
         VBox scaleWithTicks = new VBox(1, scale, ticks);
         Rectangle black = new Rectangle(10, 10, Color.web("#6b6b6b"));
-        HBox legend = new HBox(5, new Label("granted"), scaleWithTicks, black, new Label("blacklisted"));
+        javafx.scene.canvas.Canvas sick = new javafx.scene.canvas.Canvas(10, 10);
+        sick.getGraphicsContext2D().setFill(HeatmapView.UNHEALTHY_FILL);
+        sick.getGraphicsContext2D().fillRect(0, 0, 10, 10);
+        sick.getGraphicsContext2D().setStroke(HeatmapView.UNHEALTHY_MARK);
+        sick.getGraphicsContext2D().strokeLine(0.5, 0.5, 9.5, 9.5);
+        sick.getGraphicsContext2D().strokeLine(0.5, 9.5, 9.5, 0.5);
+        Label sickText = new Label("unhealthy");
+        sickText.setId("unhealthyLegend");
+        HBox legend = new HBox(5, new Label("granted"), scaleWithTicks, black, new Label("blacklisted"), sick, sickText);
         legend.getChildren().forEach(n -> {
             if (n instanceof Label l) {
                 l.setMinWidth(Region.USE_PREF_SIZE);
             }
         });
         Tooltip.install(legend, new Tooltip("a node's colour: the larger of its cpu and memory granted, as a share of its capacity; "
-                + "hover a node for its usage, click it for the jobs holding slots on it"));
+                + "a white cell with a red cross: its agent says it is unhealthy (it gets no new work); "
+                + "hover a node for what is granted and what its agent reports in use, click it for the jobs holding slots on it"));
         legend.setAlignment(Pos.CENTER_LEFT);
         legend.setPadding(new Insets(2, 6, 2, 6));
         legend.setId("legend");
@@ -178,10 +188,12 @@ public final class LiveView extends BorderPane {
 
         TableView<QueueRow> queues = new TableView<>(vm.queues());
         queues.setId("queues");
-        queues.getColumns().add(column("queue", 160, r -> r.path()));
-        queues.getColumns().add(column("waiting units", 90, r -> r.waitingUnits()));
-        queues.getColumns().add(column("waiting slots", 90, r -> r.waitingSlots()));
-        queues.getColumns().add(column("used slots", 80, r -> r.usedSlots()));
+        // headers on two lines and the columns sharing the width: whole at 1024x768, no sideways scrolling
+        queues.getColumns().add(column("queue", 120, r -> r.path()));
+        queues.getColumns().add(column("waiting\nunits", 62, r -> r.waitingUnits()));
+        queues.getColumns().add(column("waiting\nslots", 62, r -> r.waitingSlots()));
+        queues.getColumns().add(column("used\nslots", 56, r -> r.usedSlots()));
+        queues.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
         queues.setPlaceholder(new Label("no queues yet"));
         TitledPane queuePane = new TitledPane("Waiting work per queue", queues);
         queuePane.setCollapsible(false);
@@ -212,6 +224,7 @@ public final class LiveView extends BorderPane {
     private static <T> TableColumn<QueueRow, T> column(String name, double width, java.util.function.Function<QueueRow, T> value) {
         TableColumn<QueueRow, T> c = new TableColumn<>(name);
         c.setPrefWidth(width);
+        c.setMinWidth(width * 0.8);
         c.setCellValueFactory(d -> new ReadOnlyObjectWrapper<>(value.apply(d.getValue())));
         return c;
     }

@@ -94,11 +94,29 @@ class LayoutFxTest {
                 out.add(name + " '" + b.getText() + "' shows '" + shown + "'");
             }
         }
+        // a table's column header shows its whole name, and a table's columns fit without scrolling sideways
+        if (n.getStyleClass().contains("column-header") && n instanceof Parent header) {
+            for (Node l : header.lookupAll(".label")) {
+                if (l instanceof Labeled label && label.getText() != null && !label.getText().isEmpty()) {
+                    String shown = label.lookupAll(".text").stream().filter(t -> t instanceof Text).map(t -> ((Text) t).getText())
+                            .findFirst().orElse("");
+                    if (!shown.equals(label.getText())) {
+                        out.add(name + " header '" + label.getText().replace('\n', ' ') + "' shows '" + shown.replace('\n', ' ') + "'");
+                    }
+                }
+            }
+        }
+        if (n instanceof javafx.scene.control.TableView<?> table) {
+            table.lookupAll(".scroll-bar").stream().filter(b -> b instanceof javafx.scene.control.ScrollBar sb
+                            && sb.getOrientation() == javafx.geometry.Orientation.HORIZONTAL && sb.isVisible())
+                    .findFirst().ifPresent(b -> out.add(name + ": its columns do not fit, it scrolls sideways"));
+        }
         if (n.getStyleClass().contains("tool-bar-overflow-button") && n.isVisible()) {
             out.add("a tool bar hides controls behind its overflow button");
         }
         // a spinner's, a combo box's or a field's own insides are the control's business
-        if (n instanceof Parent p && !(n instanceof Labeled) && !control) {
+        // a titled pane is a Labeled too, but what it holds is checked like the rest
+        if (n instanceof Parent p && (!(n instanceof Labeled) || n instanceof javafx.scene.control.TitledPane) && !control) {
             for (Node c : p.getChildrenUnmodifiable()) {
                 walk(c, windowWidth, out);
             }
