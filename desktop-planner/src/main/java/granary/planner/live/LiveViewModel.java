@@ -317,7 +317,7 @@ public final class LiveViewModel implements AutoCloseable {
                           double meanUtilisation, int blacklisted, int reporting, long usedCpu, long usedMem, int unhealthy) {
         /** As the room summary shows it. */
         public String text() {
-            String use = reporting == 0 ? "; in use: not reported"
+            String use = reporting == 0 ? "; use not reported"
                     : String.format(Locale.ROOT, "; in use%s: cpu %s cores, memory %,d GiB", reporting == nodes ? "" : " (" + reporting
                     + " of " + nodes + " nodes report it)", NodeText.cores(usedCpu), usedMem / 1024);
             return String.format(Locale.ROOT, "%s: %d nodes, %.0f%% granted on average; cpu %s of %s cores, memory %,d of %,d GiB granted%s%s%s",

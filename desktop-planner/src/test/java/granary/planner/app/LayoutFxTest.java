@@ -106,6 +106,13 @@ class LayoutFxTest {
                 }
             }
         }
+        if (n instanceof javafx.scene.control.TableView<?> table && table.lookup(".column-header-background") != null) {
+            double header = table.lookup(".column-header-background").getLayoutBounds().getHeight();
+            if (table.getHeight() < header + 24) {
+                out.add(name + ": " + Math.round(table.getHeight()) + " px high, too short for its " + Math.round(header)
+                        + " px of headers and a row");
+            }
+        }
         if (n instanceof javafx.scene.control.TableView<?> table) {
             table.lookupAll(".scroll-bar").stream().filter(b -> b instanceof javafx.scene.control.ScrollBar sb
                             && sb.getOrientation() == javafx.geometry.Orientation.HORIZONTAL && sb.isVisible())
@@ -165,6 +172,22 @@ class LayoutFxTest {
             cut.forEach(c -> all.add(tab + ": " + c));
             Png.write(fx(() -> stage().getScene().snapshot(null)), Path.of("target/layout-1024-" + tab + ".png"));
         }
+        // the live tab's queue table shares its place with the rooms, a tab each: look at it too
+        fx(() -> {
+            javafx.scene.control.Tab queues = robot.lookup(".tab-pane").queryAllAs(TabPane.class).stream()
+                    .flatMap(p -> p.getTabs().stream()).filter(t -> "queuesTab".equals(t.getId())).findFirst().orElseThrow();
+            queues.getTabPane().getSelectionModel().select(queues);
+            return null;
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        fx(() -> {
+            stage().getScene().getRoot().layout();
+            return null;
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        double width = fx(() -> stage().getScene().getWidth());
+        fx(() -> cut(stage().getScene().getRoot(), width)).forEach(c -> all.add("live, queues: " + c));
+        Png.write(fx(() -> stage().getScene().snapshot(null)), Path.of("target/layout-1024-live-queues.png"));
         assertTrue(all.isEmpty(), String.join("\n", all));
         assertTrue(fx(() -> app.whatIf.statusProperty().get()).startsWith("cannot run: "));
     }
