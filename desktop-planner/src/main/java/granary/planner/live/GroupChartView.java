@@ -55,7 +55,7 @@ public final class GroupChartView extends Region {
         GraphicsContext g = canvas.getGraphicsContext2D();
         g.setFill(Color.web("#1e1e1e"));
         g.fillRect(0, 0, w, h);
-        g.setFont(Font.font(10));
+        g.setFont(FONT);
         if (groups.isEmpty()) {
             g.setFill(Color.web("#a0a0a0"));
             g.fillText("no groups yet", 6, 14);
@@ -67,6 +67,34 @@ public final class GroupChartView extends Region {
         }
     }
 
+    /** The strip's title, whole if it fits; else without the state's explanation; else cut with "…". */
+    static String title(GroupRow r, QuotaSummary.Limits q, double width) {
+        String head = r.path() + ": " + r.used() + " " + r.unit() + " granted" + (q == null ? "" : ", min " + q.min() + ", max " + q.max());
+        String state = q == null || q.state() == null ? "" : QuotaSummary.stateName(q.state());
+        String full = head + (state.isEmpty() ? "" : ", " + state);
+        if (width(full) <= width) {
+            return full;
+        }
+        int paren = state.indexOf(" (");
+        String shorter = head + (state.isEmpty() ? "" : ", " + (paren < 0 ? state : state.substring(0, paren)));
+        if (width(shorter) <= width) {
+            return shorter;
+        }
+        String cut = shorter;
+        while (cut.length() > 1 && width(cut + "…") > width) {
+            cut = cut.substring(0, cut.length() - 1);
+        }
+        return cut + "…";
+    }
+
+    private static double width(String text) {
+        javafx.scene.text.Text t = new javafx.scene.text.Text(text);
+        t.setFont(FONT);
+        return t.getLayoutBounds().getWidth();
+    }
+
+    private static final Font FONT = Font.font(10);
+
     /**
      * One group: a title line (its use now, min, max, state), then its last hour as a strip — a line of
      * what the master granted it, sample by sample, broken where the planner was not connected (shaded:
@@ -76,8 +104,7 @@ public final class GroupChartView extends Region {
     private static void strip(GraphicsContext g, GroupRow r, double top, double w) {
         QuotaSummary.Limits q = r.limits();
         g.setFill(Color.web("#e0e0e0"));
-        g.fillText(r.path() + ": " + r.used() + " " + r.unit() + " granted" + (q == null ? "" : ", min " + q.min() + ", max " + q.max()
-                + (q.state() == null ? "" : ", " + QuotaSummary.stateName(q.state()))), 6, top + 11);
+        g.fillText(title(r, q, w - 12), 6, top + 11);
         double x0 = 6;
         double y0 = top + 15;
         double cw = Math.max(10, w - 12);

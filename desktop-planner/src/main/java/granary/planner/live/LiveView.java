@@ -178,7 +178,7 @@ public final class LiveView extends BorderPane {
         chartScroll.setFitToWidth(true);
         chartScroll.setMinViewportHeight(2 * GroupChartView.STRIP); // two groups at least, whatever the split
         chartScroll.setPrefViewportHeight(5 * GroupChartView.STRIP);
-        TitledPane groups = new TitledPane("Groups: used against min and max, last hour", chartScroll);
+        TitledPane groups = new TitledPane("Groups: granted against min and max, the last hour", chartScroll);
         groups.setCollapsible(false);
 
         TableView<QueueRow> queues = new TableView<>(vm.queues());

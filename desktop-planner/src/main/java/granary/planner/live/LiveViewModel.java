@@ -137,10 +137,14 @@ public final class LiveViewModel implements AutoCloseable {
                     show(f);
                 }
             }, timing.pulseMillis(), System::currentTimeMillis);
-            this.subscription = new StreamSubscription(client, model, (s, text) -> onUi(this, () -> {
-                state.set(s);
-                connectionText.set(text);
-            }), timing.minBackoffMillis(), timing.maxBackoffMillis(), timing.silenceMillis());
+            model.feeding(false);
+            this.subscription = new StreamSubscription(client, model, (s, text) -> {
+                model.feeding(s == ConnectionState.CONNECTED);
+                onUi(this, () -> {
+                    state.set(s);
+                    connectionText.set(text);
+                });
+            }, timing.minBackoffMillis(), timing.maxBackoffMillis(), timing.silenceMillis());
         }
 
         void start() {

@@ -26,24 +26,24 @@ final class ApplyConfirmView extends Dialog<ButtonType> {
     static final ButtonType CANCEL = new ButtonType("Cancel", ButtonBar.ButtonData.CANCEL_CLOSE);
 
     /**
-     * @param question what Apply would do, in one sentence (the view model's message)
      * @param effect   the changes per group and hour, one a line
      * @param diffSize how many entries of the table in force change
      */
-    ApplyConfirmView(Window owner, String question, List<String> effect, int diffSize) {
+    ApplyConfirmView(Window owner, List<String> effect, int diffSize) {
         if (owner != null) {
             initOwner(owner);
         }
         initModality(Modality.WINDOW_MODAL);
         setTitle("Apply the draft to the master?");
-        setHeaderText(question);
+        setHeaderText("Apply the draft to the master's table in force?");
         ListView<String> changes = new ListView<>();
         changes.setId("applyEffect");
         changes.getItems().setAll(effect.isEmpty() ? List.of("no group's quota changes at any hour") : effect);
         changes.setPrefSize(560, Math.min(320, 30 + 24 * Math.max(1, effect.size())));
         Label what = new Label("What changes for each group, hour by hour (in force -> draft, min/max):");
-        Label entries = new Label(diffSize + (diffSize == 1 ? " entry" : " entries") + " of the table in force change "
-                + "(the JSON diff is on the Push tab). Cancel sends nothing.");
+        Label entries = new Label(diffSize + (diffSize == 1 ? " entry of the table in force changes" : " entries of the table in force change")
+                + " (the JSON diff is on the Push tab). Cancel sends nothing.");
+        entries.setId("applyEntries");
         entries.setWrapText(true);
         getDialogPane().setContent(new VBox(6, what, changes, entries));
         getDialogPane().setId("applyDialog");

@@ -72,8 +72,8 @@ public final class PushView extends BorderPane {
     }
 
     private void confirm(PushViewModel vm) {
-        ApplyConfirmView dialog = new ApplyConfirmView(getScene() == null ? null : getScene().getWindow(), vm.messageProperty().get(),
-                List.copyOf(vm.effect()), vm.diff().size());
+        ApplyConfirmView dialog = new ApplyConfirmView(getScene() == null ? null : getScene().getWindow(), List.copyOf(vm.effect()),
+                vm.diff().size());
         dialog.setOnHidden(e -> {
             if (dialog.getResult() == ApplyConfirmView.APPLY) {
                 vm.apply();

@@ -86,7 +86,9 @@ class PushViewFxTest {
         robot.clickOn("#apply");
         await("the dialog", () -> robot.lookup("#applyDialog").tryQuery().isPresent());
         DialogPane dialog = robot.lookup("#applyDialog").queryAs(DialogPane.class);
-        assertTrue(fx(() -> dialog.getHeaderText()).startsWith("apply 1 change(s) to the master's table in force?"), dialog.getHeaderText());
+        assertEquals("Apply the draft to the master's table in force?", fx(() -> dialog.getHeaderText()));
+        assertTrue(robot.lookup("#applyEntries").queryAs(javafx.scene.control.Label.class).getText()
+                .startsWith("1 entry of the table in force changes (the JSON diff is on the Push tab)"));
         @SuppressWarnings("unchecked")
         ListView<String> shown = robot.lookup("#applyEffect").queryAs(ListView.class);
         assertEquals(effect, fx(() -> List.copyOf(shown.getItems())), "the dialog shows what will change");

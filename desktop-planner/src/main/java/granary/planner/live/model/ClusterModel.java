@@ -65,6 +65,8 @@ public final class ClusterModel {
     private Topology topology;
 
     private final Map<String, Group> groups = new TreeMap<>();
+    /** Whether the stream feeds the model now: while it does not, its last values are not samples of now. */
+    private boolean feeding = true;
     /** Each group's last hour: shared with the connections to the same master before and after this one. */
     private final UsageHistory history;
     private long historyVersionShown = -1;
@@ -301,12 +303,20 @@ public final class ClusterModel {
      * every pulse, so the history is in wall time whether events come or not).
      */
     public synchronized void tick(long nowMillis) {
-        if (history.due(nowMillis)) {
+        if (feeding && history.due(nowMillis)) {
             List<UsageHistory.Use> now = new ArrayList<>(groups.size());
             groups.values().forEach(g -> now.add(new UsageHistory.Use(g.path, g.usedSlots, g.usedCpu)));
             history.record(nowMillis, now);
             dirty = true;
         }
+    }
+
+    /**
+     * Whether the stream feeds the model (connected) or not (connecting, reconnecting, failed): the
+     * group history takes samples only while it does, so the time between is a gap, not the last values.
+     */
+    public synchronized void feeding(boolean now) {
+        feeding = now;
     }
 
     /** Whether anything changed since the last {@link #frame()}. */

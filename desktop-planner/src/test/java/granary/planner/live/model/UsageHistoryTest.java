@@ -41,6 +41,20 @@ class UsageHistoryTest {
     }
 
     @Test
+    void whileTheStreamDoesNotFeedTheModelItsLastValuesAreNotSampled() {
+        UsageHistory history = new UsageHistory(10_000, 40_000, 100); // 4 samples
+        ClusterModel model = new ClusterModel(history);
+        model.group("root.a", 3, 300, 0, 0, 0);
+        model.tick(0);
+        model.feeding(false); // the stream dropped: reconnecting
+        model.tick(10_000);
+        model.tick(20_000);
+        model.feeding(true);
+        model.tick(30_000);
+        assertEquals(List.of(3L, U, U, 3L), slots(model.frame().history().get(0)));
+    }
+
+    @Test
     void aGroupWithNothingLeftInTheHourGoesAndTheGroupsAreBounded() {
         UsageHistory history = new UsageHistory(10_000, 30_000, 2); // 3 samples, 2 groups
         history.record(0, List.of(new UsageHistory.Use("a", 1, 10), new UsageHistory.Use("b", 2, 20), new UsageHistory.Use("c", 3, 30)));
