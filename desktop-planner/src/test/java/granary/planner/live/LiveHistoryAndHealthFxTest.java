@@ -162,6 +162,23 @@ class LiveHistoryAndHealthFxTest {
     }
 
     @Test
+    void aStripsTitleDropsTheStatesExplanationThenCutsRatherThanRunPastThePanel() {
+        QuotaSummary.Limits q = new QuotaSummary.Limits("10000", "15000", 10_000, 15_000, true, "NORMAL");
+        GroupRow row = new GroupRow("group1", 38, 0, 0, q, null);
+        String full = fx(() -> GroupChartView.title(row, q, 2000));
+        assertTrue(full.startsWith("group1: 38 slots granted, min 10000, max 15000, Normal (") && full.endsWith(")"), full);
+        String expected = "group1: 38 slots granted, min 10000, max 15000, Normal";
+        double fits = fx(() -> {
+            javafx.scene.text.Text t = new javafx.scene.text.Text(expected);
+            t.setFont(javafx.scene.text.Font.font(10));
+            return t.getLayoutBounds().getWidth() + 1;
+        });
+        assertEquals(expected, fx(() -> GroupChartView.title(row, q, fits)), "at " + fits + " px");
+        String cut = fx(() -> GroupChartView.title(row, q, fits / 2));
+        assertTrue(cut.endsWith("…") && cut.length() < expected.length(), cut);
+    }
+
+    @Test
     void whatAgentsReportIsShownBesideWhatIsGrantedAndAnUnhealthyNodeIsMarked(FxRobot robot) throws Exception {
         robot.clickOn("#url").eraseText(30).write(master.uri().toString());
         robot.clickOn("#connect");
