@@ -90,7 +90,7 @@ master=http://127.0.0.1:$port
 # line is on standard output, takes the shot
 shot() {
   local size=$1 name=$2 signal=$3 seconds=$4; shift 4
-  case " ${SCREENS:-table whatif push live} " in *" $name "*) ;; *) return 0 ;; esac
+  case " ${SCREENS:-table whatif push apply live} " in *" $name "*) ;; *) return 0 ;; esac
   mkdir -p "$out/$size"
   DISPLAY=:$display java -Djava.io.tmpdir="$work" -jar "$planner" --master="$master" --token-file="$work/admin.token" "$@" \
     >"$work/$size-$name.out" 2>"$work/$size-$name.err" &
@@ -118,6 +118,8 @@ for size in ${SIZES:-1024x768 1600x1000}; do
     --worker-spans="$spans" --trace="$trace" --max-jobs=150 --tab=whatif --act=whatif
   shot "$size" push 'planner: push (reviewed|refused)' 90 --table="$examples/draft-table.json" --worker-spans="$spans" \
     --tab=push --act=acknowledge,preview
+  shot "$size" apply 'planner: push (asking|refused)' 90 --table="$examples/draft-table.json" --worker-spans="$spans" \
+    --tab=push --act=acknowledge,preview,ask
   shot "$size" live 'planner: live (streaming|failed)' 90 --tab=live
   stop_xvfb
 done

@@ -168,6 +168,10 @@ public final class PlannerApp extends Application {
             }
             if (now == PushViewModel.Step.REVIEW) {
                 say("planner: push reviewed: " + push.diff().size() + " change(s)");
+                if (options.act().contains("ask") && !push.diff().isEmpty()) {
+                    push.requestApply(); // the confirmation dialog, for a screenshot of it
+                    say("planner: push asking");
+                }
             } else if (now == PushViewModel.Step.REFUSED) {
                 say("planner: push refused: " + push.messageProperty().get());
             }

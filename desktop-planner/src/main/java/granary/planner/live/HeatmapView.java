@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 import granary.planner.live.model.Frame;
+import granary.planner.live.model.NodeReports;
 import granary.planner.live.model.Topology;
 import javafx.geometry.Point2D;
 import javafx.scene.canvas.Canvas;
@@ -23,7 +24,8 @@ import javafx.scene.text.Font;
 
 /**
  * The nodes as a heatmap: one cell per node, grouped by room into labelled blocks, coloured by
- * utilisation on the viridis scale (dark purple idle, teal half, yellow full; grey blacklisted). A redraw is one pass over the
+ * utilisation on the viridis scale (dark purple idle, teal half, yellow full; grey blacklisted; white
+ * with a red cross unhealthy, as its agent reports). A redraw is one pass over the
  * frame's arrays into an ARGB buffer, then one image onto the canvas: no node object, no shape per
  * node, so 10,000 nodes redraw in a few milliseconds. Room labels are on a second canvas drawn only
  * when the layout changes. Hovering shows a node's name and usage; clicking selects it.
@@ -42,6 +44,11 @@ public final class HeatmapView extends Pane {
     /** Colours of utilisation 0 %, 1 %, ..., 100 %, as ARGB. */
     private static final int[] SCALE = new int[101];
     private static final int BLACKLISTED = argb(Color.web("#6b6b6b"));
+    /** An unhealthy node: white with a red cross, a shape no utilisation has, told apart in grey and by any colour vision. */
+    static final Color UNHEALTHY_FILL = Color.WHITE;
+    static final Color UNHEALTHY_MARK = Color.web("#c00000");
+    private static final int UNHEALTHY_BG = argb(UNHEALTHY_FILL);
+    private static final int UNHEALTHY_X = argb(UNHEALTHY_MARK);
     private static final int BACKGROUND = argb(Color.web("#1e1e1e"));
     private static final int ROOM = argb(Color.web("#2c2c2c"));
     private static final int HEADER = 14;
@@ -69,6 +76,7 @@ public final class HeatmapView extends Pane {
     private final Tooltip tip = new Tooltip();
     private final LongConsumer drawn;
     private Frame frame;
+    private NodeReports reports = NodeReports.NONE;
 
     // the layout, for one topology and one size
     private Topology laidOut;
@@ -125,6 +133,12 @@ public final class HeatmapView extends Pane {
         redraw();
     }
 
+    /** Shows what the agents report: unhealthy nodes are marked, and a node's tooltip has its use. */
+    public void showReports(NodeReports r) {
+        reports = r == null ? NodeReports.NONE : r;
+        redraw();
+    }
+
     /** The node index at a point of the canvas, or -1. */
     public int nodeAt(double x, double y) {
         if (frame == null || laidOut != frame.topology() || blockW <= 0 || blockH <= 0 || cell <= 0) {
@@ -157,7 +171,7 @@ public final class HeatmapView extends Pane {
 
     private String describe(int i) {
         Frame f = frame;
-        return NodeText.of(f, i, roomOf(i));
+        return NodeText.of(f, i, roomOf(i), reports.of(f.topology().names()[i]));
     }
 
     String roomOf(int i) {
@@ -198,6 +212,9 @@ public final class HeatmapView extends Pane {
                 }
             }
         }
+        for (String name : reports.unhealthy()) {
+            markUnhealthy(f.topology().indexOf(name), size);
+        }
         buffer.updateBuffer(b -> {
             IntBuffer ints = b.getBuffer();
             ints.clear();
@@ -206,6 +223,23 @@ public final class HeatmapView extends Pane {
         });
         cells.getGraphicsContext2D().drawImage(image, 0, 0);
         drawn.accept(System.nanoTime() - t0);
+    }
+
+    /** White with a red cross from corner to corner (a white cell where it is too small for one). */
+    private void markUnhealthy(int i, int size) {
+        if (i < 0 || i >= cellX.length || cellX[i] < 0) {
+            return;
+        }
+        int x0 = cellX[i];
+        int y0 = cellY[i];
+        int thick = size >= 12 ? 2 : 1;
+        for (int dy = 0; dy < size && y0 + dy < height; dy++) {
+            int row = (y0 + dy) * width;
+            for (int dx = 0; dx < size && x0 + dx < width; dx++) {
+                boolean onCross = size >= 4 && (Math.abs(dx - dy) < thick || Math.abs(dx + dy - (size - 1)) < thick);
+                pixels[row + x0 + dx] = onCross ? UNHEALTHY_X : UNHEALTHY_BG;
+            }
+        }
     }
 
     /** Places rooms in a grid of blocks and nodes in cells of one size, the largest that fits every room. */

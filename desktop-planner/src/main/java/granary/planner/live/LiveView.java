@@ -55,6 +55,7 @@ public final class LiveView extends BorderPane {
                 heatmap.show(f);
             }
         });
+        vm.nodeReportsProperty().addListener((o, was, r) -> heatmap.showReports(r));
         setTop(connectionBar());
         SplitPane split = new SplitPane(heatmapPane(), sidePanel());
         split.setDividerPositions(0.62);
@@ -104,10 +105,6 @@ public final class LiveView extends BorderPane {
     }
 
     private BorderPane heatmapPane() {
-        Label frameTimes = new Label();
-        frameTimes.setId("frameTimes");
-        frameTimes.textProperty().bind(vm.frameTimesTextProperty());
-        frameTimes.setStyle("-fx-background-color: rgba(0,0,0,0.6); -fx-text-fill: white; -fx-padding: 2 5;");
         heatmap.setMinSize(0, 0);
         // the past is not shown as the present: while the stream does not feed the map, it is grey and says since when
         javafx.scene.effect.ColorAdjust grey = new javafx.scene.effect.ColorAdjust(0, -1, 0.25, -0.2);
@@ -125,13 +122,7 @@ public final class LiveView extends BorderPane {
         BorderPane pane = new BorderPane(stack);
         // the side panel keeps its share of the split: the map's bar gives way instead
         pane.setMinWidth(0);
-        frameTimes.setMinWidth(0);
-        // the frame time in the top right corner, beside the colour scale, where it hides no room
-        BorderPane top = new BorderPane();
-        top.setLeft(legend());
-        top.setRight(frameTimes);
-        BorderPane.setAlignment(frameTimes, Pos.CENTER_RIGHT);
-        pane.setTop(top);
+        pane.setTop(legend());
         return pane;
     }
 
@@ -153,14 +144,28 @@ public final class LiveView extends BorderPane {
         }
         VBox scaleWithTicks = new VBox(1, scale, ticks);
         Rectangle black = new Rectangle(10, 10, Color.web("#6b6b6b"));
-        HBox legend = new HBox(5, new Label("granted"), scaleWithTicks, black, new Label("blacklisted"));
+        javafx.scene.canvas.Canvas sick = new javafx.scene.canvas.Canvas(10, 10);
+        sick.getGraphicsContext2D().setFill(HeatmapView.UNHEALTHY_FILL);
+        sick.getGraphicsContext2D().fillRect(0, 0, 10, 10);
+        sick.getGraphicsContext2D().setStroke(HeatmapView.UNHEALTHY_MARK);
+        sick.getGraphicsContext2D().strokeLine(0.5, 0.5, 9.5, 9.5);
+        sick.getGraphicsContext2D().strokeLine(0.5, 9.5, 9.5, 0.5);
+        sick.getGraphicsContext2D().setStroke(Color.web("#6b6b6b"));
+        sick.getGraphicsContext2D().strokeRect(0.5, 0.5, 9, 9);
+        sick.getGraphicsContext2D().setStroke(HeatmapView.UNHEALTHY_MARK);
+        sick.getGraphicsContext2D().strokeLine(0.5, 0.5, 9.5, 9.5);
+        sick.getGraphicsContext2D().strokeLine(0.5, 9.5, 9.5, 0.5);
+        Label sickText = new Label("unhealthy");
+        sickText.setId("unhealthyLegend");
+        HBox legend = new HBox(5, new Label("granted"), scaleWithTicks, black, new Label("blacklisted"), sick, sickText);
         legend.getChildren().forEach(n -> {
             if (n instanceof Label l) {
                 l.setMinWidth(Region.USE_PREF_SIZE);
             }
         });
         Tooltip.install(legend, new Tooltip("a node's colour: the larger of its cpu and memory granted, as a share of its capacity; "
-                + "hover a node for its usage, click it for the jobs holding slots on it"));
+                + "a white cell with a red cross: its agent says it is unhealthy (it gets no new work); "
+                + "hover a node for what is granted and what its agent reports in use, click it for the jobs holding slots on it"));
         legend.setAlignment(Pos.CENTER_LEFT);
         legend.setPadding(new Insets(2, 6, 2, 6));
         legend.setId("legend");
@@ -171,20 +176,20 @@ public final class LiveView extends BorderPane {
         GroupChartView chart = new GroupChartView(vm.groups());
         ScrollPane chartScroll = new ScrollPane(chart);
         chartScroll.setFitToWidth(true);
-        chartScroll.setMinViewportHeight(3 * GroupChartView.STRIP); // three groups at least, whatever the split
+        chartScroll.setMinViewportHeight(2 * GroupChartView.STRIP); // two groups at least, whatever the split
         chartScroll.setPrefViewportHeight(5 * GroupChartView.STRIP);
-        TitledPane groups = new TitledPane("Groups: used against min and max, last hour", chartScroll);
+        TitledPane groups = new TitledPane("Groups: granted against min and max, the last hour", chartScroll);
         groups.setCollapsible(false);
 
         TableView<QueueRow> queues = new TableView<>(vm.queues());
         queues.setId("queues");
-        queues.getColumns().add(column("queue", 160, r -> r.path()));
-        queues.getColumns().add(column("waiting units", 90, r -> r.waitingUnits()));
-        queues.getColumns().add(column("waiting slots", 90, r -> r.waitingSlots()));
-        queues.getColumns().add(column("used slots", 80, r -> r.usedSlots()));
+        // headers on two lines and the columns sharing the width: whole at 1024x768, no sideways scrolling
+        queues.getColumns().add(column("queue", 120, r -> r.path()));
+        queues.getColumns().add(column("waiting\nunits", 62, r -> r.waitingUnits()));
+        queues.getColumns().add(column("waiting\nslots", 62, r -> r.waitingSlots()));
+        queues.getColumns().add(column("used\nslots", 56, r -> r.usedSlots()));
+        queues.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_ALL_COLUMNS);
         queues.setPlaceholder(new Label("no queues yet"));
-        TitledPane queuePane = new TitledPane("Waiting work per queue", queues);
-        queuePane.setCollapsible(false);
 
         ListView<LiveViewModel.RoomRow> rooms = new ListView<>(vm.roomRows());
         rooms.setId("rooms");
@@ -198,20 +203,27 @@ public final class LiveView extends BorderPane {
                 setPrefWidth(0);   // wrap to the list's width instead of scrolling sideways
             }
         });
-        TitledPane roomPane = new TitledPane("Rooms", rooms);
-        roomPane.setCollapsible(false);
+        // rooms and queues share one place, a tab each: both get the height a few lines need at 1024x768
+        javafx.scene.control.Tab roomTab = new javafx.scene.control.Tab("Rooms", rooms);
+        roomTab.setId("roomsTab");
+        javafx.scene.control.Tab queueTab = new javafx.scene.control.Tab("Waiting work per queue", queues);
+        queueTab.setId("queuesTab");
+        javafx.scene.control.TabPane roomsAndQueues = new javafx.scene.control.TabPane(roomTab, queueTab);
+        roomsAndQueues.setTabClosingPolicy(javafx.scene.control.TabPane.TabClosingPolicy.UNAVAILABLE);
+        roomsAndQueues.setMinHeight(130); // the tabs, the queue table's two-line headers and three rows
         chart.effectProperty().bind(Bindings.when(vm.staleProperty()).then((javafx.scene.effect.Effect)
                 new javafx.scene.effect.ColorAdjust(0, -1, 0.25, -0.2)).otherwise((javafx.scene.effect.Effect) null));
 
-        SplitPane side = new SplitPane(groups, roomPane, queuePane, jobsPanel());
+        SplitPane side = new SplitPane(groups, roomsAndQueues, jobsPanel());
         side.setOrientation(Orientation.VERTICAL);
-        side.setDividerPositions(0.36, 0.5, 0.68);
+        side.setDividerPositions(0.36, 0.6);
         return side;
     }
 
     private static <T> TableColumn<QueueRow, T> column(String name, double width, java.util.function.Function<QueueRow, T> value) {
         TableColumn<QueueRow, T> c = new TableColumn<>(name);
         c.setPrefWidth(width);
+        c.setMinWidth(width * 0.8);
         c.setCellValueFactory(d -> new ReadOnlyObjectWrapper<>(value.apply(d.getValue())));
         return c;
     }
@@ -257,11 +269,14 @@ public final class LiveView extends BorderPane {
         why.setEditable(false);
         why.setWrapText(true);
         why.textProperty().bind(vm.whyProperty());
-        why.setPrefRowCount(6);
+        why.setPrefRowCount(4);
+        why.setMinHeight(48);
         ListView<String> waitingList = new ListView<>(vm.waitingJobs());
         waitingList.setId("waitingJobs");
         waitingList.setPlaceholder(new Label("no job waits"));
-        waitingList.setPrefHeight(90);
+        waitingList.setPrefHeight(70);
+        waitingList.setMinHeight(40);
+        jobList.setMinHeight(40);
         Runnable askWaiting = () -> {
             String line = waitingList.getSelectionModel().getSelectedItem();
             if (line != null) {
@@ -298,10 +313,16 @@ public final class LiveView extends BorderPane {
         Label stats = new Label();
         stats.setId("stats");
         stats.textProperty().bind(vm.statsProperty());
+        // the heatmap's redraw time beside the stream's figures, where it hides nothing of the map's legend
+        Label frameTimes = new Label();
+        frameTimes.setId("frameTimes");
+        frameTimes.textProperty().bind(vm.frameTimesTextProperty());
+        frameTimes.setMinWidth(Region.USE_PREF_SIZE);
+        HBox figures = new HBox(16, stats, frameTimes);
         Label node = new Label();
         node.setId("nodeDetail");
         node.textProperty().bind(vm.nodeDetailProperty());
-        VBox bar = new VBox(2, stats, node);
+        VBox bar = new VBox(2, figures, node);
         bar.setPadding(new Insets(4, 6, 4, 6));
         return bar;
     }

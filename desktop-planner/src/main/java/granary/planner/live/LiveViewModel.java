@@ -20,6 +20,8 @@ import com.google.gson.JsonObject;
 import granary.planner.live.model.ClusterModel;
 import granary.planner.live.model.Coalescer;
 import granary.planner.live.model.Frame;
+import granary.planner.live.model.NodeReports;
+import granary.planner.live.model.UsageHistory;
 import granary.planner.master.ApiError;
 import granary.planner.master.MasterClient;
 import javafx.beans.property.ReadOnlyObjectProperty;
@@ -49,10 +51,18 @@ public final class LiveViewModel implements AutoCloseable {
      * @param minBackoffMillis the first wait before reconnecting; doubled per failure up to
      * @param maxBackoffMillis the longest wait
      * @param silenceMillis    how long a stream may give nothing (not even the 15-second keep-alive) before it is reopened
+     * @param historySampleMillis one sample of each group's use per this many ms of wall time
+     * @param historySpanMillis   how far back the groups' history reaches (an hour)
      */
     public record Timing(long pulseMillis, long quotaPollMillis, long jobsMillis, long minBackoffMillis, long maxBackoffMillis,
-                         long silenceMillis) {
+                         long silenceMillis, long historySampleMillis, long historySpanMillis) {
         public static final Timing DEFAULT = new Timing(33, 5000, 1000, 500, 10_000, 45_000);
+
+        /** With the groups' history at one sample per 10 s over the last hour. */
+        public Timing(long pulseMillis, long quotaPollMillis, long jobsMillis, long minBackoffMillis, long maxBackoffMillis,
+                      long silenceMillis) {
+            this(pulseMillis, quotaPollMillis, jobsMillis, minBackoffMillis, maxBackoffMillis, silenceMillis, 10_000, 3_600_000);
+        }
     }
 
     private final Executor ui;
@@ -90,6 +100,16 @@ public final class LiveViewModel implements AutoCloseable {
     private final ObservableList<JobRow> jobsShown = FXCollections.unmodifiableObservableList(jobs);
     private final FrameTimes frameTimes = new FrameTimes();
 
+    /**
+     * Each group's last hour, and the master it is of: a connection to the same master again (after a
+     * dropped stream, or Disconnect and Connect) goes on with it; another master starts a new one.
+     */
+    private UsageHistory history;
+    private String historyOf;
+    /** The most groups whose history is kept (360 samples of two numbers each: under 6 MB in all). */
+    private static final int HISTORY_GROUPS = 1000;
+    private final ReadOnlyObjectWrapper<NodeReports> nodeReports = new ReadOnlyObjectWrapper<>(this, "nodeReports", NodeReports.NONE);
+
     /** The connection in use; replaced as a whole, so that a late callback of an old one is recognised and dropped. */
     private volatile Session session;
     private QuotaSummary quota = QuotaSummary.none("slice: not read yet");
@@ -102,24 +122,29 @@ public final class LiveViewModel implements AutoCloseable {
     /** One connection: its client, model, subscription, coalescer and quota poll. */
     private final class Session {
         final MasterClient client;
-        final ClusterModel model = new ClusterModel();
+        final ClusterModel model;
         final Coalescer coalescer;
         final StreamSubscription subscription;
         ScheduledFuture<?> quotaPoll;
         String tableRevision;
         MasterClient.InForce table;
 
-        Session(MasterClient client) {
+        Session(MasterClient client, UsageHistory history) {
             this.client = client;
+            this.model = new ClusterModel(history);
             this.coalescer = new Coalescer(model, ui, f -> {
                 if (session == this) {
                     show(f);
                 }
             }, timing.pulseMillis(), System::currentTimeMillis);
-            this.subscription = new StreamSubscription(client, model, (s, text) -> onUi(this, () -> {
-                state.set(s);
-                connectionText.set(text);
-            }), timing.minBackoffMillis(), timing.maxBackoffMillis(), timing.silenceMillis());
+            model.feeding(false);
+            this.subscription = new StreamSubscription(client, model, (s, text) -> {
+                model.feeding(s == ConnectionState.CONNECTED);
+                onUi(this, () -> {
+                    state.set(s);
+                    connectionText.set(text);
+                });
+            }, timing.minBackoffMillis(), timing.maxBackoffMillis(), timing.silenceMillis());
         }
 
         void start() {
@@ -201,7 +226,13 @@ public final class LiveViewModel implements AutoCloseable {
     /** Subscribes to {@code client}'s master (leaving any other): the stream, the quota state. */
     public void connect(MasterClient client) {
         disconnect();
-        Session s = new Session(client);
+        String master = client.api().toString();
+        if (!master.equals(historyOf)) {
+            history = new UsageHistory(timing.historySampleMillis(), timing.historySpanMillis(), HISTORY_GROUPS);
+            historyOf = master;
+            nodeReports.set(NodeReports.NONE);
+        }
+        Session s = new Session(client, history);
         session = s;
         String api = client.api().toString();
         masterUrl.set(api.endsWith("/api/v1") ? api.substring(0, api.length() - "/api/v1".length()) : api);
@@ -260,7 +291,7 @@ public final class LiveViewModel implements AutoCloseable {
             nodeDetail.set("node " + name + " is not in the cluster any more");
             return;
         }
-        String usage = NodeText.of(f, i, roomOf(f, i)).replace("\n", "; ");
+        String usage = NodeText.of(f, i, roomOf(f, i), nodeReports.get().of(name)).replace("\n", "; ");
         nodeDetail.set(usage);
         if (s != null) {
             background.execute(() -> {
@@ -282,27 +313,40 @@ public final class LiveViewModel implements AutoCloseable {
         return "?";
     }
 
-    /** One room of the cluster, summed: nodes, granted of capacity per resource, the mean of the nodes' utilisation. */
+    /**
+     * One room of the cluster, summed: nodes, granted of capacity per resource, the mean of the nodes'
+     * utilisation; what the nodes whose agents report use are using, and how many are unhealthy.
+     */
     public record RoomRow(String room, int nodes, long grantedCpu, long capacityCpu, long grantedMem, long capacityMem,
-                          double meanUtilisation, int blacklisted) {
+                          double meanUtilisation, int blacklisted, int reporting, long usedCpu, long usedMem, int unhealthy) {
         /** As the room summary shows it. */
         public String text() {
-            return String.format(Locale.ROOT, "%s: %d nodes, %.0f%% granted on average; cpu %s of %s cores, memory %,d of %,d GiB%s",
+            String use = reporting == 0 ? "; use not reported"
+                    : String.format(Locale.ROOT, "; in use%s: cpu %s cores, memory %,d GiB", reporting == nodes ? "" : " (" + reporting
+                    + " of " + nodes + " nodes report it)", NodeText.cores(usedCpu), usedMem / 1024);
+            return String.format(Locale.ROOT, "%s: %d nodes, %.0f%% granted on average; cpu %s of %s cores, memory %,d of %,d GiB granted%s%s%s",
                     room, nodes, 100 * meanUtilisation, NodeText.cores(grantedCpu), NodeText.cores(capacityCpu),
-                    grantedMem / 1024, capacityMem / 1024, blacklisted == 0 ? "" : ", " + blacklisted + " blacklisted");
+                    grantedMem / 1024, capacityMem / 1024, use, blacklisted == 0 ? "" : ", " + blacklisted + " blacklisted",
+                    unhealthy == 0 ? "" : ", " + unhealthy + " unhealthy");
         }
     }
 
-    /** The frame's rooms, summed (the per-room summary). */
+    /** The frame's rooms, summed (the per-room summary), without the agents' reports. */
     public static List<RoomRow> rooms(Frame f) {
+        return rooms(f, NodeReports.NONE);
+    }
+
+    /** The frame's rooms, summed, with what the agents report their nodes use. */
+    public static List<RoomRow> rooms(Frame f, NodeReports reports) {
         List<RoomRow> out = new ArrayList<>();
         if (f == null) {
             return out;
         }
+        String[] names = f.topology().names();
         for (var r : f.topology().rooms()) {
-            long gc = 0, cc = 0, gm = 0, cm = 0;
+            long gc = 0, cc = 0, gm = 0, cm = 0, uc = 0, um = 0;
             double u = 0;
-            int bl = 0;
+            int bl = 0, reporting = 0, sick = 0;
             for (int n : r.nodes()) {
                 gc += f.grantedCpu(n);
                 cc += f.capacityCpu(n);
@@ -310,9 +354,16 @@ public final class LiveViewModel implements AutoCloseable {
                 cm += f.capacityMem(n);
                 u += f.utilisation(n);
                 bl += f.blacklisted(n) ? 1 : 0;
+                NodeReports.Report rep = reports.of(names[n]);
+                if (rep != null && rep.reportsUse()) {
+                    reporting++;
+                    uc += rep.usedCpu();
+                    um += rep.usedMem();
+                }
+                sick += rep != null && rep.isUnhealthy() ? 1 : 0;
             }
             int count = r.nodes().length;
-            out.add(new RoomRow(r.name(), count, gc, cc, gm, cm, count == 0 ? 0 : u / count, bl));
+            out.add(new RoomRow(r.name(), count, gc, cc, gm, cm, count == 0 ? 0 : u / count, bl, reporting, uc, um, sick));
         }
         return out;
     }
@@ -407,6 +458,14 @@ public final class LiveViewModel implements AutoCloseable {
         return frameTimes;
     }
 
+    /**
+     * What each node's agent last reported — cpu and memory in use, and why a node is unhealthy — read
+     * from the master with the quota state ({@code GET /api/v1/agents}); {@link NodeReports#NONE} before.
+     */
+    public ReadOnlyObjectProperty<NodeReports> nodeReportsProperty() {
+        return nodeReports.getReadOnlyProperty();
+    }
+
     /** Every group's usage against its min and max, with the last hour. */
     public ObservableList<GroupRow> groups() {
         return groupsShown;
@@ -445,7 +504,7 @@ public final class LiveViewModel implements AutoCloseable {
         }
         if (now - lastJobsMillis >= timing.jobsMillis()) {
             lastJobsMillis = now;
-            List<RoomRow> rs = rooms(f);
+            List<RoomRow> rs = rooms(f, nodeReports.get());
             if (!rs.equals(rooms)) {
                 rooms.setAll(rs);
             }
@@ -517,9 +576,14 @@ public final class LiveViewModel implements AutoCloseable {
         } catch (ApiError e) {
             waitingLine = "the waiting jobs cannot be read: " + e.getMessage();
         }
+        NodeReports reports = readReports(s.client);
         String shownWaiting = waitingLine;
         QuotaSummary shown = q;
         onUi(s, () -> {
+            nodeReports.set(reports);
+            if (!rooms.isEmpty() && frame.get() != null) {
+                rooms.setAll(rooms(frame.get(), reports));
+            }
             waitingText.set(shownWaiting);
             if (!ids.equals(waiting)) {
                 waiting.setAll(ids);
@@ -528,6 +592,17 @@ public final class LiveViewModel implements AutoCloseable {
             slice.set(shown.text());
             showGroups(frame.get());
         });
+    }
+
+    /** The agents' reports, or none with why (a master that keeps no agents answers 404). */
+    private static NodeReports readReports(MasterClient client) {
+        try {
+            return NodeReports.of(client.agents());
+        } catch (ApiError e) {
+            return NodeReports.none(e.status() == 404 ? "this master lists no agents" : "the agents' reports cannot be read: " + e.describe());
+        } catch (RuntimeException e) {
+            return NodeReports.none("the agents' reports do not read: " + e.getMessage());
+        }
     }
 
     private interface Call<T> {

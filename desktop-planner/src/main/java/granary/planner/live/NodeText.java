@@ -3,6 +3,7 @@ package granary.planner.live;
 import java.util.Locale;
 
 import granary.planner.live.model.Frame;
+import granary.planner.live.model.NodeReports;
 
 /** Nodes and amounts in words with their units (cpu in cores from the API's 1/100 cores, memory in MiB). */
 public final class NodeText {
@@ -12,10 +13,26 @@ public final class NodeText {
 
     /** A node as its tooltip and the status line show it: name, room, granted of capacity per resource with units. */
     public static String of(Frame f, int i, String room) {
-        return String.format(Locale.ROOT, "%s in room %s: %.0f%% granted (the larger of cpu and memory)%n"
-                        + "cpu %s of %s cores, memory %,d of %,d MiB%n%d slots granted since the snapshot%s",
+        return of(f, i, room, null);
+    }
+
+    /**
+     * A node with, beside what is granted, what its agent reports it uses (or that it does not) and,
+     * if its agent says it is unhealthy, why.
+     */
+    public static String of(Frame f, int i, String room, NodeReports.Report report) {
+        String granted = String.format(Locale.ROOT, "%s in room %s: %.0f%% granted (the larger of cpu and memory)%n"
+                        + "granted: cpu %s of %s cores, memory %,d of %,d MiB%n%d slots granted since the snapshot%s",
                 f.topology().names()[i], room, 100 * f.utilisation(i), cores(f.grantedCpu(i)), cores(f.capacityCpu(i)),
                 f.grantedMem(i), f.capacityMem(i), f.slots(i), f.blacklisted(i) ? "\nblacklisted: nothing new is placed on it" : "");
+        if (report == null) {
+            return granted;
+        }
+        String use = report.reportsUse()
+                ? String.format(Locale.ROOT, "in use (its agent's last report): cpu %s of %s cores, memory %,d of %,d MiB",
+                        cores(report.usedCpu()), cores(f.capacityCpu(i)), report.usedMem(), f.capacityMem(i))
+                : "in use: its agent does not report it";
+        return granted + "\n" + use + (report.isUnhealthy() ? "\nunhealthy: " + report.unhealthy() + " (no new work is placed on it)" : "");
     }
 
     /** cpu in 1/100 cores as cores: {@code 12.5}, {@code 64}. */

@@ -25,6 +25,9 @@ import com.google.gson.JsonParser;
  */
 public final class MasterClient {
 
+    /** Agents read per page (the API's largest page). */
+    private static final int AGENTS_PAGE = 1000;
+
     /** The table in force: its text in the article's format, its revision (ETag) and WorkerSpans (or null). */
     public record InForce(String tableJson, String revision, String workerSpans) {
     }
@@ -146,6 +149,32 @@ public final class MasterClient {
 
     /** A page of a list and the list's whole length. */
     public record Page<T>(List<T> items, long total) {
+    }
+
+    /**
+     * {@code GET /agents}, every page: what each node's agent last reported (cpu and memory in use, and
+     * why it is unhealthy), as the master keeps it (docs/agent.md, "What is reported").
+     */
+    public List<granary.planner.live.model.NodeReports.Report> agents() throws ApiError {
+        List<granary.planner.live.model.NodeReports.Report> out = new ArrayList<>();
+        long total = Long.MAX_VALUE;
+        for (int offset = 0; offset < total && offset < 100_000; offset += AGENTS_PAGE) {
+            JsonObject o = send(request("/agents?offset=" + offset + "&limit=" + AGENTS_PAGE).GET()).json;
+            JsonArray items = o.has("items") && o.get("items").isJsonArray() ? o.getAsJsonArray("items") : new JsonArray();
+            for (JsonElement e : items) {
+                JsonObject a = e.getAsJsonObject();
+                JsonObject used = a.has("used") && a.get("used").isJsonObject() ? a.getAsJsonObject("used") : null;
+                out.add(new granary.planner.live.model.NodeReports.Report(text(a, "node"), text(a, "state"),
+                        used != null && used.has("cpu") ? used.get("cpu").getAsLong() : -1,
+                        used != null && used.has("mem") ? used.get("mem").getAsLong() : -1,
+                        a.has("unhealthy") ? a.get("unhealthy").getAsString() : ""));
+            }
+            total = o.has("total") ? o.get("total").getAsLong() : 0;
+            if (items.isEmpty()) {
+                break;
+            }
+        }
+        return out;
     }
 
     /** {@code GET /jobs/{id}/why}: why the job's units wait. */

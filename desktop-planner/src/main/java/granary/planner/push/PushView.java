@@ -1,5 +1,7 @@
 package granary.planner.push;
 
+import java.util.List;
+
 import javafx.beans.binding.Bindings;
 import javafx.geometry.Insets;
 import javafx.scene.control.Button;
@@ -10,8 +12,8 @@ import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
 
 /**
- * Push: the dry run's diff against the table in force, then Apply or Cancel; the master's refusal with
- * every problem it named.
+ * Push: the dry run's diff against the table in force, then Apply (which asks once, in a dialog with
+ * the summary: {@link ApplyConfirmView}) or Cancel; the master's refusal with every problem it named.
  */
 public final class PushView extends BorderPane {
 
@@ -35,23 +37,15 @@ public final class PushView extends BorderPane {
         message.setId("pushMessage");
         message.setWrapText(true);
         message.textProperty().bind(vm.messageProperty());
-        Button confirm = new Button("Apply now");
-        confirm.setId("confirmApply");
-        confirm.setDefaultButton(true);
-        confirm.setOnAction(e -> vm.apply());
-        Button notNow = new Button("Not now");
-        notNow.setId("dismissApply");
-        notNow.setOnAction(e -> vm.dismissApply());
-        HBox confirmBar = new HBox(8, new Label("Apply the changes summarised below to the master?"), confirm, notNow);
-        confirmBar.setId("confirmBar");
-        confirmBar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
-        confirmBar.setPadding(new Insets(4, 6, 4, 6));
-        confirmBar.setStyle("-fx-background-color: #fff3d6; -fx-border-color: #c98a00;");
-        confirmBar.visibleProperty().bind(vm.confirmingProperty());
-        confirmBar.managedProperty().bind(vm.confirmingProperty());
+        // Apply asks once, in a dialog with the summary; its answer goes back to the view model
+        vm.confirmingProperty().addListener((o, was, asking) -> {
+            if (asking) {
+                confirm(vm);
+            }
+        });
         HBox buttons = new HBox(8, preview, apply, cancel);
         buttons.getChildren().forEach(b -> ((Button) b).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
-        setTop(new VBox(8, buttons, message, confirmBar));
+        setTop(new VBox(8, buttons, message));
 
         ListView<String> diff = new ListView<>(vm.diff());
         diff.setId("diff");
@@ -75,5 +69,18 @@ public final class PushView extends BorderPane {
         setCenter(new VBox(6, new Label("What changes for each group, hour by hour (in force -> draft, min/max)"), effect,
                 new Label("The change to the table in force, as the master's JSON diff"), diff,
                 new Label("The master's problems"), problems));
+    }
+
+    private void confirm(PushViewModel vm) {
+        ApplyConfirmView dialog = new ApplyConfirmView(getScene() == null ? null : getScene().getWindow(), List.copyOf(vm.effect()),
+                vm.diff().size());
+        dialog.setOnHidden(e -> {
+            if (dialog.getResult() == ApplyConfirmView.APPLY) {
+                vm.apply();
+            } else {
+                vm.dismissApply();
+            }
+        });
+        dialog.show();
     }
 }

@@ -47,6 +47,8 @@ public final class PushViewModel {
     /** The draft and the in-force revision the shown diff was made from: what {@link #apply} sends. */
     private Draft reviewed;
     private String reviewedRevision;
+    /** The message before Apply asked: put back if the answer is no. */
+    private String beforeAsking = "";
 
     public PushViewModel(Executor ui, Executor background) {
         this.ui = ui;
@@ -94,15 +96,20 @@ public final class PushViewModel {
             refuse("nothing reviewed to apply: run the dry run first", List.of());
             return;
         }
-        confirming.set(true);
+        beforeAsking = message.get();
+        // the question first: whoever shows the confirmation reads it when confirming turns true
         message.set("apply " + diff.size() + " change(s) to the master's table in force? "
-                + (effect.isEmpty() ? "no group's quota changes at any hour" : effect.size() + " change(s) of a group's quota, listed below"));
+                + (effect.isEmpty() ? "no group's quota changes at any hour" : effect.size() + " change(s) of a group's quota, listed"));
+        confirming.set(true);
     }
 
-    /** Answers the confirmation: no. Nothing is sent; the review stays. */
+    /** Answers the confirmation: no. Nothing is sent; the review, and what it said, stay as they were. */
     public void dismissApply() {
+        if (!confirming.get()) {
+            return;
+        }
         confirming.set(false);
-        message.set("not applied: the review stays, Apply asks again");
+        message.set(beforeAsking);
     }
 
     /** The revision the last Apply put in force; null before one. */

@@ -145,11 +145,11 @@ public final class TableEditorView extends BorderPane {
                 "Leave them with nothing", "declineOffer", vm::declineOffer);
     }
 
-    /** After a slice with its own WorkerSpans entry was moved: move the entry too, or keep it. */
+    /** After a slice with its own WorkerSpans entry was moved: the entry moved too; fine, or put it back. */
     private javafx.scene.Node spansFixBar() {
         return choiceBar("spansFix", vm.spansFixProperty(), f -> f.text(),
-                "Move the entry", "moveSpans", vm::moveSpans,
-                "Keep it", "keepSpans", vm::keepSpans);
+                "OK", "keepSpans", vm::keepSpans,
+                "Put the entry back", "putSpansBack", vm::putSpansBack);
     }
 
     /**

@@ -320,14 +320,16 @@ public final class TableEditorViewModel {
     }
 
     /**
-     * A slice with its own WorkerSpans entry was given other hours: the entry still names the old hours,
-     * so the slice falls back to {@code default}. The planner moves it or keeps it; until then this says
-     * what to fix. Null when there is nothing to fix.
+     * A slice with its own WorkerSpans entry was given other hours, and the entry moved with it (in the
+     * same undoable step), so the slice keeps its workers instead of falling back to {@code default}.
+     * WorkerSpans describe the cluster, so the editor says so, and the entry can be put back at the
+     * hours it named. Null when nothing moved.
      */
     public record SpansFix(TimeSlice from, TimeSlice to, long workers) {
         public String text() {
-            return "The WorkerSpans entry " + from + ":" + workers + " is for hours slice " + to + " no longer has: " + to
-                    + " falls back to the default entry. Move the entry to " + to + "?";
+            return "The WorkerSpans entry " + from + ":" + workers + " moved with its slice to " + to + " (now " + to + ":" + workers
+                    + "). If the cluster has other workers in those hours, edit the WorkerSpans; or put the entry back at " + from
+                    + " (" + to + " then falls back to the default entry).";
         }
     }
 
@@ -337,17 +339,17 @@ public final class TableEditorViewModel {
         return spansFix.getReadOnlyProperty();
     }
 
-    /** Moves the WorkerSpans entry to the slice's new hours (one undoable step). */
-    public boolean moveSpans() {
+    /** Puts the moved WorkerSpans entry back at the hours it named (one undoable step): the slice falls back to default. */
+    public boolean putSpansBack() {
         SpansFix f = spansFix.get();
         if (f == null) {
             return false;
         }
         spansFix.set(null);
-        return edit(d -> d.withSpans(f.from(), null).withSpans(f.to(), f.workers()));
+        return edit(d -> ownSpans(d, f.from()) != null ? d : d.withSpans(f.to(), null).withSpans(f.from(), f.workers()));
     }
 
-    /** Leaves the entry where it is (the slice uses the default entry). */
+    /** Takes note of the moved entry (the notice goes). */
     public void keepSpans() {
         spansFix.set(null);
     }
@@ -493,15 +495,16 @@ public final class TableEditorViewModel {
      */
     public TimeSlice setSliceHours(TimeSlice slice, TimeSlice hours) {
         CellRef sel = selection.get();
-        Draft before = draft.get();
         SpansFix pending = spansFix.get();
-        if (slice.isDefault() || !edit(d -> d.withHours(slice, hours))) {
+        // the slice's own WorkerSpans entry moves with it, unless the new hours have an entry of their own
+        Long own = ownSpans(draft.get(), slice);
+        boolean carry = own != null && ownSpans(draft.get(), hours) == null;
+        if (slice.isDefault() || !edit(d -> carry ? d.withHours(slice, hours).withSpans(slice, null).withSpans(hours, own)
+                : d.withHours(slice, hours))) {
             return slice;
         }
         TimeSlice origin = pending != null && pending.to().equals(slice) ? pending.from() : slice;
-        Long own = ownSpans(before, origin);
-        spansFix.set(own == null || origin.equals(hours) || ownSpans(draft.get(), hours) != null ? null
-                : new SpansFix(origin, hours, own));
+        spansFix.set(!carry || origin.equals(hours) ? null : new SpansFix(origin, hours, own));
         if (sel != null && slice.equals(sel.slice())) {
             selection.set(new CellRef(hours, sel.group()));
         }

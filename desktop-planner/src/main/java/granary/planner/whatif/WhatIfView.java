@@ -70,6 +70,8 @@ public final class WhatIfView extends BorderPane {
         this.maxJobsAsObject = vm.maxJobsProperty().asObject();
         this.vm = vm;
         setPadding(new Insets(8));
+        // the draft blue, the table in force orange, in every chart (the palette and why: the stylesheet)
+        getStylesheets().add(WhatIfView.class.getResource("whatif.css").toExternalForm());
         setTop(new VBox(8, form(), runBar(), baselineLine()));
         groups.setId("groupsChart");
         groups.setPrefColumns(3);
@@ -317,6 +319,7 @@ public final class WhatIfView extends BorderPane {
         for (String g : r.groups()) {
             TimeChartView c = new TimeChartView("group-" + g, g + ": " + r.unit() + " held, MinQuota and MaxQuota", r.unit(), start, spanH);
             c.setPrefSize(520, 300);
+            c.getStyleClass().add("held-min-max");
             double held = 0;
             double limit = 0;
             for (RunSummary s : List.of(r.draft(), r.inForce())) {
@@ -432,6 +435,7 @@ public final class WhatIfView extends BorderPane {
         c.setTitle(title);
         c.setAnimated(false);   // charts are redrawn whole for each result; animation would only lag
         c.setPrefHeight(280);
+        c.getStyleClass().add("versus");
         return c;
     }
 
@@ -445,6 +449,7 @@ public final class WhatIfView extends BorderPane {
         c.setTitle(title);
         c.setAnimated(false);
         c.setCreateSymbols(false);
+        c.getStyleClass().add("by-hour");
         return c;
     }
 }

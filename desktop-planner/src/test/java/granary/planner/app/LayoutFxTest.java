@@ -94,11 +94,36 @@ class LayoutFxTest {
                 out.add(name + " '" + b.getText() + "' shows '" + shown + "'");
             }
         }
+        // a table's column header shows its whole name, and a table's columns fit without scrolling sideways
+        if (n.getStyleClass().contains("column-header") && n instanceof Parent header) {
+            for (Node l : header.lookupAll(".label")) {
+                if (l instanceof Labeled label && label.getText() != null && !label.getText().isEmpty()) {
+                    String shown = label.lookupAll(".text").stream().filter(t -> t instanceof Text).map(t -> ((Text) t).getText())
+                            .findFirst().orElse("");
+                    if (!shown.equals(label.getText())) {
+                        out.add(name + " header '" + label.getText().replace('\n', ' ') + "' shows '" + shown.replace('\n', ' ') + "'");
+                    }
+                }
+            }
+        }
+        if (n instanceof javafx.scene.control.TableView<?> table && table.lookup(".column-header-background") != null) {
+            double header = table.lookup(".column-header-background").getLayoutBounds().getHeight();
+            if (table.getHeight() < header + 24) {
+                out.add(name + ": " + Math.round(table.getHeight()) + " px high, too short for its " + Math.round(header)
+                        + " px of headers and a row");
+            }
+        }
+        if (n instanceof javafx.scene.control.TableView<?> table) {
+            table.lookupAll(".scroll-bar").stream().filter(b -> b instanceof javafx.scene.control.ScrollBar sb
+                            && sb.getOrientation() == javafx.geometry.Orientation.HORIZONTAL && sb.isVisible())
+                    .findFirst().ifPresent(b -> out.add(name + ": its columns do not fit, it scrolls sideways"));
+        }
         if (n.getStyleClass().contains("tool-bar-overflow-button") && n.isVisible()) {
             out.add("a tool bar hides controls behind its overflow button");
         }
         // a spinner's, a combo box's or a field's own insides are the control's business
-        if (n instanceof Parent p && !(n instanceof Labeled) && !control) {
+        // a titled pane is a Labeled too, but what it holds is checked like the rest
+        if (n instanceof Parent p && (!(n instanceof Labeled) || n instanceof javafx.scene.control.TitledPane) && !control) {
             for (Node c : p.getChildrenUnmodifiable()) {
                 walk(c, windowWidth, out);
             }
@@ -147,6 +172,22 @@ class LayoutFxTest {
             cut.forEach(c -> all.add(tab + ": " + c));
             Png.write(fx(() -> stage().getScene().snapshot(null)), Path.of("target/layout-1024-" + tab + ".png"));
         }
+        // the live tab's queue table shares its place with the rooms, a tab each: look at it too
+        fx(() -> {
+            javafx.scene.control.Tab queues = robot.lookup(".tab-pane").queryAllAs(TabPane.class).stream()
+                    .flatMap(p -> p.getTabs().stream()).filter(t -> "queuesTab".equals(t.getId())).findFirst().orElseThrow();
+            queues.getTabPane().getSelectionModel().select(queues);
+            return null;
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        fx(() -> {
+            stage().getScene().getRoot().layout();
+            return null;
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        double width = fx(() -> stage().getScene().getWidth());
+        fx(() -> cut(stage().getScene().getRoot(), width)).forEach(c -> all.add("live, queues: " + c));
+        Png.write(fx(() -> stage().getScene().snapshot(null)), Path.of("target/layout-1024-live-queues.png"));
         assertTrue(all.isEmpty(), String.join("\n", all));
         assertTrue(fx(() -> app.whatIf.statusProperty().get()).startsWith("cannot run: "));
     }

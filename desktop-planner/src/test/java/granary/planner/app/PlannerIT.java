@@ -100,9 +100,13 @@ class PlannerIT {
         assertTrue(fx(() -> app.editor.validTableProperty().get() != null), () -> app.editor.problems().toString());
         assertEquals(SPANS, fx(() -> app.editor.workerSpansText()));
 
-        // a WorkerSpans violation appears as the 0-9 slice grows past its entry, and goes as it shrinks back
+        // the 0-9 slice grows and its WorkerSpans entry goes with it; put back at 0-9, a violation appears
+        // (0-11 falls back to default's 5000 workers), and goes as the slice shrinks back onto its entry
         TimeSlice grown = fx(() -> app.editor.resizeSlice(new TimeSlice(0, 9), 0, 2));
         assertEquals(new TimeSlice(0, 11), grown);
+        assertEquals("default:5000,0-11:15000", fx(() -> app.editor.workerSpansText()));
+        assertTrue(fx(() -> app.editor.problems().isEmpty()), () -> app.editor.problems().toString());
+        assertTrue(fx(() -> app.editor.putSpansBack()));
         assertTrue(fx(() -> app.editor.problems().stream().anyMatch(p -> p.message().contains("sum of MinQuota 13000 > WorkerSpans 5000"))),
                 () -> app.editor.problems().toString());
         assertNull(fx(() -> app.editor.validTableProperty().get()), "a table with problems cannot be pushed");

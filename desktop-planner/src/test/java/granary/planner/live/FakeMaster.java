@@ -25,20 +25,27 @@ import com.sun.net.httpserver.HttpServer;
  * answers what the test put there. A stream answer is written, then (if {@code hold}) the connection
  * stays open until {@link #close()} — at most 30 s — as a master's stream would.
  */
-final class FakeMaster implements AutoCloseable {
+public final class FakeMaster implements AutoCloseable {
 
     /** One answer: status, content type, body; {@code hold} keeps the connection open after the body. */
-    record Answer(int status, String type, byte[] body, boolean hold, InputStream source) {
+    public record Answer(int status, String type, byte[] body, boolean hold, InputStream source, Map<String, String> headers) {
         Answer(int status, String type, byte[] body, boolean hold) {
-            this(status, type, body, hold, null);
+            this(status, type, body, hold, null, Map.of());
+        }
+
+        /** This answer with one more response header. */
+        public Answer with(String header, String value) {
+            Map<String, String> h = new java.util.HashMap<>(headers);
+            h.put(header, value);
+            return new Answer(status, type, body, hold, source, Map.copyOf(h));
         }
 
         /** A stream whose body is read from {@code source} as it is written (the benchmark's endless stream). */
         static Answer stream(InputStream source) {
-            return new Answer(200, "text/event-stream", new byte[0], false, source);
+            return new Answer(200, "text/event-stream", new byte[0], false, source, Map.of());
         }
 
-        static Answer json(int status, String json) {
+        public static Answer json(int status, String json) {
             return new Answer(status, status / 100 == 2 ? "application/json" : "application/problem+json", json.getBytes(StandardCharsets.UTF_8), false);
         }
 
@@ -47,8 +54,8 @@ final class FakeMaster implements AutoCloseable {
         }
     }
 
-    /** What one request carried. */
-    record Request(String path, String authorization, String lastEventId) {
+    /** What one request carried: its method, path, query (or null), and headers the tests look at. */
+    public record Request(String method, String path, String query, String authorization, String lastEventId, String ifMatch) {
     }
 
     private final HttpServer server;
@@ -61,7 +68,7 @@ final class FakeMaster implements AutoCloseable {
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final CountDownLatch closing = new CountDownLatch(1);
 
-    FakeMaster() throws IOException {
+    public FakeMaster() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(threads);
         server.createContext("/", this::handle);
@@ -69,26 +76,27 @@ final class FakeMaster implements AutoCloseable {
     }
 
     /** Answers requests to paths starting with {@code prefix} (the longest prefix wins). */
-    FakeMaster on(String prefix, Function<Request, Answer> answer) {
+    public FakeMaster on(String prefix, Function<Request, Answer> answer) {
         routes.put(prefix, answer);
         return this;
     }
 
-    URI uri() {
+    public URI uri() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
-    List<Request> requests() {
+    public List<Request> requests() {
         return requests;
     }
 
-    List<Request> requests(String path) {
+    public List<Request> requests(String path) {
         return requests.stream().filter(r -> r.path().equals(path)).toList();
     }
 
     private void handle(HttpExchange ex) throws IOException {
         String path = ex.getRequestURI().getPath();
-        Request req = new Request(path, ex.getRequestHeaders().getFirst("Authorization"), ex.getRequestHeaders().getFirst("Last-Event-ID"));
+        Request req = new Request(ex.getRequestMethod(), path, ex.getRequestURI().getQuery(), ex.getRequestHeaders().getFirst("Authorization"),
+                ex.getRequestHeaders().getFirst("Last-Event-ID"), ex.getRequestHeaders().getFirst("If-Match"));
         requests.add(req);
         String best = routes.keySet().stream().filter(path::startsWith).max((a, b) -> a.length() - b.length()).orElse(null);
         Answer a = best == null ? Answer.json(404, "{\"type\":\"/api/v1/problems/not-found\",\"status\":404,\"detail\":\"no route " + path + "\"}")
@@ -97,6 +105,7 @@ final class FakeMaster implements AutoCloseable {
             in.readAllBytes();
         }
         ex.getResponseHeaders().set("Content-Type", a.type());
+        a.headers().forEach((k, v) -> ex.getResponseHeaders().set(k, v));
         ex.sendResponseHeaders(a.status(), a.hold() || a.source() != null ? 0 : a.body().length);
         try (OutputStream out = ex.getResponseBody()) {
             out.write(a.body());

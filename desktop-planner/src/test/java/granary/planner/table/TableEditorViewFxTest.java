@@ -129,13 +129,33 @@ class TableEditorViewFxTest {
     }
 
     @Test
-    void draggingAnEdgeOffTheWorkerSpansShowsTheProblemWhichLeadsToItsSliceAndGoesWhenDraggedBack(FxRobot robot) {
+    void draggingAnEdgeCarriesTheSlicesWorkerSpansEntrySaysSoAndPutBackShowsTheProblemWhichLeadsToItsSlice(FxRobot robot) {
         Point2D edge = at(9, 0).subtract(2, 0);
         drag(robot, edge, at(11, 0));
         TimeSlice moved = TimeSlice.parse("0-11");
         assertNotNull(vm.draft().slice(moved), "the whole slice moved: " + vm.draft());
         assertNotNull(vm.draft().cell(moved, "group3"));
-        String problem = "slice 0-11: MinQuota: sum of MinQuota 13000 > WorkerSpans 5000";
+        // the entry 0-9:15000 moved with its slice: no fallback to default's 5000, no violation
+        assertEquals("default:5000,0-11:15000", vm.workerSpansText());
+        assertEquals(List.of(), problemTexts(robot));
+        assertNotNull(vm.validTableProperty().get());
+        assertTrue(robot.lookup("#spansFix").query().isVisible(), "the editor says the entry moved");
+        assertTrue(robot.lookup("#spansFixText").queryAs(javafx.scene.control.Label.class).getText()
+                .startsWith("The WorkerSpans entry 0-9:15000 moved with its slice to 0-11"));
+        // one drag, one undo step: the slice and its entry come back together
+        robot.press(javafx.scene.input.KeyCode.CONTROL, javafx.scene.input.KeyCode.Z).release(javafx.scene.input.KeyCode.Z,
+                javafx.scene.input.KeyCode.CONTROL);
+        assertNotNull(vm.draft().slice(NIGHT));
+        assertEquals(TableEditorViewModelTest.SPANS, vm.workerSpansText());
+
+        // put back at 0-9, the entry names hours 0-12 does not have: 0-12 falls back to default's 5000
+        drag(robot, edge, at(12, 0));
+        assertEquals("default:5000,0-12:15000", vm.workerSpansText());
+        robot.clickOn("#putSpansBack");
+        assertEquals(TableEditorViewModelTest.SPANS, vm.workerSpansText());
+        assertFalse(robot.lookup("#spansFix").query().isVisible());
+        TimeSlice wider = TimeSlice.parse("0-12");
+        String problem = "slice 0-12: MinQuota: sum of MinQuota 13000 > WorkerSpans 5000";
         assertTrue(problemTexts(robot).contains(problem), problemTexts(robot).toString());
         assertNull(vm.validTableProperty().get());
         snapshot(robot, "violation.png");
@@ -143,10 +163,11 @@ class TableEditorViewFxTest {
         vm.selectionProperty().set(null);
         ListCell<?> cell = robot.lookup("#problems .list-cell").match((ListCell<?> c) -> problem.equals(c.getText())).query();
         robot.clickOn(cell);
-        assertEquals(new CellRef(moved, null), vm.selectionProperty().get());
+        assertEquals(new CellRef(wider, null), vm.selectionProperty().get());
 
-        drag(robot, at(11, 0).subtract(2, 0), at(9, 0));
+        drag(robot, at(12, 0).subtract(2, 0), at(9, 0));
         assertNotNull(vm.draft().slice(NIGHT));
+        assertEquals(TableEditorViewModelTest.SPANS, vm.workerSpansText());
         assertEquals(List.of(), problemTexts(robot));
         assertNotNull(vm.validTableProperty().get());
     }

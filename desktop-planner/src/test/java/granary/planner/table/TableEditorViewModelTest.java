@@ -214,9 +214,11 @@ class TableEditorViewModelTest {
     }
 
     @Test
-    void aSliceMovedOffItsWorkerSpansFallsBackToTheDefaultEntry() {
+    void aSliceKeepsItsWorkerSpansEntryWhenMovedAndFallsBackToDefaultWhenItIsPutBack() {
         TimeSlice longer = vm.resizeSlice(NIGHT, 0, 2);
         assertEquals(TimeSlice.parse("0-11"), longer);
+        assertEquals(List.of(), vm.problems(), "its entry 0-9:15000 moved with it");
+        assertTrue(vm.putSpansBack());
         TableProblem p = only(longer, "MinQuota");
         assertTrue(p.message().contains("sum of MinQuota 13000 > WorkerSpans 5000"), p.message());
         vm.resizeSlice(longer, 0, -2);

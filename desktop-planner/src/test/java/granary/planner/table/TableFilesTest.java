@@ -74,28 +74,41 @@ class TableFilesTest {
     }
 
     @Test
-    void aSliceMovedOffItsWorkerSpansEntrySaysWhatToFixAndMovesItOnRequest() {
+    void aSlicesWorkerSpansEntryMovesWithItSaysSoAndGoesBackOnRequest() {
         TableEditorViewModel vm = article();
         TimeSlice night = TimeSlice.parse("0-9");
         TimeSlice grown = vm.resizeSlice(night, 0, 1);
         TimeSlice more = vm.resizeSlice(grown, 0, 1);
         assertEquals(TimeSlice.parse("0-11"), more);
+        assertEquals("default:5000,0-11:15000", vm.workerSpansText(), "the entry follows its slice");
+        assertTrue(vm.validProperty().get(), vm.problems().toString());
         TableEditorViewModel.SpansFix fix = vm.spansFixProperty().get();
         assertNotNull(fix);
-        assertEquals(new TableEditorViewModel.SpansFix(night, more, 15000), fix, "from the entry's own slice, through every step");
-        assertEquals("The WorkerSpans entry 0-9:15000 is for hours slice 0-11 no longer has: 0-11 falls back to the default entry. "
-                + "Move the entry to 0-11?", fix.text());
-        assertFalse(vm.validProperty().get(), vm.problems().toString());
-
-        assertTrue(vm.moveSpans());
-        assertEquals("default:5000,0-11:15000", vm.workerSpansText());
-        assertNull(vm.spansFixProperty().get());
-        assertTrue(vm.validProperty().get(), vm.problems().toString());
-        vm.undo();
+        assertEquals(new TableEditorViewModel.SpansFix(night, more, 15000), fix, "from the entry's own hours, through every step");
+        assertEquals("The WorkerSpans entry 0-9:15000 moved with its slice to 0-11 (now 0-11:15000). If the cluster has other "
+                + "workers in those hours, edit the WorkerSpans; or put the entry back at 0-9 (0-11 then falls back to the default entry).",
+                fix.text());
+        assertTrue(vm.putSpansBack());
         assertEquals(TableEditorViewModelTest.SPANS, vm.workerSpansText());
+        assertNull(vm.spansFixProperty().get());
+        assertFalse(vm.validProperty().get(), "0-11 falls back to default's 5000 workers: " + vm.problems());
+        vm.undo();
+        assertEquals("default:5000,0-11:15000", vm.workerSpansText(), "putting back is one undoable step");
+        vm.undo();
+        assertEquals("default:5000,0-10:15000", vm.workerSpansText(), "each resize is one step with its entry");
+        vm.redo();
 
-        // resized back onto its entry: nothing to fix
+        // resized back onto its old hours: the entry with it
         vm.resizeSlice(more, 0, -2);
+        assertEquals(TableEditorViewModelTest.SPANS, vm.workerSpansText());
+        assertEquals(new TableEditorViewModel.SpansFix(more, night, 15000), vm.spansFixProperty().get());
+        vm.keepSpans();
+        assertNull(vm.spansFixProperty().get());
+
+        // new hours with an entry of their own keep it; the slice's old entry stays where it was
+        assertTrue(vm.setWorkerSpans("default:5000,0-9:15000,0-10:14000"));
+        vm.resizeSlice(night, 0, 1);
+        assertEquals("default:5000,0-9:15000,0-10:14000", vm.workerSpansText());
         assertNull(vm.spansFixProperty().get());
     }
 }

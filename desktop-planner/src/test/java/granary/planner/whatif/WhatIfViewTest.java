@@ -91,6 +91,22 @@ class WhatIfViewTest {
         assertTrue(((Number) timeouts.getData().get(1).getData().get(0).getYValue()).longValue()
                 > ((Number) timeouts.getData().get(0).getData().get(0).getYValue()).longValue());
 
+        // the two sides' bars are told apart by hue and by lightness (grey, colour-blind), and the legend says which is which
+        for (String id : List.of("#timeoutsChart", "#waitsChart", "#billingChart")) {
+            XYChart<?, ?> c = chart(robot, id);
+            javafx.scene.paint.Color draft = fill(c.getData().get(0).getData().get(0).getNode());
+            javafx.scene.paint.Color inForce = fill(c.getData().get(1).getData().get(0).getNode());
+            double hues = Math.abs(draft.getHue() - inForce.getHue());
+            assertTrue(Math.min(hues, 360 - hues) >= 90, id + ": hues too close: " + draft + " and " + inForce);
+            assertTrue(Math.abs(luminance(draft) - luminance(inForce)) >= 0.2, id + ": as light as each other: " + draft + " and " + inForce);
+            List<Node> symbols = List.copyOf(c.lookupAll(".chart-legend-item-symbol"));
+            assertEquals(2, symbols.size(), id + "'s legend");
+            assertEquals(draft, fill(symbols.get(0)), id + "'s legend shows the draft's colour first");
+            assertEquals(inForce, fill(symbols.get(1)), id + "'s legend shows the table in force's colour");
+            List<String> legend = c.lookupAll(".chart-legend-item").stream().map(n -> ((Label) n).getText()).toList();
+            assertEquals(sides, legend, id);
+        }
+
         String summary = robot.lookup("#summary").queryAs(Label.class).getText();
         assertTrue(summary.startsWith("draft     timeouts ") && summary.contains("\nin force  timeouts "), summary);
 
@@ -127,6 +143,19 @@ class WhatIfViewTest {
         Node charts = robot.lookup(".scroll-pane").queryAs(ScrollPane.class).getContent();
         WritableImage all = WaitForAsyncUtils.asyncFx(() -> charts.snapshot(null, null)).get();
         Png.write(all, Path.of("target/whatif-charts.png"));
+    }
+
+    private static javafx.scene.paint.Color fill(Node n) {
+        javafx.scene.paint.Paint p = ((javafx.scene.layout.Region) n).getBackground().getFills().get(0).getFill();
+        // modena draws a bar as a gradient around its colour: its middle stop is the colour as seen
+        return p instanceof javafx.scene.paint.LinearGradient g ? g.getStops().get(g.getStops().size() / 2).getColor()
+                : (javafx.scene.paint.Color) p;
+    }
+
+    /** Relative luminance (WCAG): how light a colour looks, whatever its hue. */
+    private static double luminance(javafx.scene.paint.Color c) {
+        java.util.function.DoubleUnaryOperator lin = v -> v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+        return 0.2126 * lin.applyAsDouble(c.getRed()) + 0.7152 * lin.applyAsDouble(c.getGreen()) + 0.0722 * lin.applyAsDouble(c.getBlue());
     }
 
     private static XYChart<?, ?> chart(FxRobot robot, String id) {

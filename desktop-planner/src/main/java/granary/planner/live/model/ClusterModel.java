@@ -38,33 +38,9 @@ public final class ClusterModel {
         long usedMem;
         long waitingUnits;
         long waitingSlots;
-        final long[] historySlots;
-        final long[] historyCpu;
-        int historyNext;
-        int historySize;
 
-        Group(String path, int samples) {
+        Group(String path) {
             this.path = path;
-            this.historySlots = new long[samples];
-            this.historyCpu = new long[samples];
-        }
-
-        void sample() {
-            historySlots[historyNext] = usedSlots;
-            historyCpu[historyNext] = usedCpu;
-            historyNext = (historyNext + 1) % historySlots.length;
-            historySize = Math.min(historySize + 1, historySlots.length);
-        }
-
-        Frame.GroupHistory history(long sampleMillis) {
-            long[] s = new long[historySize];
-            long[] c = new long[historySize];
-            int start = (historyNext - historySize + historySlots.length) % historySlots.length;
-            for (int k = 0; k < historySize; k++) {
-                s[k] = historySlots[(start + k) % historySlots.length];
-                c[k] = historyCpu[(start + k) % historySlots.length];
-            }
-            return new Frame.GroupHistory(path, s, c, sampleMillis);
         }
     }
 
@@ -89,10 +65,10 @@ public final class ClusterModel {
     private Topology topology;
 
     private final Map<String, Group> groups = new TreeMap<>();
-    private final long sampleMillis;
-    private final int samples;
-    private long nextSample = Long.MIN_VALUE;
-    private long historyVersion;
+    /** Whether the stream feeds the model now: while it does not, its last values are not samples of now. */
+    private boolean feeding = true;
+    /** Each group's last hour: shared with the connections to the same master before and after this one. */
+    private final UsageHistory history;
     private long historyVersionShown = -1;
     private List<Frame.GroupHistory> historyShown = List.of();
 
@@ -112,22 +88,14 @@ public final class ClusterModel {
     /** The groups a snapshot being read named; those it did not are dropped at its end. */
     private TreeSet<String> snapshotGroups;
 
-    /**
-     * @param sampleMillis how often a group's usage goes into its history (e.g. 10,000: 360 samples an hour)
-     * @param historyMillis how long the history reaches back (an hour)
-     */
-    public ClusterModel(long sampleMillis, long historyMillis) {
-        if (sampleMillis <= 0 || historyMillis < sampleMillis) {
-            throw new IllegalArgumentException("history: sample every " + sampleMillis + " ms over " + historyMillis
-                    + " ms: both must be positive and the span at least one sample");
-        }
-        this.sampleMillis = sampleMillis;
-        this.samples = (int) (historyMillis / sampleMillis);
+    /** @param history where each group's use is sampled: one per master, kept across connections */
+    public ClusterModel(UsageHistory history) {
+        this.history = java.util.Objects.requireNonNull(history, "history");
     }
 
-    /** One sample per 10 s over the last hour. */
+    /** With a history of its own: one sample per 10 s over the last hour. */
     public ClusterModel() {
-        this(10_000, 3_600_000);
+        this(new UsageHistory());
     }
 
     // ---- events ----
@@ -186,7 +154,7 @@ public final class ClusterModel {
 
     /** A group as in a snapshot or a {@code groups} sample. */
     public synchronized void group(String path, long usedSlots, long usedCpu, long usedMem, long waitingUnits, long waitingSlots) {
-        Group g = groups.computeIfAbsent(path, p -> new Group(p, samples));
+        Group g = groups.computeIfAbsent(path, Group::new);
         g.usedSlots = usedSlots;
         g.usedCpu = usedCpu;
         g.usedMem = usedMem;
@@ -197,7 +165,6 @@ public final class ClusterModel {
 
     public synchronized void groupRemoved(String path) {
         if (groups.remove(path) != null) {
-            historyVersion++;
             dirty = true;
         }
     }
@@ -209,7 +176,7 @@ public final class ClusterModel {
 
     /**
      * A snapshot begins: what the model knew is replaced by what follows (nodes and groups not in it
-     * are gone; slot counts start again at 0). Group history is kept for groups that remain.
+     * are gone; slot counts start again at 0). Group history is kept (it belongs to the master, not the connection).
      */
     public synchronized void snapshotBegins() {
         Arrays.fill(names, 0, nodeCount, null);
@@ -235,9 +202,7 @@ public final class ClusterModel {
     /** The snapshot is read: groups it did not name are gone. */
     public synchronized void snapshotEnds() {
         if (snapshotGroups != null) {
-            if (groups.keySet().retainAll(snapshotGroups)) {
-                historyVersion++;
-            }
+            groups.keySet().retainAll(snapshotGroups);
             snapshotGroups = null;
         }
         eventsApplied++;
@@ -338,12 +303,20 @@ public final class ClusterModel {
      * every pulse, so the history is in wall time whether events come or not).
      */
     public synchronized void tick(long nowMillis) {
-        if (nextSample == Long.MIN_VALUE || nowMillis >= nextSample) {
-            groups.values().forEach(Group::sample);
-            historyVersion++;
-            nextSample = nowMillis + sampleMillis;
+        if (feeding && history.due(nowMillis)) {
+            List<UsageHistory.Use> now = new ArrayList<>(groups.size());
+            groups.values().forEach(g -> now.add(new UsageHistory.Use(g.path, g.usedSlots, g.usedCpu)));
+            history.record(nowMillis, now);
             dirty = true;
         }
+    }
+
+    /**
+     * Whether the stream feeds the model (connected) or not (connecting, reconnecting, failed): the
+     * group history takes samples only while it does, so the time between is a gap, not the last values.
+     */
+    public synchronized void feeding(boolean now) {
+        feeding = now;
     }
 
     /** Whether anything changed since the last {@link #frame()}. */
@@ -359,11 +332,10 @@ public final class ClusterModel {
         for (Group g : groups.values()) {
             gs.add(new Frame.GroupUsage(g.path, g.usedSlots, g.usedCpu, g.usedMem, g.waitingUnits, g.waitingSlots));
         }
-        if (historyVersion != historyVersionShown) {
-            List<Frame.GroupHistory> h = new ArrayList<>(groups.size());
-            groups.values().forEach(g -> h.add(g.history(sampleMillis)));
-            historyShown = h;
-            historyVersionShown = historyVersion;
+        long version = history.version();
+        if (version != historyVersionShown) {
+            historyShown = history.read();
+            historyVersionShown = version;
         }
         if (jobsChanged) {
             jobsShown = topJobs();

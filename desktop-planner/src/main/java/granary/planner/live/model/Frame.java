@@ -14,8 +14,13 @@ public final class Frame {
     public record GroupUsage(String path, long usedSlots, long usedCpu, long usedMem, long waitingUnits, long waitingSlots) {
     }
 
-    /** A group's used slots and cpu, one sample per {@code sampleMillis}, oldest first, over the last hour at most. */
-    public record GroupHistory(String path, long[] usedSlots, long[] usedCpu, long sampleMillis) {
+    /**
+     * A group's used slots and cpu granted, one sample per {@code sampleMillis} over the last hour, oldest
+     * first, {@link UsageHistory#UNKNOWN} where it was not seen (not connected, or the group did not exist).
+     *
+     * @param endMillis when the hour ends: the end of the latest sample's period
+     */
+    public record GroupHistory(String path, long[] usedSlots, long[] usedCpu, long sampleMillis, long endMillis) {
     }
 
     /** A job's slots granted as seen on the stream since the last snapshot, on {@code grants} unit-node pairs. */

@@ -95,7 +95,7 @@ class StreamDecoderTest {
 
     @Test
     void groupHistoryKeepsOneSamplePerPeriodForTheLastHour() {
-        ClusterModel model = new ClusterModel(10_000, 60_000); // 6 samples
+        ClusterModel model = new ClusterModel(new UsageHistory(10_000, 60_000, 100)); // 6 samples
         for (int k = 0; k < 10; k++) {
             model.group("root.a", k, 100L * k, 0, 0, 0);
             model.tick(k * 10_000L);
