@@ -241,7 +241,8 @@ class RestApiTest {
 
     @Test
     void theReservationsAndPeersSayWhenTheirPartIsMissing() throws Exception {
-        ApiHarness.Reply r = h.get("/reservations", h.reader);
+        ApiHarness.Reply r = h.get("/reservations", h.reader);   // the reservation policy, which declares it, is not installed
+        assertEquals(404, r.status(), r.toString());
         assertNotNull(r.object().get("type"), "problem JSON: " + r);
         assertEquals(404, h.get("/agents", h.reader).status(), "no master side in this fixture");
     }

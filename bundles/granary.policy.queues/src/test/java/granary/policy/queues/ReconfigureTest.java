@@ -55,7 +55,7 @@ class ReconfigureTest {
         assertSame(before, b.queues.tree());
         assertEquals(state, b.fingerprint());
         b.submit("k", "root.a.p0", slots(1));
-        assertEquals(ReasonCode.QUOTA, b.reason("k/u").code());   // the old maximum still holds
+        assertEquals(QueueReasons.QUOTA, b.reason("k/u").code());   // the old maximum still holds
     }
 
     @Test

@@ -124,7 +124,7 @@ final class Reservation {
     }
 
     private void lock(String node) {
-        locked.put(node, Verdict.waitFor(Reason.of(ReasonCode.LOCKED, "node " + node,
+        locked.put(node, Verdict.waitFor(Reason.of(ReservationProvider.LOCKED, "node " + node,
                 "locked for job " + target + " (reservation against starvation); running work drains, no new work"
                         + " but the target's")));
     }
