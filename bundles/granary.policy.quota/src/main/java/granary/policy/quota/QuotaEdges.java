@@ -32,17 +32,17 @@ final class QuotaEdges {
     static void declare(PolicyDeclaration.Builder<QuotaPolicy> b) {
         b.reason(QuotaReasons.QUOTA).reason(QuotaReasons.UNFUNDED).reason(QuotaReasons.DRAWBACK)
                 .reason(QuotaReasons.LOOKAHEAD).reason(QuotaReasons.LOCKED)
-                .metric(MetricSpec.gauge("granary_group_preempted_slots",
+                .metric(MetricSpec.number("granary_group_preempted_slots",
                         "Slots preempted from a group since its policy instance started, from the quota report.",
                         "quota", "groups", List.of("group"), "preempted_from"))
-                .metric(MetricSpec.gauge("granary_group_preempted_work_slot_seconds",
+                .metric(MetricSpec.number("granary_group_preempted_work_slot_seconds",
                         "Work lost to preemption: the slot-seconds the slots preempted from a group had run, since its policy "
                                 + "instance started (its rate over granary_group_used_slots is the share of the group's work lost).",
                         "quota", "groups", List.of("group"), "preempted_work_slot_seconds"))
-                .metric(MetricSpec.gauge("granary_group_quota_min",
+                .metric(MetricSpec.amount("granary_group_quota_min",
                         "A group's guarantee in force, from the quota report of each policy in effect that declares one "
                                 + "(slots, or resources in base units).", "quota", "groups", List.of("group"), "min"))
-                .metric(MetricSpec.gauge("granary_group_quota_max",
+                .metric(MetricSpec.amount("granary_group_quota_max",
                         "A group's limit in force, from the quota report of each policy in effect that declares one.",
                         "quota", "groups", List.of("group"), "max"))
                 .resource(ResourceSpec.read("/quota", "getQuota", "The quota table in force, in its JSON format"
