@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The job masters the master is starting again after their timeout (spec case 3, docs/recovery.md
- * "Restarting a lost job master"). Each restart is a job of the master's own, {@code
+ * The job masters the master is starting again after their timeout (docs/recovery.md, "Restarting a
+ * lost job master"). Each restart is a job of the master's own, {@code
  * granary.restart-<n>@<job master>}, with one online unit {@value #UNIT} of one slot of the size the
  * job master asked for: the engine places it within every node's capacity like any work, and the
  * cap of that slot carries the launch to its agent. Touched only in turns of the master's loop.
