@@ -143,8 +143,7 @@ public final class Api {
 
         // ---- queues, policies (a policy's own resources: PolicyResources) ----
         add(Route.get("/queues", READER).id("listQueues")
-                .summary("Every queue (group) by full path: usage, waiting work, jobs; and what the installed policies add"
-                        + " (the queue tree's leaves when one is in force)")
+                .summary("Every queue (group) by full path: usage, waiting work, jobs; and the fields the installed policies add")
                 .handle(c -> Answer.ok(queues())));
         add(Route.get("/policies", READER).id("listPolicies")
                 .summary("Installed policies: their extension points, origin, whether selected and active, their reports")
