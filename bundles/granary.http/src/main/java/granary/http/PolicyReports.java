@@ -71,6 +71,7 @@ final class PolicyReports {
             ro.addProperty("method", r.method());
             ro.addProperty("href", Api.BASE + r.path());
             ro.addProperty("kind", r.kind().name().toLowerCase(java.util.Locale.ROOT));
+            ro.addProperty("document", r.document());
             ro.addProperty("summary", r.summary());
             resources.add(ro);
         }

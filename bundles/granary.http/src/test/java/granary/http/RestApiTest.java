@@ -166,6 +166,7 @@ class RestApiTest {
         JsonObject quota = find(p.getAsJsonArray("policies"), "quota");
         assertTrue(quota.getAsJsonArray("reports").toString().contains("/api/v1/policies/quota/reports/billing"), quota.toString());
         assertTrue(quota.getAsJsonArray("resources").toString().contains("\"href\":\"/api/v1/quota/state\""), quota.toString());
+        assertTrue(quota.getAsJsonArray("resources").toString().contains("\"document\":\"quota table\""), quota.toString());
         assertTrue(quota.getAsJsonArray("metrics").toString().contains("granary_group_quota_min"), quota.toString());
         assertTrue(quota.getAsJsonArray("reasonCodes").toString().contains("\"code\":\"DRAWBACK\""), quota.toString());
 

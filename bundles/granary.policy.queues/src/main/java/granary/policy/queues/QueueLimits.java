@@ -5,7 +5,6 @@ import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
 import granary.api.spi.JobView;
 import granary.api.spi.Reason;
-import granary.api.spi.ReasonCode;
 import granary.api.spi.UnitView;
 import granary.api.spi.Verdict;
 import granary.policy.queues.QueueIndex.Queue;

@@ -7,7 +7,6 @@ import granary.api.model.UnitId;
 import granary.api.event.JobCancelled;
 import granary.api.event.UnitDesireChanged;
 import granary.api.spi.Reason;
-import granary.api.spi.ReasonCode;
 
 import org.junit.jupiter.api.Test;
 

@@ -13,7 +13,6 @@ import granary.api.event.Receipt;
 import granary.api.model.Resources;
 import granary.api.event.PolicyReconfigured;
 import granary.policy.queues.api.QueueTree;
-import granary.api.spi.ReasonCode;
 
 import org.junit.jupiter.api.Test;
 

@@ -19,7 +19,6 @@ import granary.api.event.Receipt;
 import granary.api.event.Revoked;
 import granary.api.model.JobSpec;
 import granary.api.model.UnitSpec;
-import granary.api.spi.ReasonCode;
 import granary.testkit.Clocks;
 import granary.testkit.Jobs;
 

@@ -15,7 +15,6 @@ import granary.api.spi.EngineView;
 import granary.api.spi.JobView;
 import granary.api.spi.NodeView;
 import granary.api.spi.Reason;
-import granary.api.spi.ReasonCode;
 import granary.api.spi.UnitView;
 import granary.api.spi.Verdict;
 
