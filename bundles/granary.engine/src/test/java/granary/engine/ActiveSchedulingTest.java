@@ -23,6 +23,10 @@ import org.junit.jupiter.api.Test;
  * Active scheduling (docs/scheduling.md, "Active scheduling"): locality order, round-robin, limits.
  */
 class ActiveSchedulingTest {
+    /** A policy's own reason code, as a quota policy declares it. */
+    static final ReasonCode QUOTA = ReasonCode.of("QUOTA", "limit reached",
+            "It gets more when work in {subject} releases slots, or when that limit is raised.");
+
 
     @Test
     void articleExampleOneSlotOnEachPreferredMachine() {
@@ -116,7 +120,7 @@ class ActiveSchedulingTest {
         @Override
         public Verdict admit(UnitView unit, int wanted, EngineView view) {
             long used = view.group(unit.group()).usedSlots();
-            granary.api.spi.Reason why = new granary.api.spi.Reason(ReasonCode.QUOTA, "group " + unit.group(),
+            granary.api.spi.Reason why = new granary.api.spi.Reason(QUOTA, "group " + unit.group(),
                     "max " + limit + " slots", limit, used);
             return used < limit ? Verdict.allow((int) Math.min(wanted, limit - used), why) : Verdict.waitFor(why);
         }
@@ -130,7 +134,7 @@ class ActiveSchedulingTest {
         h.nodes("n", "r1", 4, 400, 4096);
         h.submit("j", unit("u", 100, 512, 10));
         assertEquals(3, h.granted("j/u"));
-        assertEquals(ReasonCode.QUOTA, h.engine.view().unit(granary.api.model.UnitId.parse("j/u")).waitReason().code());
+        assertEquals(QUOTA, h.engine.view().unit(granary.api.model.UnitId.parse("j/u")).waitReason().code());
         h.release("j/u", "n0", 1);
         assertEquals(3, h.granted("j/u"));   // the freed slot is given back within the cap
     }

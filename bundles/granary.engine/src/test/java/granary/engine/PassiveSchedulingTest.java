@@ -1,5 +1,6 @@
 package granary.engine;
 
+import granary.api.spi.ReasonCode;
 import static granary.engine.Harness.unit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,6 +26,10 @@ import org.junit.jupiter.api.Test;
  * queues.
  */
 class PassiveSchedulingTest {
+    /** A policy's own reason code, as a reservation policy declares it. */
+    static final ReasonCode LOCKED = ReasonCode.of("LOCKED", "node locked", "The nodes with room are locked for another"
+            + " job by a reservation; they open when that job has started or the reservation ends.");
+
 
     @Test
     void releaseFillsTheFreedNodeWithTheFirstUnitThatFits() {
@@ -107,7 +112,7 @@ class PassiveSchedulingTest {
         @Override
         public Verdict filter(UnitView unit, NodeView node) {
             return !node.name().equals("n0") || unit.id().job().equals("target") ? Verdict.ALLOW
-                    : Verdict.waitFor(granary.api.spi.Reason.of(granary.api.spi.ReasonCode.LOCKED, "node n0", "locked"));
+                    : Verdict.waitFor(granary.api.spi.Reason.of(LOCKED, "node n0", "locked"));
         }
 
         @Override

@@ -37,13 +37,20 @@ import org.junit.jupiter.api.Test;
  * nothing of the unit waits; {@link JobWhy} says it in sentences.
  */
 class WhyNotLedgerTest {
+    /** A policy's own reason code, as a quota policy declares it. */
+    static final ReasonCode QUOTA = ReasonCode.of("QUOTA", "limit reached",
+            "It gets more when work in {subject} releases slots, or when that limit is raised.");
+    /** A policy's own reason code, as a reservation policy declares it. */
+    static final ReasonCode LOCKED = ReasonCode.of("LOCKED", "node locked", "The nodes with room are locked for another"
+            + " job by a reservation; they open when that job has started or the reservation ends.");
+
 
     private static UnitView unitOf(Harness h, String id) {
         return h.engine.view().unit(UnitId.parse(id));
     }
 
     private static ReasonTally tally(Harness h, String id, ReasonCode code) {
-        return unitOf(h, id).reasons().stream().filter(t -> t.code() == code).findFirst()
+        return unitOf(h, id).reasons().stream().filter(t -> t.code().equals(code)).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + code + " in " + unitOf(h, id).reasons()));
     }
 
@@ -164,7 +171,7 @@ class WhyNotLedgerTest {
 
         @Override
         public Verdict filter(UnitView unit, NodeView node) {
-            return unit.job().id().equals("target") ? Verdict.ALLOW : Verdict.waitFor(Reason.of(ReasonCode.LOCKED,
+            return unit.job().id().equals("target") ? Verdict.ALLOW : Verdict.waitFor(Reason.of(LOCKED,
                     "node " + node.name(), "locked for job target (reservation)"));
         }
     }
@@ -176,7 +183,7 @@ class WhyNotLedgerTest {
         h.install(new LockAll());
         h.nodes("n", "r1", 2, 400, 4096);
         h.submit("j", unit("u", 100, 512, 1));
-        Reason r = tally(h, "j/u", ReasonCode.LOCKED).last();
+        Reason r = tally(h, "j/u", LOCKED).last();
         assertEquals("2 nodes with room for a slot refuse it, e.g. node n0: locked for job target (reservation)", r.message());
         assertSaid(why(h, "j"), "The nodes with room are locked for another job by a reservation; they open when that"
                 + " job has started or the reservation ends.");
@@ -189,10 +196,10 @@ class WhyNotLedgerTest {
         h.install(new ActiveSchedulingTest.GroupCapBase(3));
         h.nodes("n", "r1", 4, 400, 4096);
         h.submit("j", unit("u", 100, 512, 10));
-        ReasonTally t = tally(h, "j/u", ReasonCode.QUOTA);
+        ReasonTally t = tally(h, "j/u", QUOTA);
         String group = h.engine.view().job("j").group();
         // the policy's own numbers: asked for 10 with none in use, it allowed 3, "max 3 slots"
-        assertEquals(new Reason(ReasonCode.QUOTA, "group " + group, "max 3 slots", 3, 0), t.last());
+        assertEquals(new Reason(QUOTA, "group " + group, "max 3 slots", 3, 0), t.last());
         List<String> s = why(h, "j");
         assertSaid(s, "Most often (once, last just now): limit reached (group " + group + "): max 3 slots.");
         assertSaid(s, "It gets more when work in group " + group + " releases slots, or when that limit is raised.");
@@ -219,22 +226,22 @@ class WhyNotLedgerTest {
     @Test
     void countsGrowOncePerCycleTheUnitIsTriedAndFailed() {
         Harness h = capOfThree(new EngineOptions(List.of("fifo", "cap"), List.of("fifo"), true));
-        long quota = tally(h, "k/u", ReasonCode.QUOTA).count();   // at submission: 3 of 5 allowed
+        long quota = tally(h, "k/u", QUOTA).count();   // at submission: 3 of 5 allowed
         long noFit = tally(h, "k/u", ReasonCode.NO_FIT).count();
         h.handle(new JobCancelled("other"));   // one cycle frees both nodes: k is refused on each, counted once
         assertEquals(1, h.granted("j/u"));
         assertEquals(2, h.granted("k/u"));
-        assertEquals(quota + 1, tally(h, "k/u", ReasonCode.QUOTA).count());
+        assertEquals(quota + 1, tally(h, "k/u", QUOTA).count());
         for (int i = 2; i <= 3; i++) {
             h.clock.advance(1000);
             releaseOne(h, "k/u");   // k takes the slot back and is refused more
             assertEquals(2, h.granted("k/u"));
-            assertEquals(quota + i, tally(h, "k/u", ReasonCode.QUOTA).count());
+            assertEquals(quota + i, tally(h, "k/u", QUOTA).count());
         }
-        ReasonTally t = tally(h, "k/u", ReasonCode.QUOTA);
+        ReasonTally t = tally(h, "k/u", QUOTA);
         assertEquals(h.clock.millis(), t.lastAtMillis());
         assertEquals(noFit, tally(h, "k/u", ReasonCode.NO_FIT).count(), "not tried for room again: not counted again");
-        assertEquals(ReasonCode.QUOTA, unitOf(h, "k/u").reasons().get(0).code(), "the most frequent first");
+        assertEquals(QUOTA, unitOf(h, "k/u").reasons().get(0).code(), "the most frequent first");
         List<String> s = why(h, "k");
         assertSaid(s, "Most often (" + t.count() + " times, last just now): limit reached (group "
                 + h.engine.view().job("k").group() + "): max 3 slots.");

@@ -13,7 +13,6 @@ import granary.api.event.NodeBlacklisted;
 import granary.api.event.OutputEvent;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
-import granary.api.event.PolicyReconfigured;
 import granary.api.event.Granted;
 import granary.api.event.Receipt;
 import granary.api.event.Revoked;
@@ -21,10 +20,8 @@ import granary.api.model.JobSpec;
 import granary.api.spi.GroupView;
 import granary.api.spi.JobView;
 import granary.api.spi.NodeView;
-import granary.api.spi.Policy;
 import granary.api.spi.PolicyInfo;
 import granary.api.spi.PolicyProvider;
-import granary.api.spi.Reconfigurable;
 import granary.codec.CodecException;
 import granary.codec.JobCodec;
 import java.io.StringReader;
@@ -53,12 +50,13 @@ public final class Api {
     private final AuditLog audit;
     private final Supplier<PeerSource> peers;
     private final List<Route> routes = new ArrayList<>();
+    private final PolicyResources resources;
     /** Writes that read the state in force, check it and change it are serialised, so a revision check holds until the change. */
     private final Object writes = new Object();
 
     /**
      * @param scheduler the live scheduler
-     * @param providers the installed policies' declarations (for reports)
+     * @param providers the installed policies' declarations (for their reports and resources)
      * @param audit     where writes are recorded
      * @param peers     the master's peers, or a supplier of null where this runtime has no master side
      * @param timeout   the longest wait for the engine before a 503
@@ -69,11 +67,15 @@ public final class Api {
         this.reports = new PolicyReports(providers);
         this.audit = audit;
         this.peers = peers;
+        this.resources = new PolicyResources(providers, engine, reports, writes);
         declare();
     }
 
+    /** The API's own routes, then those of the resources the installed policies declare now. */
     public List<Route> routes() {
-        return routes;
+        List<Route> all = new ArrayList<>(routes);
+        all.addAll(resources.routes(routes));
+        return all;
     }
 
     public AuditLog audit() {
@@ -139,26 +141,10 @@ public final class Api {
                 .summary("Why the job's units wait: the reasons counted per unit, with the numbers, and in sentences")
                 .answers(200, 404).handle(c -> Answer.ok(engine.query(v -> Why.of(job(v, c.path("id")), v.now())))));
 
-        // ---- queues, quota, policies ----
+        // ---- queues, policies (a policy's own resources: PolicyResources) ----
         add(Route.get("/queues", READER).id("listQueues")
-                .summary("Every queue (group) by full path: usage, waiting work, jobs; the queue tree's leaves when one is in force")
+                .summary("Every queue (group) by full path: usage, waiting work, jobs; and the fields the installed policies add")
                 .handle(c -> Answer.ok(queues())));
-        add(Route.put("/queues", ADMIN).id("loadQueues").summary("Load a queue tree into the queues policy (validated first)")
-                .param("dryRun", "boolean", "validate only; change nothing")
-                .body("a queue tree (docs/formats.md)").answers(200, 400, 409, 413, 415).handle(this::loadQueues));
-        add(Route.get("/quota", READER).id("getQuota")
-                .summary("The quota table in force, in the article's format; its revision in the ETag header")
-                .answers(200, 404).handle(this::quota));
-        add(Route.put("/quota", ADMIN).id("loadQuota")
-                .summary("Load a quota table: validated, diffed against the table in force, applied between two decisions")
-                .param("dryRun", "boolean", "validate and diff only; change nothing")
-                .param("workerSpans", "string", "workers per slice, e.g. default:5000,0-9:15000")
-                .body("a quota table in the article's format (docs/formats.md); If-Match: a revision, to refuse a stale edit")
-                .answers(200, 400, 409, 413, 415).handle(this::loadQuota));
-        add(Route.get("/quota/state", READER).id("getQuotaState")
-                .summary("The quota policy's state: the slice in force, every group's min, max, used and state, and billing")
-                .param("day", "string", "billing of this day only, yyyy-MM-dd")
-                .answers(200, 400, 404).handle(this::quotaState));
         add(Route.get("/policies", READER).id("listPolicies")
                 .summary("Installed policies: their extension points, origin, whether selected and active, their reports")
                 .handle(c -> Answer.ok(policies())));
@@ -169,9 +155,6 @@ public final class Api {
                 .summary("A report a policy declares, as data; its parameters are query parameters of the same names")
                 .answers(200, 400, 404)
                 .handle(c -> Answer.ok(reports.read(engine, c.path("name"), c.path("report"), c))));
-        add(Route.get("/reservations", READER).id("listReservations")
-                .summary("The reservation policy's reports: reserved nodes and waiting targets")
-                .answers(200, 404).handle(c -> Answer.ok(reservations(c))));
 
         // ---- peers, audit ----
         add(Route.get("/agents", READER).id("listAgents").summary("Node agents known to the master: state, incarnation, last seen, caps")
@@ -341,101 +324,9 @@ public final class Api {
             all.sort(Comparator.comparing(GroupView::name));
             all.forEach(g -> groups.add(Views.group(g)));
             o.add("queues", groups);
-            Policy p = v.policy(QueueSupport.POLICY);
-            List<String> leaves = p instanceof Reconfigurable r && r.settings() != null ? optional(() -> QueueSupport.leaves(r.settings())) : null;
-            if (leaves != null) {
-                o.add("treeLeaves", Json.array(leaves));
-            }
+            resources.addFields("/queues", v, o);
             return o;
         });
-    }
-
-    private Answer loadQueues(Call c) {
-        Object tree = optional(() -> QueueSupport.read(c.bodyText()));
-        if (tree == null) {
-            throw ApiException.conflict("policy-not-installed", "the queues policy is not installed: no queue tree can be loaded");
-        }
-        requireInstalled(QueueSupport.POLICY);
-        JsonObject o = new JsonObject();
-        o.addProperty("dryRun", c.flag("dryRun"));
-        o.addProperty("valid", true);
-        o.add("leaves", Json.array(QueueSupport.leaves(tree)));
-        if (!c.flag("dryRun")) {
-            synchronized (writes) {
-                o.add("notes", Json.array(engine.submit(new PolicyReconfigured(QueueSupport.POLICY, tree)).notes()));
-            }
-        }
-        return Answer.ok(o);
-    }
-
-    private void requireInstalled(String policy) {
-        boolean installed = engine.query(v -> v.policy(policy) != null);
-        if (!installed) {
-            throw ApiException.conflict("policy-not-installed", "policy " + policy + " is not installed (GET /api/v1/policies lists what is)");
-        }
-    }
-
-    /** The table in force and its WorkerSpans, read together on the engine thread. */
-    private String[] quotaInForce() {
-        return engine.query(v -> {
-            Policy p = v.policy(QuotaSupport.POLICY);
-            return p == null ? null : new String[] {QuotaSupport.inForce(p), QuotaSupport.workerSpans(p)};
-        });
-    }
-
-    private Answer quota(Call c) {
-        String[] now = optional(this::quotaInForce);
-        if (now == null || now[0] == null) {
-            throw ApiException.notFound("quota table", "no quota table is in force (the quota policy is not installed or has no table)");
-        }
-        JsonObject table = Json.read(now[0], "table in force").getAsJsonObject();
-        Answer a = Answer.ok(table).header("ETag", "\"" + QuotaSupport.revision(now[0], now[1]) + "\"");
-        if (now[1] != null) {
-            a.header("Granary-Worker-Spans", now[1]);
-        }
-        return a;
-    }
-
-    private Answer loadQuota(Call c) {
-        boolean dryRun = c.flag("dryRun");
-        String spans = c.query("workerSpans", null);
-        synchronized (writes) {
-            String[] now = optional(this::quotaInForce);
-            if (now == null) {
-                throw ApiException.conflict("policy-not-installed", "the quota policy is not installed: no quota table can be loaded");
-            }
-            String before = now[0];
-            String beforeRev = QuotaSupport.revision(before, now[1]);
-            String ifMatch = c.header("if-match");
-            if (ifMatch != null && !ifMatch.equals("*") && !unquote(ifMatch).equals(beforeRev)) {
-                throw ApiException.conflict("stale-revision", "the table in force is revision " + beforeRev + ", not "
-                        + unquote(ifMatch) + ": someone changed it since you read it; read it again (GET /api/v1/quota)");
-            }
-            QuotaSupport.Parsed next = QuotaSupport.read(c.bodyText(), spans);
-            List<String> notes = null;
-            if (!dryRun) {
-                notes = engine.submit(new PolicyReconfigured(QuotaSupport.POLICY, next.table())).notes();
-            }
-            return Answer.ok(QuotaSupport.outcome(before, next.text(), beforeRev, next.revision(), notes, dryRun))
-                    .header("ETag", "\"" + (dryRun ? beforeRev : next.revision()) + "\"");
-        }
-    }
-
-    private static String unquote(String etag) {
-        String t = etag.trim();
-        if (t.startsWith("W/")) {
-            t = t.substring(2);
-        }
-        return t.length() >= 2 && t.startsWith("\"") && t.endsWith("\"") ? t.substring(1, t.length() - 1) : t;
-    }
-
-    private Answer quotaState(Call c) {
-        JsonObject o = new JsonObject();
-        o.add("quota", reports.read(engine, QuotaSupport.POLICY, "quota", c));
-        o.add("billing", reports.read(engine, QuotaSupport.POLICY, "billing", c));
-        String[] now = optional(this::quotaInForce);
-        o.addProperty("revision", QuotaSupport.revision(now == null ? null : now[0], now == null ? null : now[1]));
-        return Answer.ok(o);
     }
 
     private JsonObject policies() {
@@ -474,38 +365,12 @@ public final class Api {
         return Answer.ok(o);
     }
 
-    private JsonObject reservations(Call c) {
-        var d = reports.declaration("reservation");
-        if (d == null) {
-            throw ApiException.notFound("policy reservation", "the reservation policy is not installed");
-        }
-        JsonObject o = new JsonObject();
-        for (var spec : d.reports()) {
-            if (spec.parameters().stream().noneMatch(p -> !p.optional())) {
-                o.add(spec.name(), reports.read(engine, "reservation", spec.name(), c));
-            }
-        }
-        return o;
-    }
-
     private PeerSource peerSource() {
         PeerSource p = peers.get();
         if (p == null) {
             throw ApiException.notFound("peers", "this runtime serves no master side (started with --listen=off, or a standby): no agents or job masters");
         }
         return p;
-    }
-
-    /**
-     * Runs {@code work} that needs a policy's model classes, or answers null if the package is not
-     * wired (the policy bundle is not installed: the import is optional).
-     */
-    private static <T> T optional(Supplier<T> work) {
-        try {
-            return work.get();
-        } catch (NoClassDefFoundError e) {
-            return null;
-        }
     }
 
     /** The path of a route with its named segments filled, for links. */

@@ -8,11 +8,11 @@ import java.util.Arrays;
  * secret, issued with {@code --issue-token=operator/alice}.
  */
 public enum ApiRole {
-    /** Reads everything: status, nodes, jobs, queues, quota, policies, peers, the stream. */
+    /** Reads everything: status, nodes, jobs, queues, policies and what they declare, peers, the stream. */
     READER("reader"),
     /** And changes work: submits, cancels and moves jobs, blacklists nodes. */
     OPERATOR("operator"),
-    /** And changes the scheduler: quota tables, queue trees, policies; reads the audit log. */
+    /** And changes the scheduler: the settings policies declare (their write resources), policies; reads the audit log. */
     ADMIN("admin");
 
     private final String wire;

@@ -32,7 +32,7 @@ public final class OpenApi {
         info.addProperty("title", "Granary HTTP API");
         info.addProperty("version", version);
         info.addProperty("description", "Operators' API of the Granary master: read the cluster, submit and manage work, "
-                + "load quota tables and queue trees, swap policies, follow allocations live. Errors are RFC 9457 problem JSON.");
+                + "load the settings the installed policies declare, swap policies, follow allocations live. Errors are RFC 9457 problem JSON.");
         doc.add("info", info);
         JsonArray servers = new JsonArray();
         JsonObject server = new JsonObject();

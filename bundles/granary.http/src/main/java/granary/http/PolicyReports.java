@@ -8,7 +8,9 @@ import granary.api.spi.Invocation;
 import granary.api.spi.Policy;
 import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
+import granary.api.spi.ReasonCode;
 import granary.api.spi.ReportSpec;
+import granary.api.spi.ResourceSpec;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -35,7 +37,7 @@ final class PolicyReports {
         return null;
     }
 
-    /** What a policy declares: its description, reports and commands with their parameters. */
+    /** What a policy declares: its description, reports and commands with their parameters, resources, metrics and reason codes. */
     JsonObject describe(String policy) {
         PolicyDeclaration d = declaration(policy);
         JsonObject o = new JsonObject();
@@ -63,6 +65,31 @@ final class PolicyReports {
             commands.add(co);
         }
         o.add("consoleCommands", commands);
+        JsonArray resources = new JsonArray();
+        for (ResourceSpec r : d.resources()) {
+            JsonObject ro = new JsonObject();
+            ro.addProperty("method", r.method());
+            ro.addProperty("href", Api.BASE + r.path());
+            ro.addProperty("kind", r.kind().name().toLowerCase(java.util.Locale.ROOT));
+            ro.addProperty("document", r.document());
+            ro.addProperty("summary", r.summary());
+            resources.add(ro);
+        }
+        o.add("resources", resources);
+        JsonArray metrics = new JsonArray();
+        d.metrics().forEach(m -> metrics.add(m.name()));
+        o.add("metrics", metrics);
+        JsonArray reasons = new JsonArray();
+        for (ReasonCode c : d.reasons()) {
+            JsonObject co = new JsonObject();
+            co.addProperty("code", c.name());
+            co.addProperty("meaning", c.meaning());
+            if (c.hintText() != null) {
+                co.addProperty("hint", c.hintText());
+            }
+            reasons.add(co);
+        }
+        o.add("reasonCodes", reasons);
         return o;
     }
 

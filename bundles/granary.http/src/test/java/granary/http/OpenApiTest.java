@@ -37,7 +37,6 @@ class OpenApiTest {
             Map.entry("listPolicies", new String[] {"/policies", null}),
             Map.entry("activatePolicy", new String[] {"/policies/fifo/active", "{\"active\": true}"}),
             Map.entry("readPolicyReport", new String[] {"/policies/quota/reports/quota", null}),
-            Map.entry("listReservations", new String[] {"/reservations", null}),
             Map.entry("listAgents", new String[] {"/agents", null}),
             Map.entry("listJobMasters", new String[] {"/jobmasters", null}),
             Map.entry("readAudit", new String[] {"/audit", null}),

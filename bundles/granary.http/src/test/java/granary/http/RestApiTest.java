@@ -165,6 +165,10 @@ class RestApiTest {
         assertTrue(fifo.get("active").getAsBoolean());
         JsonObject quota = find(p.getAsJsonArray("policies"), "quota");
         assertTrue(quota.getAsJsonArray("reports").toString().contains("/api/v1/policies/quota/reports/billing"), quota.toString());
+        assertTrue(quota.getAsJsonArray("resources").toString().contains("\"href\":\"/api/v1/quota/state\""), quota.toString());
+        assertTrue(quota.getAsJsonArray("resources").toString().contains("\"document\":\"quota table\""), quota.toString());
+        assertTrue(quota.getAsJsonArray("metrics").toString().contains("granary_group_quota_min"), quota.toString());
+        assertTrue(quota.getAsJsonArray("reasonCodes").toString().contains("\"code\":\"DRAWBACK\""), quota.toString());
 
         JsonObject on = h.send("PUT", "/policies/fair/active", h.admin, "{\"active\": true}").object();
         assertTrue(on.get("active").getAsBoolean());
@@ -241,7 +245,8 @@ class RestApiTest {
 
     @Test
     void theReservationsAndPeersSayWhenTheirPartIsMissing() throws Exception {
-        ApiHarness.Reply r = h.get("/reservations", h.reader);
+        ApiHarness.Reply r = h.get("/reservations", h.reader);   // the reservation policy, which declares it, is not installed
+        assertEquals(404, r.status(), r.toString());
         assertNotNull(r.object().get("type"), "problem JSON: " + r);
         assertEquals(404, h.get("/agents", h.reader).status(), "no master side in this fixture");
     }

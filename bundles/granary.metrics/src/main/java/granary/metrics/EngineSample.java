@@ -2,8 +2,10 @@ package granary.metrics;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import granary.api.model.Resources;
@@ -14,24 +16,21 @@ import granary.api.report.Section;
 import granary.api.spi.EngineStatus;
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
+import granary.api.spi.MetricSpec;
 import granary.api.spi.Policy;
 import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.ReportSpec;
 
 /**
  * What one scrape reads of the engine, copied on the engine thread in one query so that nothing live
- * leaves it: the status counters, one row per group, and the guarantees and limits of every policy in
- * effect that declares a {@value #QUOTA_REPORT} report.
+ * leaves it: the status counters, one row per group, and the samples of the metrics every policy in
+ * effect declares.
  *
- * <p>The quota bounds are read the way the console reads any report, from the policy's declaration
- * (docs/architecture.md, "Reports and commands"): the report {@value #QUOTA_REPORT}, its table
- * {@value #GROUPS_SECTION}, and in each row the cells {@code group}, {@code min} and {@code max} (a number
- * of slots, or resources). No policy class is named here.
+ * <p>A policy's metrics are read the way the console reads any report, from the policy's declaration
+ * (docs/operations.md, "Metrics"): each {@link MetricSpec} names a report, its table and the cells
+ * that label and value a sample. No policy and no report is named here.
  */
-record EngineSample(EngineStatus status, List<GroupRow> groups, List<QuotaRow> quotas, List<String> problems) {
-
-    static final String QUOTA_REPORT = "quota";
-    static final String GROUPS_SECTION = "groups";
+record EngineSample(EngineStatus status, List<GroupRow> groups, List<PolicySample> policySamples, List<String> problems) {
 
     /** One group (quota group or queue) as the engine sees it. */
     record GroupRow(String name, int waitingUnits, long waitingSlots, long usedSlots, Resources used, int jobs,
@@ -39,11 +38,11 @@ record EngineSample(EngineStatus status, List<GroupRow> groups, List<QuotaRow> q
     }
 
     /**
-     * One group's guarantee and limit in a policy's quota report (a number of slots, {@link Resources},
-     * or null), and, where the report says them, the slots preempted from it and the slot-seconds
-     * those slots had run (null where it does not).
+     * One row of a policy's metric: the policy, the metric, the values of its label cells (in the
+     * metric's order) and the value cell's value (a number, {@link Resources}, or anything else, which
+     * gives no sample).
      */
-    record QuotaRow(String policy, String group, Object min, Object max, Number preempted, Number preemptedWork) {
+    record PolicySample(String policy, MetricSpec metric, List<String> labels, Object value) {
     }
 
     /** Reads the sample; call on the engine thread (a {@code Scheduler} query). */
@@ -54,53 +53,51 @@ record EngineSample(EngineStatus status, List<GroupRow> groups, List<QuotaRow> q
             groups.add(new GroupRow(g.name(), g.waitingUnits(), g.waitingSlots(), g.usedSlots(), g.used(), g.jobs(),
                     g.runningJobs()));
         }
-        List<QuotaRow> quotas = new ArrayList<>();
+        List<PolicySample> samples = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         Set<String> inEffect = new HashSet<>(status.policies().values());
         for (PolicyDeclaration d : declarations) {
-            if (!inEffect.contains(d.name())) {
+            Policy installed = inEffect.contains(d.name()) ? view.policy(d.name()) : null;
+            if (installed == null) {
                 continue;
             }
-            for (ReportSpec r : d.reports()) {
-                if (r.name().equals(QUOTA_REPORT)) {
-                    try {
-                        quotas.addAll(quotaRows(d.name(), r, view));
-                    } catch (RuntimeException ex) {
-                        // one policy's broken report must not cost the scrape the rest
-                        problems.add(d.name() + "/" + r.name());
+            Map<String, Report> read = new HashMap<>();
+            for (MetricSpec m : d.metrics()) {
+                try {
+                    Report report = read.computeIfAbsent(m.report(), name -> report(d, name).read(installed, view));
+                    samples.addAll(rows(d.name(), m, report));
+                } catch (RuntimeException ex) {
+                    // one policy's broken report must not cost the scrape the rest
+                    if (!problems.contains(d.name() + "/" + m.report())) {
+                        problems.add(d.name() + "/" + m.report());
                     }
                 }
             }
         }
-        return new EngineSample(status, List.copyOf(groups), List.copyOf(quotas), List.copyOf(problems));
+        return new EngineSample(status, List.copyOf(groups), List.copyOf(samples), List.copyOf(problems));
     }
 
-    private static List<QuotaRow> quotaRows(String policyName, ReportSpec spec, EngineView view) {
-        Policy installed = view.policy(policyName);
-        if (installed == null) {
+    private static ReportSpec report(PolicyDeclaration d, String name) {
+        return d.reports().stream().filter(r -> r.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static List<PolicySample> rows(String policy, MetricSpec m, Report report) {
+        Section table = report.section(m.section());
+        if (table == null) {
             return List.of();
         }
-        Report report = spec.read(installed, view);
-        Section groups = report.section(GROUPS_SECTION);
-        if (groups == null) {
-            return List.of();
-        }
-        List<QuotaRow> rows = new ArrayList<>();
-        for (Row row : groups.rows()) {
-            Cell group = row.cell("group");
-            if (group != null && group.value() != null) {
-                rows.add(new QuotaRow(policyName, group.value().toString(), value(row.cell("min")), value(row.cell("max")),
-                        number(row.cell("preempted_from")), number(row.cell("preempted_work_slot_seconds"))));
+        List<PolicySample> out = new ArrayList<>();
+        for (Row row : table.rows()) {
+            List<String> labels = new ArrayList<>();
+            for (String l : m.labels()) {
+                Cell c = row.cell(l);
+                labels.add(c == null || c.value() == null ? "" : c.value().toString());
+            }
+            Cell value = row.cell(m.value());
+            if (value != null && value.value() != null) {
+                out.add(new PolicySample(policy, m, List.copyOf(labels), value.value()));
             }
         }
-        return rows;
-    }
-
-    private static Object value(Cell c) {
-        return c == null ? null : c.value();
-    }
-
-    private static Number number(Cell c) {
-        return c != null && c.value() instanceof Number n ? n : null;
+        return out;
     }
 }

@@ -3,6 +3,7 @@ package granary.metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import java.util.function.Supplier;
 
 import granary.api.event.Scheduler;
 import granary.api.spi.EngineStatus;
+import granary.api.spi.MetricSpec;
 import granary.api.spi.PolicyDeclaration;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.Labels;
@@ -54,7 +56,7 @@ final class EngineSampler implements MultiCollector {
         if (sample != null) {
             status(sample.status(), out);
             groups(sample, out);
-            quotas(sample, out);
+            policyMetrics(sample, out);
             List<Amounts.Amount> failed = sample.problems().stream()
                     .map(p -> new Amounts.Amount(Labels.of("report", p), 1)).toList();
             out.add(Families.gauge("granary_scrape_report_failed",
@@ -137,31 +139,28 @@ final class EngineSampler implements MultiCollector {
         out.add(Families.gauge("granary_group_running_jobs", "Jobs of the group that hold at least one slot.", running));
     }
 
-    private static void quotas(EngineSample sample, List<MetricSnapshot> out) {
-        List<Amounts.Amount> min = new ArrayList<>();
-        List<Amounts.Amount> max = new ArrayList<>();
-        List<Amounts.Amount> preempted = new ArrayList<>();
-        List<Amounts.Amount> work = new ArrayList<>();
-        for (EngineSample.QuotaRow q : sample.quotas()) {
-            Labels l = Labels.of("policy", q.policy(), "group", q.group());
-            min.addAll(Amounts.ofValue(l, q.min()));
-            max.addAll(Amounts.ofValue(l, q.max()));
-            if (q.preempted() != null) {
-                preempted.add(new Amounts.Amount(l, q.preempted().doubleValue()));
-            }
-            if (q.preemptedWork() != null) {
-                work.add(new Amounts.Amount(l, q.preemptedWork().doubleValue()));
+    /**
+     * The metrics the policies in effect declare: one gauge family per metric name (the first
+     * declaration's help), one sample per report row, labelled {@code policy} and by the metric's cells.
+     */
+    private static void policyMetrics(EngineSample sample, List<MetricSnapshot> out) {
+        Map<String, String> help = new LinkedHashMap<>();
+        Map<String, List<Amounts.Amount>> values = new LinkedHashMap<>();
+        for (EngineSample.PolicySample p : sample.policySamples()) {
+            MetricSpec m = p.metric();
+            help.putIfAbsent(m.name(), m.help());
+            List<String> names = new ArrayList<>(List.of("policy"));
+            names.addAll(m.labels());
+            List<String> given = new ArrayList<>(List.of(p.policy()));
+            given.addAll(p.labels());
+            Labels l = Labels.of(names, given);
+            List<Amounts.Amount> into = values.computeIfAbsent(m.name(), k -> new ArrayList<>());
+            if (m.kind() == MetricSpec.Kind.AMOUNT) {
+                into.addAll(Amounts.ofValue(l, p.value()));
+            } else if (p.value() instanceof Number n) {
+                into.add(new Amounts.Amount(l, n.doubleValue()));
             }
         }
-        out.add(Families.gauge("granary_group_preempted_slots",
-                "Slots preempted from a group since its policy instance started, from the quota report.", preempted));
-        out.add(Families.gauge("granary_group_preempted_work_slot_seconds",
-                "Work lost to preemption: the slot-seconds the slots preempted from a group had run, since its policy "
-                        + "instance started (its rate over granary_group_used_slots is the share of the group's work lost).", work));
-        out.add(Families.gauge("granary_group_quota_min",
-                "A group's guarantee in force, from the quota report of each policy in effect that declares one "
-                        + "(slots, or resources in base units).", min));
-        out.add(Families.gauge("granary_group_quota_max",
-                "A group's limit in force, from the quota report of each policy in effect that declares one.", max));
+        help.forEach((name, text) -> out.add(Families.gauge(name, text, values.get(name))));
     }
 }

@@ -44,7 +44,7 @@ public final class GranaryMetrics implements AutoCloseable {
      * @param scheduler      the engine: its output events are counted, its state read at each scrape
      * @param host           the live event loop, whose handling listener counts input events and their
      *                       duration; null leaves those metrics out
-     * @param declarations   the declarations of the policies there are now (their quota reports)
+     * @param declarations   the declarations of the policies there are now (the metrics they declare)
      * @param master         the master's monitor now, or null without one
      * @param engineTimeout  the longest a scrape waits for the engine
      * @param jvm            whether to serve the JVM's and the process's metrics too

@@ -180,6 +180,39 @@ class GranaryMetricsTest {
         assertNull(e.value("granary_group_quota_min", "policy", "quota", "group", "g1", "resource", "slots", "unit", "integer"));
     }
 
+    /** A unit order the endpoint has never heard of, with a report of every waiting unit's wait and a metric of it. */
+    static final class Waits implements granary.api.spi.UnitOrder {
+        @Override
+        public String name() {
+            return "waits";
+        }
+
+        @Override
+        public int compare(granary.api.spi.UnitView a, granary.api.spi.UnitView b) {
+            return Long.compare(a.submitTime(), b.submitTime());
+        }
+    }
+
+    static final PolicyDeclaration WAITS = PolicyDeclaration.of("waits", Waits.class)
+            .factory(s -> new Waits())
+            .report("waits", "waiting slots per unit", (p, v) -> granary.api.report.Report.of(granary.api.report.Section.table(
+                    "units", v.jobs().stream().flatMap(j -> j.units().stream()).map(u -> granary.api.report.Row.of(
+                            granary.api.report.Cell.bare("schedule_unit", u.id().toString()),
+                            granary.api.report.Cell.of("waiting", u.remaining()))).toList(), "none")))
+            .metric(granary.api.spi.MetricSpec.number("granary_unit_waiting_slots", "Slots a unit waits for.", "waits",
+                    "units", List.of("schedule_unit"), "waiting"))
+            .build();
+
+    @Test
+    void aPolicyTheEndpointDoesNotKnowExportsTheMetricItDeclares() throws Exception {
+        live = new LiveEngine(List.of("waits"), List.of("waits"), new Waits());
+        metrics = metricsOf(live, List.of(WAITS), null);
+        Clusters.slotNodes(1, 2).forEach(n -> live.submit(new NodeAdded(n)));
+        live.submit(new JobSubmitted(job("a", "g1", slots(5))));
+        Exposition e = scrape();
+        assertEquals(3, e.get("granary_unit_waiting_slots", "policy", "waits", "schedule_unit", "a/u"));
+    }
+
     /** An engine that never answers a query: the scrape serves the counters and says so. */
     @Test
     void aScrapeDoesNotWaitLongerThanItsBoundForABusyEngine() throws Exception {

@@ -23,7 +23,7 @@ import java.util.TreeSet;
  *                 restarted uses them for agents that do not report (docs/recovery.md). Empty in a
  *                 delta.
  * @param restart  with {@code full}, optionally: how the master may start this job master again when
- *                 it is declared lost (spec case 3, docs/recovery.md "Restarting a lost job
+ *                 it is declared lost (docs/recovery.md, "Restarting a lost job
  *                 master"); null: nobody but its own operator restarts it. Null in a delta.
  * @param mark     a number the job master gives each request, larger than the one before (0: none).
  *                 Each hint says the mark of the last request applied before it was written

@@ -20,7 +20,12 @@ import granary.api.model.NodeSpec;
 import granary.api.model.UnitSpec;
 import granary.api.spi.ExtensionPoint;
 import granary.api.spi.Policy;
+import granary.api.spi.MetricSpec;
 import granary.api.spi.PolicyDeclaration;
+import granary.api.spi.ReasonCode;
+import granary.api.spi.ReportSpec;
+import granary.api.spi.ResourceSpec;
+import granary.api.report.Report;
 import granary.api.spi.PolicyInfo;
 
 import org.junit.jupiter.api.Test;
@@ -272,6 +277,38 @@ public abstract class PolicyContract {
                 }
             }
             fail("run 2 has " + second.size() + " outputs, run 1 " + first.size());
+        }
+    }
+
+    /**
+     * What the policy declares for the edges holds on its installed instance with waiting work: every
+     * reason a waiting unit carries has an engine code or one the declaration lists; every resource it
+     * reads (documents, fields) and every report its metrics and resources read answers without failing;
+     * every metric's table is in its report (docs/policies.md, "Writing a policy").
+     */
+    @Test
+    void whatItDeclaresForTheEdgesHoldsWithWaitingWork() {
+        TestEngine e = engine(newPolicy());
+        load(e);
+        PolicyDeclaration d = declaration();
+        Policy installed = e.view().policy(name());
+        List<String> undeclared = new ArrayList<>();
+        e.view().jobs().forEach(j -> j.units().forEach(u -> u.reasons().forEach(t -> {
+            if (!ReasonCode.engineCodes().contains(t.code()) && !d.reasons().contains(t.code())) {
+                undeclared.add(u.id() + ": " + t.last());
+            }
+        })));
+        assertEquals(List.of(), undeclared, "reasons with a code neither the engine's nor declared by " + name());
+        for (ResourceSpec r : d.resources()) {
+            if (r.kind() == ResourceSpec.Kind.READ || r.kind() == ResourceSpec.Kind.FIELDS) {
+                r.read(installed, e.view());
+            }
+        }
+        for (MetricSpec m : d.metrics()) {
+            ReportSpec report = d.reports().stream().filter(x -> x.name().equals(m.report())).findFirst().orElseThrow();
+            Report read = report.read(installed, e.view());
+            assertNotNull(read.section(m.section()), () -> "metric " + m.name() + ": report " + m.report() + " has no section "
+                    + m.section());
         }
     }
 

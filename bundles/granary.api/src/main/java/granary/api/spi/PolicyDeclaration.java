@@ -16,10 +16,11 @@ import granary.api.report.Report;
 /**
  * Everything about one policy, said once: its name, the class whose interfaces are its extension
  * points, a description, its options, how an instance is made from them, and the reports and
- * commands it offers operators. The runtime derives the policy's service, configuration PID
+ * commands it offers operators, the HTTP resources, metrics and why-not reason codes it offers the
+ * edges. The runtime derives the policy's service, configuration PID
  * ({@code granary.policy.<name>}) and metatype from it; the simulator and other class-path users
- * find it with {@link java.util.ServiceLoader} through a {@link PolicyProvider}; the console and the
- * HTTP API offer its reports and commands without naming the policy. See docs/policies.md, "Writing a
+ * find it with {@link java.util.ServiceLoader} through a {@link PolicyProvider}; the console, the
+ * HTTP API and the metrics serve what it declares without naming the policy. See docs/policies.md, "Writing a
  * policy".
  */
 public final class PolicyDeclaration {
@@ -31,6 +32,9 @@ public final class PolicyDeclaration {
     private final Function<Settings, ? extends Policy> factory;
     private final List<ReportSpec> reports;
     private final List<CommandSpec> commands;
+    private final List<ResourceSpec> resources;
+    private final List<MetricSpec> metrics;
+    private final List<ReasonCode> reasons;
 
     private PolicyDeclaration(Builder<?> b) {
         this.name = b.name;
@@ -40,6 +44,9 @@ public final class PolicyDeclaration {
         this.factory = b.factory;
         this.reports = List.copyOf(b.reports);
         this.commands = List.copyOf(b.commands);
+        this.resources = List.copyOf(b.resources);
+        this.metrics = List.copyOf(b.metrics);
+        this.reasons = List.copyOf(b.reasons.values());
     }
 
     /** Starts the declaration of the policy {@code name}, implemented by {@code type}. */
@@ -90,6 +97,24 @@ public final class PolicyDeclaration {
 
     public List<CommandSpec> commands() {
         return commands;
+    }
+
+    /** The HTTP resources it offers (docs/api.md, "Resources policies declare"). */
+    public List<ResourceSpec> resources() {
+        return resources;
+    }
+
+    /** The metrics it exports, read from its reports (docs/operations.md, "Metrics"). */
+    public List<MetricSpec> metrics() {
+        return metrics;
+    }
+
+    /**
+     * The reason codes of its own it may give (besides the engine's, {@link ReasonCode#engineCodes()}),
+     * with their texts (docs/scheduling.md, "Why is my job not scheduled?").
+     */
+    public List<ReasonCode> reasons() {
+        return reasons;
     }
 
     /**
@@ -155,6 +180,9 @@ public final class PolicyDeclaration {
         private Function<Settings, ? extends Policy> factory;
         private final List<ReportSpec> reports = new ArrayList<>();
         private final List<CommandSpec> commands = new ArrayList<>();
+        private final List<ResourceSpec> resources = new ArrayList<>();
+        private final List<MetricSpec> metrics = new ArrayList<>();
+        private final Map<String, ReasonCode> reasons = new LinkedHashMap<>();
 
         private Builder(String name, Class<P> type) {
             if (name == null || !name.matches("[a-z][a-z0-9-]*")) {
@@ -225,6 +253,34 @@ public final class PolicyDeclaration {
             return this;
         }
 
+        /** An HTTP resource; see {@link ResourceSpec}. */
+        public Builder<P> resource(ResourceSpec resource) {
+            resources.add(resource);
+            ResourceSpec.requireDistinct(name, resources);
+            return this;
+        }
+
+        /** A metric read from one of its reports; see {@link MetricSpec}. */
+        public Builder<P> metric(MetricSpec metric) {
+            if (metrics.stream().anyMatch(m -> m.name().equals(metric.name()))) {
+                throw new IllegalArgumentException("policy " + name + ": metric " + metric.name() + " is declared twice");
+            }
+            metrics.add(metric);
+            return this;
+        }
+
+        /** A reason code of its own (not one of {@link ReasonCode#engineCodes()}). */
+        public Builder<P> reason(ReasonCode code) {
+            if (ReasonCode.engineCodes().contains(code)) {
+                throw new IllegalArgumentException("policy " + name + ": " + code + " is an engine reason code; declare only"
+                        + " codes of the policy's own");
+            }
+            if (reasons.putIfAbsent(code.name(), code) != null) {
+                throw new IllegalArgumentException("policy " + name + ": reason code " + code + " is declared twice");
+            }
+            return this;
+        }
+
         private Builder<P> add(ReportSpec r) {
             requireFree(r.name());
             reports.add(r);
@@ -241,6 +297,20 @@ public final class PolicyDeclaration {
         public PolicyDeclaration build() {
             if (factory == null) {
                 throw new IllegalStateException("policy " + name + ": no factory declared");
+            }
+            for (MetricSpec m : metrics) {
+                if (reports.stream().noneMatch(r -> r.name().equals(m.report()))) {
+                    throw new IllegalStateException("policy " + name + ": metric " + m.name() + " reads report '" + m.report()
+                            + "', which it does not declare");
+                }
+            }
+            for (ResourceSpec r : resources) {
+                for (String report : r.reports()) {
+                    if (reports.stream().noneMatch(x -> x.name().equals(report))) {
+                        throw new IllegalStateException("policy " + name + ": resource " + r + " serves report '" + report
+                                + "', which it does not declare");
+                    }
+                }
             }
             return new PolicyDeclaration(this);
         }

@@ -21,7 +21,7 @@ public record ReasonTally(ReasonCode code, long count, Reason last, long lastAtM
         if (count < 1) {
             throw new IllegalArgumentException("reason tally " + code + ": count must be at least 1, got " + count);
         }
-        if (last.code() != code) {
+        if (!last.code().equals(code)) {
             throw new IllegalArgumentException("reason tally " + code + ": the last reason has code " + last.code());
         }
     }

@@ -57,7 +57,7 @@ final class WhySentences {
         ReasonTally top = reasons.get(0);
         ReasonTally latest = top;
         for (ReasonTally t : reasons) {
-            if (t.code() == u.latest()) {
+            if (t.code().equals(u.latest())) {
                 latest = t;
             }
         }
@@ -106,58 +106,12 @@ final class WhySentences {
 
     /** What a code means, in a few words. */
     static String meaning(ReasonCode code) {
-        return switch (code) {
-            case NO_FIT -> "no room";
-            case QUOTA -> "limit reached";
-            case UNFUNDED -> "group not funded now";
-            case DRAWBACK -> "group over its max";
-            case MAX_RUNNING -> "running-job limit reached";
-            case LOCKED -> "node locked";
-            case BLACKLISTED -> "blacklisted";
-            case LABELS -> "labels do not match";
-            case MAX_PER_NODE -> "per-node maximum reached";
-            case LOCALITY -> "outside its locality preferences";
-            case NO_POLICY -> "no policy in effect";
-            case NO_PLACEMENT -> "the gang does not fit whole";
-            case TOO_LARGE -> "too large";
-            case BEHIND -> "behind other work";
-            case UNKNOWN_GROUP -> "unknown group";
-            case LOOKAHEAD -> "held before a quota slice boundary";
-            case OTHER -> "other";
-        };
+        return code.meaning();
     }
 
     /** What would help, where that is plain; null where it is not. */
     static String hint(Reason r) {
-        String s = safe(r.subject());
-        return switch (r.code()) {
-            case QUOTA -> "It gets more when work in " + s + " releases slots, or when that limit is raised.";
-            case DRAWBACK -> capital(s) + " holds more than its max: it gets nothing until its jobs release enough to"
-                    + " fall below the max, or the max is raised.";
-            case UNFUNDED -> capital(s) + " has no quota in the current time slice: its work waits for a slice that"
-                    + " funds it, or for a quota table that funds it now.";
-            case MAX_RUNNING -> "It starts when running jobs of " + s + " end, or when that limit is raised.";
-            case LOOKAHEAD -> "It is held back until the quota slice boundary has passed.";
-            case NO_FIT -> "It is placed when a node frees enough room (slots released, a node added or enlarged);"
-                    + " a smaller slot would fit sooner.";
-            case TOO_LARGE -> "It cannot be placed as it is: ask for a smaller slot, or add a node large enough.";
-            case BLACKLISTED -> "Taking nodes off the global blacklist (granary:unblacklist) or off the unit's own"
-                    + " blacklist would give it room.";
-            case LABELS -> "More nodes with the labels it selects, or a looser node selector, would give it room.";
-            case MAX_PER_NODE -> "It holds its maximum slots per node where there is room: more nodes with room, or a"
-                    + " higher maxPerNode, would let it grow.";
-            case LOCKED -> "The nodes with room are locked for another job by a reservation; they open when that job"
-                    + " has started or the reservation ends.";
-            case LOCALITY -> "Its locality preferences leave it no node with room; a ROOM or CLUSTER preference would"
-                    + " let it run elsewhere.";
-            case NO_POLICY -> "Select a policy for that extension point (granary:policies lists them, granary:policy"
-                    + " <name> selects one).";
-            case NO_PLACEMENT -> "A gang gets all its slots at once and never holds part of them: it is placed when"
-                    + " enough room is free together.";
-            case BEHIND -> "It waits until the work ahead of it is placed.";
-            case UNKNOWN_GROUP -> "Move the job to a group that exists (granary:move <job> <queue>).";
-            case OTHER -> null;
-        };
+        return r.code().hint(safe(r.subject()));
     }
 
     /** An engine duration for people: "0.2 s", "12 s", "3 min 20 s", "2 h 5 min", "3 d 4 h". */
@@ -185,10 +139,6 @@ final class WhySentences {
 
     private static String count(long n, String noun) {
         return n + " " + noun + (n == 1 ? "" : "s");
-    }
-
-    private static String capital(String s) {
-        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     /** Escaped only if it holds a character that would change what a terminal shows (not cut: a message may be long). */

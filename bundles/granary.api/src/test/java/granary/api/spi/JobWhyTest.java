@@ -1,5 +1,6 @@
 package granary.api.spi;
 
+import granary.api.spi.ReasonCode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,13 @@ import org.junit.jupiter.api.Test;
 
 /** The sentences of a {@link JobWhy}, from the plain values alone (the engine's tests build them from a real engine). */
 class JobWhyTest {
+    /** A policy's own reason code, as a quota policy declares it. */
+    static final ReasonCode QUOTA = ReasonCode.of("QUOTA", "limit reached",
+            "It gets more when work in {subject} releases slots, or when that limit is raised.");
+    /** A policy's own reason code, as a reservation policy declares it. */
+    static final ReasonCode LOCKED = ReasonCode.of("LOCKED", "node locked", "The nodes with room are locked for another"
+            + " job by a reservation; they open when that job has started or the reservation ends.");
+
 
     private static ReasonTally tally(ReasonCode code, long count, String subject, String message, long at) {
         return new ReasonTally(code, count, Reason.of(code, subject, message), at);
@@ -24,11 +32,11 @@ class JobWhyTest {
     @Test
     void theMostFrequentReasonTheLatestAndTheOthersEachInASentence() {
         List<ReasonTally> reasons = List.of(
-                tally(ReasonCode.QUOTA, 37, "group root.a", "max 40 slots reached", 99_800),
+                tally(QUOTA, 37, "group root.a", "max 40 slots reached", 99_800),
                 tally(ReasonCode.NO_FIT, 5, "unit wc/map", "no node has enough free memory for one slot", 99_990),
                 tally(ReasonCode.BLACKLISTED, 2, "node n3", "on the global blacklist", 90_000),
                 tally(ReasonCode.LABELS, 1, "node n4", "labels {} lack {gpu=a100}", 40_000),
-                tally(ReasonCode.LOCKED, 1, "node n5", "locked for job x", 30_000),
+                tally(LOCKED, 1, "node n5", "locked for job x", 30_000),
                 tally(ReasonCode.MAX_PER_NODE, 1, "node n6", "max 2 slots per node reached", 20_000));
         assertEquals(List.of(
                 "Job wc in group root.a waits for 6 of its 12 slots (6 granted).",
@@ -79,8 +87,8 @@ class JobWhyTest {
 
     @Test
     void aTallyIsCheckedWhole() {
-        Reason quota = Reason.of(ReasonCode.QUOTA, "group g", "max");
-        assertThrows(IllegalArgumentException.class, () -> new ReasonTally(ReasonCode.QUOTA, 0, quota, 1));
+        Reason quota = Reason.of(QUOTA, "group g", "max");
+        assertThrows(IllegalArgumentException.class, () -> new ReasonTally(QUOTA, 0, quota, 1));
         assertThrows(IllegalArgumentException.class, () -> new ReasonTally(ReasonCode.NO_FIT, 1, quota, 1));
     }
 }

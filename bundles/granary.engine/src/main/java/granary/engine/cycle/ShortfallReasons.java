@@ -2,7 +2,11 @@ package granary.engine.cycle;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import granary.api.model.Locality;
 import granary.api.spi.Reason;
@@ -32,15 +36,19 @@ final class ShortfallReasons {
 
     /** Nodes with room looked at, at most, to tell why they refuse a unit. */
     static final int LOOK_AT = 1000;
-    private static final ReasonCode[] CODES = ReasonCode.values();
 
     private final Cluster cluster;
     private final Eligibility eligibility;
     private final WaitLedger ledger;
     private final Dims dims;
-    /** Per reason code: nodes with room that refuse the unit for it, and the first of them (reused). */
-    private final int[] refused = new int[CODES.length];
-    private final NodeState[] example = new NodeState[CODES.length];
+    /**
+     * Per reason code: nodes with room that refuse the unit for it, and the first of them (emptied
+     * after each unit). A node filter's own codes (a reservation's lock) come first, then the engine's
+     * in their order.
+     */
+    private final Map<ReasonCode, Integer> refused = new TreeMap<>(Comparator.comparingInt(ShortfallReasons::rank)
+            .thenComparing(ReasonCode::name));
+    private final Map<ReasonCode, NodeState> example = new HashMap<>();
 
     ShortfallReasons(Cluster cluster, Eligibility eligibility, WaitLedger ledger, Dims dims) {
         this.cluster = cluster;
@@ -120,18 +128,16 @@ final class ShortfallReasons {
             }
         }
         String subject = "unit " + u.id();
-        for (int i = 0; i < CODES.length && seen > usable; i++) {   // none refused (none had room): nothing per rule
-            ReasonCode c = CODES[i];
-            int k = refused[c.ordinal()];
-            refused[c.ordinal()] = 0;
-            if (k > 0) {
-                Reason e = eligibility.whyNot(u, example[c.ordinal()]);
-                example[c.ordinal()] = null;
-                ledger.record(u, Reason.of(c, subject, (seen >= LOOK_AT ? "of the first " + seen + " nodes with room"
-                        + " for a slot, " + k + " refuse it" : nodes(k) + " with room for a slot refuse" + (k == 1 ? "s" : "")
-                        + " it") + ", e.g. " + e.subject() + ": " + e.message()));
-            }
+        for (Map.Entry<ReasonCode, Integer> r : refused.entrySet()) {   // none had room: nothing refused, nothing per rule
+            ReasonCode c = r.getKey();
+            int k = r.getValue();
+            Reason e = eligibility.whyNot(u, example.get(c));
+            ledger.record(u, Reason.of(c, subject, (seen >= LOOK_AT ? "of the first " + seen + " nodes with room"
+                    + " for a slot, " + k + " refuse it" : nodes(k) + " with room for a slot refuse" + (k == 1 ? "s" : "")
+                    + " it") + ", e.g. " + e.subject() + ": " + e.message()));
         }
+        refused.clear();
+        example.clear();
         if (usable > 0 && scope.local && scope.asked < u.desired()) {
             ledger.record(u, new Reason(ReasonCode.LOCALITY, subject, "its locality preferences ask for " + scope.asked
                     + " slots in all (" + u.request().locality().size() + " preferences), it wants " + u.desired(),
@@ -145,10 +151,15 @@ final class ShortfallReasons {
         if (c == null) {
             return false;
         }
-        if (refused[c.ordinal()]++ == 0) {
-            example[c.ordinal()] = n;
+        if (refused.merge(c, 1, Integer::sum) == 1) {
+            example.put(c, n);
         }
         return true;
+    }
+
+    /** Where a code comes in the order of refusals: a policy's own codes, then the engine's. */
+    private static int rank(ReasonCode c) {
+        return ReasonCode.engineCodes().indexOf(c) + 1;
     }
 
     /**

@@ -253,7 +253,7 @@ public final class UnitState implements UnitView {
      */
     public boolean waitedAgain(ReasonCode c, long now, int cycle, long freshMillis) {
         if (tallies == null) {
-            if (waitReason == null || reasonAt < 0 || waitReason.code() != c
+            if (waitReason == null || reasonAt < 0 || !waitReason.code().equals(c)
                     || (reasonCycle != cycle && now - reasonAt > freshMillis)) {
                 return false;
             }
@@ -275,7 +275,7 @@ public final class UnitState implements UnitView {
 
     /** True while the ledger is nothing but the latest reason, found once, and {@code c} in the same cycle adds nothing. */
     private boolean onlyThis(ReasonCode c, int cycle) {
-        return waitReason == null || reasonAt < 0 || (waitReason.code() == c && reasonCycle == cycle);
+        return waitReason == null || reasonAt < 0 || (waitReason.code().equals(c) && reasonCycle == cycle);
     }
 
     /** The one reason found once becomes the first entry of the chain. */
@@ -311,7 +311,7 @@ public final class UnitState implements UnitView {
 
     private WaitTally find(ReasonCode c) {
         WaitTally t = tallies;
-        while (t != null && t.code != c) {
+        while (t != null && !t.code.equals(c)) {
             t = t.next;
         }
         return t;

@@ -21,6 +21,10 @@ import org.junit.jupiter.api.Test;
  * chains entries; a reason found again keeps its text for a second of engine time.
  */
 class UnitLedgerTest {
+    /** A policy's own reason code, as a quota policy declares it. */
+    static final ReasonCode QUOTA = ReasonCode.of("QUOTA", "limit reached",
+            "It gets more when work in {subject} releases slots, or when that limit is raised.");
+
 
     private static final long FRESH = 1000;
 
@@ -38,13 +42,13 @@ class UnitLedgerTest {
         u.waitedFor(noFit("b"), 11, 1, true);
         assertEquals(List.of(new ReasonTally(ReasonCode.NO_FIT, 1, noFit("b"), 11)), u.reasons());
         u.waitedFor(noFit("c"), 20, 2, true);
-        u.waitedFor(Reason.of(ReasonCode.QUOTA, "group g", "max"), 21, 2, true);
+        u.waitedFor(Reason.of(QUOTA, "group g", "max"), 21, 2, true);
         u.waitedFor(noFit("d"), 22, 2, true);
         List<ReasonTally> r = u.reasons();
         assertEquals(ReasonCode.NO_FIT, r.get(0).code());
         assertEquals(2, r.get(0).count());
         assertEquals("d", r.get(0).last().message());
-        assertEquals(ReasonCode.QUOTA, r.get(1).code());
+        assertEquals(QUOTA, r.get(1).code());
         assertEquals(1, r.get(1).count());
         assertEquals(ReasonCode.NO_FIT, u.waitReason().code(), "the latest");
     }
@@ -55,7 +59,7 @@ class UnitLedgerTest {
         u.waitedFor(noFit("built at 0"), 0, 1, true);
         assertTrue(u.waitedAgain(ReasonCode.NO_FIT, 5, 1, FRESH));           // same cycle: counted already
         assertTrue(u.waitedAgain(ReasonCode.NO_FIT, 1000, 2, FRESH));        // next cycle, within the second
-        assertFalse(u.waitedAgain(ReasonCode.QUOTA, 1000, 2, FRESH));        // another code: build it
+        assertFalse(u.waitedAgain(QUOTA, 1000, 2, FRESH));        // another code: build it
         assertFalse(u.waitedAgain(ReasonCode.NO_FIT, 1001, 3, FRESH), "older than a second: build it again");
         ReasonTally t = u.reasons().get(0);
         assertEquals(2, t.count());

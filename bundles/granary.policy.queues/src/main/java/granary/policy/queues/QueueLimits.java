@@ -5,7 +5,6 @@ import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
 import granary.api.spi.JobView;
 import granary.api.spi.Reason;
-import granary.api.spi.ReasonCode;
 import granary.api.spi.UnitView;
 import granary.api.spi.Verdict;
 import granary.policy.queues.QueueIndex.Queue;
@@ -88,7 +87,7 @@ final class QueueLimits {
             if (perUser > 0) {
                 int running = QueueIndex.runningJobs(q, user, view);
                 if (running >= perUser) {
-                    return new Reason(ReasonCode.MAX_RUNNING, "queue " + q.path, "max running jobs per user "
+                    return new Reason(QueueReasons.MAX_RUNNING, "queue " + q.path, "max running jobs per user "
                             + perUser + " reached (user " + user + ": " + running + " running)", perUser, running);
                 }
             }
@@ -102,7 +101,7 @@ final class QueueLimits {
             return null;
         }
         int running = QueueIndex.runningJobs(q, view);
-        return running < max ? null : new Reason(ReasonCode.MAX_RUNNING, "queue " + q.path,
+        return running < max ? null : new Reason(QueueReasons.MAX_RUNNING, "queue " + q.path,
                 "max running jobs " + max + " reached (" + running + " running)", max, running);
     }
 
@@ -114,7 +113,7 @@ final class QueueLimits {
         String binding = binding(q.maximum.minus(used), slot);
         String what = n == 0 ? "max " + q.maximum + " reached (used " + used + ")"
                 : "max " + q.maximum + " leaves room for " + n + " of " + wanted + " slots (used " + used + ")";
-        return new Reason(ReasonCode.QUOTA, "queue " + q.path, what, q.maximum.get(binding), used.get(binding));
+        return new Reason(QueueReasons.QUOTA, "queue " + q.path, what, q.maximum.get(binding), used.get(binding));
     }
 
     /** The resource of {@code slot} that fits the fewest times in {@code room}. */

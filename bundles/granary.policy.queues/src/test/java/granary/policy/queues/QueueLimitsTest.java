@@ -7,7 +7,6 @@ import granary.api.model.UnitId;
 import granary.api.event.JobCancelled;
 import granary.api.event.UnitDesireChanged;
 import granary.api.spi.Reason;
-import granary.api.spi.ReasonCode;
 
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +30,7 @@ class QueueLimitsTest {
         b.submit("j1", "root.a.p0", slots(20));
         assertEquals(10, b.granted("j1/u"));   // 25% of 4000 cpu
         Reason partial = b.reason("j1/u");
-        assertEquals(ReasonCode.QUOTA, partial.code());
+        assertEquals(QueueReasons.QUOTA, partial.code());
         assertEquals("queue root.a.p0", partial.subject());
         assertEquals("max cpu=1000,mem=10000 leaves room for 10 of 20 slots (used cpu=0,mem=0)", partial.message());
         b.submit("j2", "root.a.p0", slots(1));
@@ -132,7 +131,7 @@ class QueueLimitsTest {
         b.submit("j2", "root.a.p1", slots(1));
         QueuesPolicy q = b.queues;
         var verdict = q.admitGroup(b.groupView("root.a.p1"), b.view());
-        assertEquals(ReasonCode.MAX_RUNNING, verdict.reason().code());
+        assertEquals(QueueReasons.MAX_RUNNING, verdict.reason().code());
         assertEquals(false, verdict.allowed());
         assertEquals(true, q.admitGroup(b.groupView("root.a.p0"), b.view()).allowed());   // j1 runs there
     }

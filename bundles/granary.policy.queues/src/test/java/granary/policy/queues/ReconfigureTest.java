@@ -13,7 +13,6 @@ import granary.api.event.Receipt;
 import granary.api.model.Resources;
 import granary.api.event.PolicyReconfigured;
 import granary.policy.queues.api.QueueTree;
-import granary.api.spi.ReasonCode;
 
 import org.junit.jupiter.api.Test;
 
@@ -55,7 +54,7 @@ class ReconfigureTest {
         assertSame(before, b.queues.tree());
         assertEquals(state, b.fingerprint());
         b.submit("k", "root.a.p0", slots(1));
-        assertEquals(ReasonCode.QUOTA, b.reason("k/u").code());   // the old maximum still holds
+        assertEquals(QueueReasons.QUOTA, b.reason("k/u").code());   // the old maximum still holds
     }
 
     @Test

@@ -185,9 +185,9 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             return (Verdict) cached[1];
         }
         Verdict v = q == null
-                ? Verdict.waitFor(Reason.of(ReasonCode.UNFUNDED, "group " + group.name(),
+                ? Verdict.waitFor(Reason.of(QuotaReasons.UNFUNDED, "group " + group.name(),
                         "not funded in slice " + funding.slice() + " of the quota table"))
-                : Verdict.waitFor(limit(ReasonCode.DRAWBACK, group.name(), "Drawback: holds " + used + " of MaxQuota "
+                : Verdict.waitFor(limit(QuotaReasons.DRAWBACK, group.name(), "Drawback: holds " + used + " of MaxQuota "
                         + q.max() + "; nothing until it releases", q.max(), used));
         groupVerdicts.put(group.name(), new Object[] {used, v});
         return v;
@@ -208,7 +208,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         }
         Quota used = funding.used(g);
         long room = Usage.room(used, q.max(), unit.slot());
-        ReasonCode code = ReasonCode.QUOTA;
+        ReasonCode code = QuotaReasons.QUOTA;
         Long pool = funding.poolRoom(view);
         if (pool != null && pool < room) {
             room = pool;
@@ -219,7 +219,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             long r = Usage.room(used, after, unit.slot());
             if (r < room) {
                 room = r;
-                code = ReasonCode.LOOKAHEAD;
+                code = QuotaReasons.LOOKAHEAD;
             }
         }
         if (room >= wanted) {
@@ -230,14 +230,14 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
 
     /** Why a unit may not have more slots now; built only when it is refused some. */
     private Reason why(ReasonCode code, UnitView unit, GroupQuota q, Quota used, Quota after, Long pool) {
-        if (code == ReasonCode.LOOKAHEAD) {
+        if (code == QuotaReasons.LOOKAHEAD) {
             return limit(code, unit.group(), "the slice boundary at " + java.time.Instant.ofEpochMilli(lookahead.boundary())
                     + " lowers its quota to " + after + " (slice " + lookahead.nextSlice() + "); work expected to run "
                     + expectedText(unit) + " would outlive it; holds " + used, after, used);
         }
         if (code == null) {
             long workers = funding.workers(funding.slice());
-            return new Reason(ReasonCode.QUOTA, "slice " + funding.slice(), "the " + workers
+            return new Reason(QuotaReasons.QUOTA, "slice " + funding.slice(), "the " + workers
                     + " workers of the slice (WorkerSpans) are all granted but " + pool, workers, workers - pool);
         }
         return limit(code, unit.group(), "MaxQuota " + q.max() + ", holds " + used, q.max(), used);
@@ -471,7 +471,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         claim.clear();
         claim.addAll(nodes);
         claimUnits = Set.copyOf(units);
-        claimReason = Reason.of(ReasonCode.LOCKED, "job " + job.id(), "the emergent job has claimed this node ("
+        claimReason = Reason.of(QuotaReasons.LOCKED, "job " + job.id(), "the emergent job has claimed this node ("
                 + claim.size() + " claimed) until it starts");
         claimAt = ctx.now();
         if (shrank) {

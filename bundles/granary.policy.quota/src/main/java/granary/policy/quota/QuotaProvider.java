@@ -21,7 +21,7 @@ import granary.policy.quota.api.QuotaTableCodec;
 public final class QuotaProvider implements PolicyProvider {
 
     static final OptionSpec<String> TABLE_FILE = OptionSpec.text("tableFile", "",
-            "Quota table file (JSON, the article's format; docs/formats.md, \"Quota table\"). Empty: no table; "
+            "Quota table file (JSON; docs/formats.md, \"Quota table\"). Empty: no table; "
                     + "the policy then admits everything.").commandLine("quota");
     static final OptionSpec<String> WORKER_SPANS = OptionSpec.text("workerSpans", "",
             "WorkerSpans: workers per slice, e.g. default:5000,0-9:15000. Empty: none.").commandLine("workers-spans");
@@ -59,6 +59,7 @@ public final class QuotaProvider implements PolicyProvider {
             .option(BILLING_DAYS)
             .factory(QuotaProvider::create)
             .with(QuotaReporting::declare)
+            .with(QuotaEdges::declare)
             .build();
 
     @Override

@@ -105,8 +105,15 @@ final class QuotaReporting {
 
     private static Invocation load(List<String> args) {
         String spans = args.size() > 1 ? args.get(1) : null;
-        QuotaTable table = DocumentFile.read(args.get(0), (in, source) -> QuotaTableCodec.read(in, source,
-                QuotaTableCodec.workerSpans(spans)));
+        return DocumentFile.read(args.get(0), (in, source) -> load(in, source, spans));
+    }
+
+    /**
+     * The quota policy's load of a table, from a file ({@code quota-load}) or a request body ({@code PUT
+     * /quota}): read and validated with its WorkerSpans, then handed over as new settings.
+     */
+    static Invocation load(java.io.Reader in, String source, String workerSpans) {
+        QuotaTable table = QuotaTableCodec.read(in, source, QuotaTableCodec.workerSpans(workerSpans));
         return Invocation.reconfigure(table);
     }
 }

@@ -64,7 +64,7 @@ class QuotaPolicyTest {
         b.at(10);
         b.submit("g3-late", "group3", 10);
         assertEquals(0, b.granted("g3-late"));
-        assertEquals(ReasonCode.UNFUNDED, b.unit("g3-late").waitReason().code());
+        assertEquals(QuotaReasons.UNFUNDED, b.unit("g3-late").waitReason().code());
         assertEquals(2000, b.granted("g3"));                     // not killed: it drains
         assertEquals(QuotaState.UNFUNDED, rows(b).get("group3").state());
         b.at(24 + 1);                                              // 01:00 next day: funded again
@@ -84,7 +84,7 @@ class QuotaPolicyTest {
         assertEquals(12000, b.granted("big"));                   // nothing is killed
         b.submit("more", "group1", 10);
         assertEquals(0, b.granted("more"));
-        assertEquals(ReasonCode.DRAWBACK, b.unit("more").waitReason().code());
+        assertEquals(QuotaReasons.DRAWBACK, b.unit("more").waitReason().code());
         b.release("big", 7500);                                   // it drains to 4500: below max again
         assertEquals(QuotaState.OVERUSED, rows(b).get("group1").state());
         assertEquals(10, b.granted("more"));
@@ -98,7 +98,7 @@ class QuotaPolicyTest {
         assertEquals(5000, b.granted("a"));
         b.submit("b", "group2", 10);
         assertEquals(0, b.granted("b"));                          // 5000 workers, all taken
-        assertEquals(ReasonCode.QUOTA, b.unit("b").waitReason().code());
+        assertEquals(QuotaReasons.QUOTA, b.unit("b").waitReason().code());
         assertTrue(b.unit("b").waitReason().message().contains("5000 workers of the slice"), b.unit("b").waitReason().message());
     }
 

@@ -19,7 +19,6 @@ import granary.api.event.Receipt;
 import granary.api.event.Revoked;
 import granary.api.model.JobSpec;
 import granary.api.model.UnitSpec;
-import granary.api.spi.ReasonCode;
 import granary.testkit.Clocks;
 import granary.testkit.Jobs;
 
@@ -136,7 +135,7 @@ class QuotaRestraintTest {
         b.at(7.5);                                                   // 30 minutes before 08:00, max 100 -> 40
         b.submit("long", "a", 50);                                   // run time unknown: counts as outliving 08:00
         assertEquals(10, b.granted("long"), "up to the next slice's max of 40");
-        assertEquals(ReasonCode.LOOKAHEAD, b.unit("long").waitReason().code());
+        assertEquals(QuotaReasons.LOOKAHEAD, b.unit("long").waitReason().code());
         b.submit(new JobSpec("short", "a", null, 0, false,
                 List.of(Jobs.unit("u", 100, 100, 20).expectedSeconds(600).build())));   // ends 07:40
         assertEquals(20, b.granted("short"), "declared to end before the boundary: the current max applies");
@@ -298,7 +297,7 @@ class QuotaRestraintTest {
                 }
                 for (var j : b.engine.view().jobs()) {
                     var u = j.units().get(0);
-                    if (inWindow && u.remaining() > 0 && u.waitReason() != null && u.waitReason().code() == ReasonCode.LOOKAHEAD) {
+                    if (inWindow && u.remaining() > 0 && u.waitReason() != null && u.waitReason().code().equals(QuotaReasons.LOOKAHEAD)) {
                         assertTrue(now + declared.get(j.id()) * 1000 > boundary, "seed " + seed + ": " + j.id()
                                 + " ends before 08:00 but was held back by the lookahead");
                     }

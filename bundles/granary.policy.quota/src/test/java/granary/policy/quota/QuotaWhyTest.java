@@ -25,7 +25,7 @@ class QuotaWhyTest {
     }
 
     private static ReasonTally tally(QuotaBench b, String job, ReasonCode code) {
-        return b.unit(job).reasons().stream().filter(t -> t.code() == code).findFirst()
+        return b.unit(job).reasons().stream().filter(t -> t.code().equals(code)).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + code + " in " + b.unit(job).reasons()));
     }
 
@@ -40,7 +40,7 @@ class QuotaWhyTest {
         b.submit("big", "group1", 12000);
         b.at(9);                                                  // the max falls to 5000: group1 holds 12000
         b.submit("more", "group1", 10);
-        ReasonTally t = tally(b, "more", ReasonCode.DRAWBACK);
+        ReasonTally t = tally(b, "more", QuotaReasons.DRAWBACK);
         assertEquals(5000, t.last().limit());
         assertEquals(12000, t.last().value());
         List<String> s = why(b, "more");
@@ -58,7 +58,7 @@ class QuotaWhyTest {
         QuotaBench b = article();
         b.at(10);
         b.submit("late", "group3", 10);
-        ReasonTally t = tally(b, "late", ReasonCode.UNFUNDED);
+        ReasonTally t = tally(b, "late", QuotaReasons.UNFUNDED);
         assertEquals("group group3", t.last().subject());
         assertTrue(why(b, "late").contains("Group group3 has no quota in the current time slice: its work waits for a"
                 + " slice that funds it, or for a quota table that funds it now."), String.join("\n", why(b, "late")));
@@ -71,7 +71,7 @@ class QuotaWhyTest {
         b.submit("a", "group1", 4000);
         b.submit("b", "group1", 2000);
         assertEquals(1000, b.granted("b"));                       // MaxQuota 5000
-        ReasonTally t = tally(b, "b", ReasonCode.QUOTA);
+        ReasonTally t = tally(b, "b", QuotaReasons.QUOTA);
         assertEquals(5000, t.last().limit());
         assertEquals(4000, t.last().value());
         assertTrue(why(b, "b").contains("It gets more when work in group group1 releases slots, or when that limit is"

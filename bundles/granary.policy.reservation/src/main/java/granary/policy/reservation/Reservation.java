@@ -15,7 +15,6 @@ import granary.api.spi.EngineView;
 import granary.api.spi.JobView;
 import granary.api.spi.NodeView;
 import granary.api.spi.Reason;
-import granary.api.spi.ReasonCode;
 import granary.api.spi.UnitView;
 import granary.api.spi.Verdict;
 
@@ -124,7 +123,7 @@ final class Reservation {
     }
 
     private void lock(String node) {
-        locked.put(node, Verdict.waitFor(Reason.of(ReasonCode.LOCKED, "node " + node,
+        locked.put(node, Verdict.waitFor(Reason.of(ReservationProvider.LOCKED, "node " + node,
                 "locked for job " + target + " (reservation against starvation); running work drains, no new work"
                         + " but the target's")));
     }

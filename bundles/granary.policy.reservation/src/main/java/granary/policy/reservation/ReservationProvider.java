@@ -3,6 +3,10 @@ package granary.policy.reservation;
 import granary.api.spi.OptionSpec;
 import granary.api.spi.PolicyDeclaration;
 import granary.api.spi.PolicyProvider;
+import granary.api.spi.ReasonCode;
+import granary.api.spi.ResourceSpec;
+
+import java.util.List;
 
 /** The reservation policy, declared once (docs/policies.md, "reservation"). */
 public final class ReservationProvider implements PolicyProvider {
@@ -20,6 +24,10 @@ public final class ReservationProvider implements PolicyProvider {
             "A reservation not fulfilled after this long (ms) is released and its target waits the threshold again "
                     + "before it can be re-elected. 0 = never. Default 10 minutes.");
 
+    /** A node locked for the reservation's target: other jobs' units wait (a node filter's refusal). */
+    static final ReasonCode LOCKED = ReasonCode.of("LOCKED", "node locked", "The nodes with room are locked for another"
+            + " job by a reservation; they open when that job has started or the reservation ends.");
+
     public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(ReservationPolicy.NAME, ReservationPolicy.class)
             .description("Reservation against starvation: elect a starving job, lock a node group for it, one node per cycle.")
             .option(THRESHOLD_MILLIS)
@@ -28,6 +36,9 @@ public final class ReservationProvider implements PolicyProvider {
             .factory(s -> new ReservationPolicy(new ReservationOptions(s.get(THRESHOLD_MILLIS), s.get(MODE),
                     s.get(TIMEOUT_MILLIS))))
             .with(ReservationReporting::declare)
+            .reason(LOCKED)
+            .resource(ResourceSpec.reports("/reservations", "listReservations",
+                    "The reservation policy's reports: reserved nodes and waiting targets", List.of()))
             .build();
 
     @Override

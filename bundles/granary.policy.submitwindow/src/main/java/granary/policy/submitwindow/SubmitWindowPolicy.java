@@ -24,7 +24,7 @@ public class SubmitWindowPolicy implements UnitOrder {
     /** The policy's name: console, status and HTTP use it. */
     public static final String NAME = "submitwindow";
 
-    /** The article's window: 5 seconds. */
+    /** The default window, 5 seconds: short enough that a job waits little for its window to close (docs/policies.md, "submitwindow"). */
     public static final long DEFAULT_WINDOW_MILLIS = 5_000;
 
     private final long windowMillis;

@@ -8,7 +8,7 @@ import granary.api.spi.PolicyProvider;
 public final class SubmitWindowProvider implements PolicyProvider {
 
     static final OptionSpec<Long> WINDOW_MILLIS = OptionSpec.number("windowMillis", SubmitWindowPolicy.DEFAULT_WINDOW_MILLIS,
-            1, 24L * 3600 * 1000, "Width W of a submit window in milliseconds (the article uses 5 s).");
+            1, 24L * 3600 * 1000, "Width W of a submit window in milliseconds.");
 
     public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(SubmitWindowPolicy.NAME, SubmitWindowPolicy.class)
             .description("Unit order: priority, submit window, smaller all-or-nothing request, submit time.")

@@ -3,7 +3,7 @@ package granary.policy.quota.api;
 import granary.api.model.Resources;
 
 /**
- * An amount of quota: a number of workers (slots) as in the article's tables, or a resource vector
+ * An amount of quota: a number of workers (slots), the form of a cluster of equal workers, or a resource vector
  * for a general cluster. A table uses one form throughout. In worker form a group's usage is the
  * slots it holds; in resource form it is the resources it holds, compared per resource.
  */

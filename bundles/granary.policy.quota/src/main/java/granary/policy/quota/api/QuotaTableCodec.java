@@ -18,7 +18,7 @@ import granary.codec.json.JsonValue;
 import granary.codec.json.JsonWriter;
 
 /**
- * The quota table file, in exactly the article's format (docs/multi-tenancy.md, "The quota table"): time-slice key → group name →
+ * The quota table file (docs/multi-tenancy.md, "The quota table"; docs/formats.md, "Quota table"): time-slice key → group name →
  * {@code GroupId}, {@code MaxQuota}, {@code MinQuota}.
  *
  * <pre>

@@ -100,7 +100,7 @@ public final class ProcessScenarios {
         return out;
     }
 
-    /** Spec case 1: the master killed with -9 and started again on the same port. */
+    /** The master killed with -9 and started again on the same port (docs/recovery.md, "The 17 cases"). */
     public Cases.Outcome masterKill() {
         return run("P1", "M kill -9 (real processes)", "master -9 while 2 services and a batch run; started again",
                 (s, t) -> {
@@ -119,7 +119,7 @@ public final class ProcessScenarios {
                 });
     }
 
-    /** Spec case 4: an agent killed with -9 (its workers left to the OS) and started again with the same work dir. */
+    /** An agent killed with -9 (its workers left to the OS) and started again with the same work dir (docs/recovery.md, "The 17 cases"). */
     public Cases.Outcome agentKill() {
         return run("P2", "A kill -9 (real processes)", "agent n1 -9 (its workers left to the OS); started again",
                 (s, t) -> {
@@ -143,7 +143,7 @@ public final class ProcessScenarios {
                 });
     }
 
-    /** Spec case 2: the job master killed with -9 and started again by hand with the same command line. */
+    /** The job master killed with -9 and started again by hand with the same command line (docs/recovery.md, "The 17 cases"). */
     public Cases.Outcome jobMasterKill() {
         return run("P3", "AM kill -9 (real processes)", "job master -9 while its services run; started again",
                 (s, t) -> {
@@ -160,7 +160,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec case 3 (docs/recovery.md, "Restarting a lost job master"): a restartable sample job master
+     * A lost job master restarted (docs/recovery.md, "Restarting a lost job master"): a restartable sample job master
      * is frozen (SIGSTOP) past the job master timeout (5 s here); the master fences it and starts it
      * again through an agent; the new one keeps the online workers and finishes the batch; the frozen
      * one, resumed (SIGCONT), is refused as fenced and exits with code 7.
@@ -185,7 +185,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec case 5 (docs/recovery.md, "A silent node"): the agent of a node that runs a service is
+     * A silent node (docs/recovery.md, "A silent node"): the agent of a node that runs a service is
      * frozen (SIGSTOP; its workers run on) past the agent timeout (5 s here) until the master lists
      * the node lost and the job master was told; then resumed (SIGCONT). It learns it was declared
      * lost, registers again, and its node is live; the service keeps its PID; the tasks that were on
@@ -230,7 +230,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec cases 12 and 14 (docs/recovery.md, "The agent rides out its master"): the master is killed;
+     * The agent rides out its master (docs/recovery.md, "The agent rides out its master"): the master is killed;
      * while it is down, the agent of a node that runs a service is killed too and started again by
      * its supervisor (this scenario). With no master to answer, the new agent adopts its workers and
      * waits: it must not exit and must not stop a worker. Then the master comes back.
@@ -263,7 +263,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec case 12 with a torn checkpoint (docs/recovery.md, "A torn checkpoint"): the master and the
+     * A torn checkpoint (docs/recovery.md, "A torn checkpoint"): the master and the
      * agent of a node that runs a service are killed with -9; a byte of the agent's
      * {@code caps.checkpoint} is flipped; both start again. The agent moves the file aside, rebuilds
      * its caps from its run records and registers with them; the new master rebuilds from those and
@@ -323,7 +323,7 @@ public final class ProcessScenarios {
                 });
     }
 
-    /** Spec case 10: the master and the job master killed with -9 together; both started again. */
+    /** The master and the job master killed with -9 together; both started again (docs/recovery.md, "The 17 cases"). */
     public Cases.Outcome masterAndJobMasterKill() {
         return run("P9", "M + AM kill -9 (real processes)", "master and job master -9 together; both started again",
                 (s, t) -> {
@@ -344,7 +344,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec cases 11 and 16: the job master is frozen (SIGSTOP) and the master killed meanwhile; the
+     * A frozen job master while the master restarts (docs/recovery.md, "The 17 cases"): the job master is frozen (SIGSTOP) and the master killed meanwhile; the
      * new master's window closes without the job master, so the agents' caps make a mock request;
      * the job master stays frozen past the new master's job master timeout (5 s), then is resumed
      * (SIGCONT): its full request replaces the mock, and the batch finishes.
@@ -372,7 +372,10 @@ public final class ProcessScenarios {
                 });
     }
 
-    /** Spec case 6: the job master and the agent of a service's node killed with -9 together; the agent started again, then the job master. */
+    /**
+     * The job master and the agent of a service's node killed with -9 together; the agent started again,
+     * then the job master (docs/recovery.md, "The 17 cases").
+     */
     public Cases.Outcome jobMasterAndAgentKill() {
         return run("P11", "AM + A kill -9 (real processes)", "job master and the agent of a service's node -9; both started again",
                 (s, t) -> {
@@ -397,7 +400,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec case 7: the agent of a service's node frozen past its 5 s timeout; while the master lists
+     * (docs/recovery.md, "The 17 cases") The agent of a service's node frozen past its 5 s timeout; while the master lists
      * it lost, the job master is killed with -9 and started again; then the agent is resumed.
      */
     public Cases.Outcome jobMasterKillWhileAnAgentIsLost() {
@@ -431,7 +434,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec case 8: a restartable job master frozen past its 5 s timeout while the agent of a
+     * (docs/recovery.md, "The 17 cases") A restartable job master frozen past its 5 s timeout while the agent of a
      * service's node is killed with -9 and started again; the master starts the job master again.
      */
     public Cases.Outcome jobMasterTimeoutWhileAnAgentRestarts() {
@@ -461,7 +464,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec case 9: the agent of a service's node frozen past its 5 s timeout; once its node is lost,
+     * (docs/recovery.md, "The 17 cases") The agent of a service's node frozen past its 5 s timeout; once its node is lost,
      * the restartable job master is frozen past its own; the master starts the job master again on
      * the other node. The agent is resumed once the new job master runs, the old one after the batch.
      */
@@ -501,7 +504,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec case 13: the agent of a service's node frozen; the master killed with -9 and started
+     * (docs/recovery.md, "The 17 cases") The agent of a service's node frozen; the master killed with -9 and started
      * again; its window closes without that agent, so the job master's holdings keep the service's
      * slot on the node; the agent, resumed, registers and takes it back (the service is not started
      * again anywhere).
@@ -511,7 +514,10 @@ public final class ProcessScenarios {
                 (s, t) -> masterBackWithoutAnAgent(s, t, false));
     }
 
-    /** Spec case 15: as case 13, the job master killed with -9 with the master and started again (its holdings from disk). */
+    /**
+     * As {@link #masterKillWhileAnAgentIsStopped}, and the job master killed with -9 with the master and started
+     * again (its holdings from disk) (docs/recovery.md, "The 17 cases").
+     */
     public Cases.Outcome masterAndJobMasterKillWhileAnAgentIsStopped() {
         return run("P16", "M + AM -9 while an A is stopped (proc.)", "agent SIGSTOP; master and job master -9, both back; window closes; SIGCONT",
                 (s, t) -> masterBackWithoutAnAgent(s, t, true));
@@ -557,7 +563,7 @@ public final class ProcessScenarios {
     }
 
     /**
-     * Spec case 17: the job master and the agent of a service's node frozen; the master killed with
+     * (docs/recovery.md, "The 17 cases") The job master and the agent of a service's node frozen; the master killed with
      * -9 and started again; its window closes without either; past the job master timeout (5 s) the
      * job master is resumed first, then the agent (17a: the job master's holdings keep the agent's
      * service slot until it returns).
