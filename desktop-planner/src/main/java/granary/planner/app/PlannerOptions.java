@@ -28,7 +28,7 @@ public record PlannerOptions(String master, String token, Path table, String wor
             "  --master=URL          connect to a master at start, e.g. http://127.0.0.1:7070",
             "  --token-file=FILE     the token to use (--issue-token=reader/NAME; admin/NAME to push)",
             "  --token=TOKEN         the same, given directly",
-            "  --table=FILE          open a quota table file (the article's JSON format)",
+            "  --table=FILE          open a quota table file (JSON, docs/multi-tenancy.md)",
             "  --worker-spans=SPANS  its WorkerSpans, e.g. default:5000,0-9:15000",
             "  --trace=FILE          the trace for the what-if (the simulator's formats, e.g. Alibaba batch_task.csv.gz)",
             "  --max-jobs=N          the what-if replays only the first N jobs of the trace (default: all)",

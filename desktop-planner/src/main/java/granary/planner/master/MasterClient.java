@@ -28,7 +28,7 @@ public final class MasterClient {
     /** Agents read per page (the API's largest page). */
     private static final int AGENTS_PAGE = 1000;
 
-    /** The table in force: its text in the article's format, its revision (ETag) and WorkerSpans (or null). */
+    /** The table in force: its text in the quota table format (docs/multi-tenancy.md, "The quota table"), its revision (ETag) and WorkerSpans (or null). */
     public record InForce(String tableJson, String revision, String workerSpans) {
     }
 

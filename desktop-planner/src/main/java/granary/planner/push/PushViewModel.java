@@ -28,7 +28,7 @@ public final class PushViewModel {
     /** Where the push is. */
     public enum Step { IDLE, CHECKING, REVIEW, APPLYING, APPLIED, REFUSED }
 
-    /** What is pushed: the draft's text in the article's format and its WorkerSpans (or null). */
+    /** What is pushed: the draft's text in the quota table format (docs/multi-tenancy.md, "The quota table") and its WorkerSpans (or null). */
     public record Draft(String tableJson, String workerSpans) {
     }
 
