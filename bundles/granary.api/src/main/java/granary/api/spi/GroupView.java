@@ -1,5 +1,9 @@
 package granary.api.spi;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
 import granary.api.model.Resources;
 
 import org.osgi.annotation.versioning.ProviderType;
@@ -37,4 +41,15 @@ public interface GroupView {
      * running longest first). Lets a policy find victims without walking the backlog.
      */
     Iterable<? extends JobView> running();
+
+    /**
+     * {@link #running()} the other way round: the job that started holding last first. Preemption
+     * walks it to find the grants that have run the least.
+     */
+    default Iterable<? extends JobView> runningNewestFirst() {
+        List<JobView> jobs = new ArrayList<>();
+        running().forEach(jobs::add);
+        Collections.reverse(jobs);
+        return jobs;
+    }
 }

@@ -1,5 +1,7 @@
 package granary.api.spi;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
@@ -74,6 +76,31 @@ public interface UnitView {
             }
         }
         return all;
+    }
+
+    /**
+     * The grants whose newest slots were granted at or before {@code startedBy}, newest first (by
+     * {@link Allocation#latest()}), just enough of them to hold at least {@code slots} slots (all of
+     * them when they hold fewer). Preemption asks for these to take the work that has run the least
+     * but at least its minimum run time (docs/multi-tenancy.md, "Choices and their defaults").
+     */
+    default List<Allocation> newestGrants(long slots, long startedBy) {
+        List<Allocation> eligible = new ArrayList<>();
+        for (Allocation a : grants()) {
+            if (a.latest() <= startedBy) {
+                eligible.add(a);
+            }
+        }
+        eligible.sort(Comparator.comparingLong(Allocation::latest).reversed()
+                .thenComparing(Comparator.comparingLong(Allocation::seq).reversed()));
+        long sum = 0;
+        for (int i = 0; i < eligible.size(); i++) {
+            sum += eligible.get(i).slots();
+            if (sum >= slots) {
+                return eligible.subList(0, i + 1);
+            }
+        }
+        return eligible;
     }
 
     /** Why the unit's last scheduling attempt left slots waiting, or null. */

@@ -3,9 +3,8 @@ package granary.engine.state;
 import java.util.Comparator;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeMap;
 
 import granary.api.model.Resources;
 import granary.api.spi.GroupView;
@@ -25,8 +24,9 @@ public final class GroupState implements GroupView {
     int jobs;
     private int runningJobs;
     private final Map<String, Integer> runningByUser = new HashMap<>();
-    /** Jobs holding slots, in the order they started holding (insertion order). */
-    private final Set<JobState> running = new LinkedHashSet<>();
+    /** Jobs holding slots by the order they started holding ({@link JobState#runningSeq}): walked both ways. */
+    private final TreeMap<Long, JobState> running = new TreeMap<>();
+    private long runningSeq;
 
     GroupState(String name, Comparator<UnitState> order) {
         this.name = name;
@@ -81,14 +81,20 @@ public final class GroupState implements GroupView {
 
     @Override
     public Iterable<JobState> running() {
-        return Collections.unmodifiableSet(running);
+        return Collections.unmodifiableCollection(running.values());
+    }
+
+    @Override
+    public Iterable<JobState> runningNewestFirst() {
+        return Collections.unmodifiableCollection(running.descendingMap().values());
     }
 
     void running(JobState job, int delta) {
         if (delta > 0) {
-            running.add(job);
+            job.runningSeq = ++runningSeq;
+            running.put(job.runningSeq, job);
         } else {
-            running.remove(job);
+            running.remove(job.runningSeq);
         }
         String user = job.user();
         runningJobs += delta;

@@ -20,6 +20,8 @@ public final class JobState implements JobView {
     private final long submitTime;
     private final List<UnitState> units = new ArrayList<>();
     int grantedSlots;
+    /** Its place in its group's running jobs: larger for a job that started holding later. */
+    long runningSeq;
     private final long requestedSlots;
     /** The spec's gang flag, kept here: unit orders read it per unit (one object less to reach on a swap). */
     private final boolean gang;

@@ -61,7 +61,7 @@ public final class UnitState implements UnitView {
     private int reasonCycle;
     private boolean live = true;
     private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
-    /** Per node: {engine time of the oldest grant held, decision number of the latest}. */
+    /** Per node: {engine time of the oldest grant held, decision number of the latest, engine time of the latest}. */
     private final Map<NodeState, long[]> ages = new LinkedHashMap<>();
     /** True while the unit waits in its group's queue or gang queue. */
     public boolean queued() {
@@ -337,7 +337,9 @@ public final class UnitState implements UnitView {
 
     void add(NodeState n, int k, long now, long seq) {
         slots.merge(n, k, Integer::sum);
-        ages.computeIfAbsent(n, x -> new long[] {now, seq})[1] = seq;
+        long[] age = ages.computeIfAbsent(n, x -> new long[] {now, seq, now});
+        age[1] = seq;
+        age[2] = Math.max(age[2], now);
         granted += k;
     }
 
@@ -361,7 +363,7 @@ public final class UnitState implements UnitView {
     @Override
     public List<Allocation> grants() {
         List<Allocation> out = new ArrayList<>(slots.size());
-        ages.forEach((n, age) -> out.add(new Allocation(id, n.name(), slots.get(n), age[0], age[1])));
+        ages.forEach((n, age) -> out.add(new Allocation(id, n.name(), slots.get(n), age[0], age[1], age[2])));
         out.sort(Comparator.comparingLong(Allocation::since).thenComparingLong(Allocation::seq));
         return out;
     }
@@ -386,7 +388,7 @@ public final class UnitState implements UnitView {
                 break;
             }
             int k = slots.get(e.getKey());
-            out.add(new Allocation(id, e.getKey().name(), k, age[0], age[1]));
+            out.add(new Allocation(id, e.getKey().name(), k, age[0], age[1], age[2]));
             sum += k;
             if (sum >= wanted && cut == Long.MIN_VALUE) {
                 cut = age[0];
@@ -401,6 +403,27 @@ public final class UnitState implements UnitView {
             }
         }
         return out;
+    }
+
+    /** One pass over the grants held, without building and sorting the ones too young to matter. */
+    @Override
+    public List<Allocation> newestGrants(long wanted, long startedBy) {
+        List<Allocation> eligible = new ArrayList<>();
+        ages.forEach((n, age) -> {
+            if (age[2] <= startedBy) {
+                eligible.add(new Allocation(id, n.name(), slots.get(n), age[0], age[1], age[2]));
+            }
+        });
+        eligible.sort(Comparator.comparingLong(Allocation::latest).reversed()
+                .thenComparing(Comparator.comparingLong(Allocation::seq).reversed()));
+        long sum = 0;
+        for (int i = 0; i < eligible.size(); i++) {
+            sum += eligible.get(i).slots();
+            if (sum >= wanted) {
+                return eligible.subList(0, i + 1);
+            }
+        }
+        return eligible;
     }
 
     /** Updates the waiting clock after a change: starts when slots wait, stops when none do. */
