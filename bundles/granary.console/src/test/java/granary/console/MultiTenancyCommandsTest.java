@@ -86,7 +86,7 @@ class MultiTenancyCommandsTest {
         assertTrue(loaded.startsWith("quota table: 1 slices, 2 groups, counting workers, WorkerSpans default:40"), loaded);
         List<String> quota = List.of(run("quota").split("\n"));
         assertEquals("slice=default workers=40 preemption=on emergent=- claimed_nodes=0 lookahead_until=-", quota.get(0));
-        assertTrue(quota.get(1).matches("root\\.a\\.p0\\s+id=1\\s+min=5\\s+max=20\\s+used=0\\s+NORMAL\\s+preempted_from=0\\s+preempted_for=0"), quota.get(1));
+        assertTrue(quota.get(1).matches("root\\.a\\.p0\\s+id=1\\s+min=5\\s+max=20\\s+used=0\\s+NORMAL\\s+preempted_from=0\\s+preempted_for=0\\s+preempted_work_slot_seconds=0"), quota.get(1));
 
         Path job = file("job.json", "{\"id\":\"j\",\"group\":\"root.a.p0\",\"units\":[{\"name\":\"u\",\"slot\":\"cpu=100,mem=100\",\"desired\":30}]}");
         assertEquals("submitted j to root.a.p0: granted 20 of 30 slots", commands.submit(job.toString()));

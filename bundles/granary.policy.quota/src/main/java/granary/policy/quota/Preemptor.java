@@ -2,6 +2,7 @@ package granary.policy.quota;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,17 +27,18 @@ import granary.policy.quota.api.QuotaState;
  *   <li>only up to its min (never to grow beyond it), and only as much as its top unit needs now —
  *       an all-or-nothing unit only if all of it fits under the min;</li>
  *   <li>only from groups above their own min (Overused, Drawback, or not funded now), never below
- *       the victim's min, offline grants only, oldest first (the article's preemptible list: what a
- *       group got while above its min), and never a grant younger than {@code minRunSeconds};</li>
+ *       the victim's min, offline grants only, and never a grant younger than {@code minRunSeconds};</li>
+ *   <li>the grants that lose the least work first: the most recently granted slots that are old
+ *       enough (a revocation loses what its slots have run), ties going to the group furthest above
+ *       its min;</li>
  *   <li>only where it helps: a node is touched only if taking its eligible grants makes room for the
- *       top unit there, and then only the oldest grants that make that room;</li>
+ *       top unit there, and then only the youngest grants that make that room;</li>
  *   <li>at most {@code maxPreemptedPerMinute} slots in any 60 s, and one attempt per second (after an
- *       attempt that took nothing, the pause doubles up to 8 s, but never past the moment the
- *       oldest grant passed over for its age becomes old enough).</li>
+ *       attempt that took nothing, the pause doubles up to 8 s).</li>
  * </ul>
  * All-or-nothing victims (gang jobs, all-or-nothing units) are not taken: taking one whole is the
- * churn this restraint is for. Victims are found through each group's running jobs, oldest first,
- * so the cost is bounded by what runs, not by the backlog.
+ * churn this restraint is for. Victims are found through each group's running jobs, the most
+ * recently started first, so the cost is bounded by what runs, not by the backlog.
  */
 final class Preemptor {
 
@@ -55,14 +57,17 @@ final class Preemptor {
     private long pause = 1000;
     /** The earliest time a grant passed over for its age in the last attempt becomes old enough, or -1. */
     private long ripe = -1;
-    /** Per group: {slots taken from it, slots taken for it}. */
+    /**
+     * Per group: {slots taken from it, slots taken for it, slot-milliseconds the slots taken from it had
+     * run} (each counted from the latest grant on its node: the least a revocation of them loses).
+     */
     private final Map<String, long[]> counts = new TreeMap<>();
 
     Preemptor(QuotaOptions options) {
         this.options = options;
     }
 
-    /** Slots taken from and for each group since the policy started, by group name. */
+    /** Slots taken from and for each group, and the work those taken from it had run, by group name. */
     Map<String, long[]> counts() {
         return counts;
     }
@@ -91,11 +96,11 @@ final class Preemptor {
             return 0;
         }
         Map<String, Quota> excess = excess(ctx, funding, top.group());
-        long[] youngest = {Long.MAX_VALUE};
-        List<Candidate> candidates = candidates(ctx, top, excess, now - options.minRunSeconds() * 1000,
-                Math.min(budget, need * 4 + 128), youngest);
-        // Oldest slot first over the whole cluster; slots taken on a node are only committed once they
-        // make room there for the top unit, so nothing is revoked that does not help it.
+        long oldEnough = now - options.minRunSeconds() * 1000;
+        List<UnitView> tooYoung = new ArrayList<>();
+        List<Candidate> candidates = candidates(ctx, top, excess, oldEnough, Math.min(budget, need * 4 + 128), tooYoung);
+        // Youngest eligible slot first over the whole cluster; slots taken on a node are only committed
+        // once they make room there for the top unit, so nothing is revoked that does not help it.
         Map<String, NodeTakes> pending = new HashMap<>();
         int revoked = 0;
         long fit = 0;
@@ -112,7 +117,7 @@ final class Preemptor {
                 left = minus(left, one);
                 p.add(c);
                 if (top.slot().copiesIn(p.node.free().plus(p.freed)) > before) {
-                    revoked += p.commit(ctx, why);
+                    revoked += p.commit(ctx, why, now);
                     int after = ctx.room(top, p.node);
                     fit += after - before;
                     before = after;
@@ -124,11 +129,11 @@ final class Preemptor {
             }
         }
         pause = revoked > 0 ? 1000 : Math.min(8000, pause * 2);
-        ripe = youngest[0] == Long.MAX_VALUE ? -1 : youngest[0] + options.minRunSeconds() * 1000;
+        ripe = revoked > 0 ? -1 : ripe(tooYoung, oldEnough);
         if (revoked > 0) {
             recent.addLast(new long[] {now, revoked});
             recentSlots += revoked;
-            counts.computeIfAbsent(top.group(), g -> new long[2])[1] += revoked;
+            counts.computeIfAbsent(top.group(), g -> new long[3])[1] += revoked;
         }
         return revoked;
     }
@@ -156,18 +161,37 @@ final class Preemptor {
         }
 
         /** Revokes what was taken here; returns the slots. */
-        int commit(CycleContext ctx, String why) {
+        int commit(CycleContext ctx, String why, long now) {
             int n = 0;
             for (Take t : takes) {
                 ctx.revoke(t.c().unit().id(), node.name(), t.slots(), why);
                 n += t.slots();
-                counts.computeIfAbsent(t.c().group(), g -> new long[2])[0] += t.slots();
+                long[] c = counts.computeIfAbsent(t.c().group(), g -> new long[3]);
+                c[0] += t.slots();
+                c[2] += t.slots() * Math.max(0, now - t.c().grant().latest());
             }
             takes.clear();
             freed = Resources.ZERO;
             slots = 0;
             return n;
         }
+    }
+
+    /**
+     * The earliest time one of the grants passed over for their age becomes old enough, or -1: the next
+     * attempt comes then rather than after the doubled pause. Worked out only after an attempt that
+     * took nothing, over the units it visited.
+     */
+    private long ripe(List<UnitView> tooYoung, long oldEnough) {
+        long youngest = Long.MAX_VALUE;
+        for (UnitView u : tooYoung) {
+            for (Allocation a : u.grants()) {
+                if (a.latest() > oldEnough) {
+                    youngest = Math.min(youngest, a.latest());
+                }
+            }
+        }
+        return youngest == Long.MAX_VALUE ? -1 : youngest + options.minRunSeconds() * 1000;
     }
 
     /** How much each group above its min may lose before it reaches its min. */
@@ -184,17 +208,25 @@ final class Preemptor {
     }
 
     /**
-     * The preemptible grants, oldest first:
-     * offline, not all-or-nothing, at least the minimum run time old, on nodes the top unit may use.
+     * The preemptible grants, youngest first: offline, not all-or-nothing, granted at least the minimum
+     * run time ago, on nodes the top unit may use; gathered from each group's most recently started
+     * running jobs until about {@code enough} slots are found per group. Among grants of the same age the
+     * group furthest above its min (by its excess's dominant share of the cluster) comes first. Units
+     * holding grants too young to take are collected in {@code tooYoung}.
      */
     private static List<Candidate> candidates(CycleContext ctx, UnitView top, Map<String, Quota> excess,
-                                              long oldEnough, long enough, long[] oldestTooYoung) {
+                                              long oldEnough, long enough, List<UnitView> tooYoung) {
         List<Candidate> all = new ArrayList<>();
-        for (String group : excess.keySet()) {
+        Map<String, Double> above = new HashMap<>();
+        Resources cluster = ctx.cluster().capacity();
+        for (Map.Entry<String, Quota> e : excess.entrySet()) {
+            String group = e.getKey();
+            Quota x = e.getValue();
+            above.put(group, x.isWorkers() ? x.workers() : x.resources().dominantShare(cluster));
             long slots = 0;
-            for (JobView j : ctx.group(group).running()) {
+            for (JobView j : ctx.group(group).runningNewestFirst()) {
                 if (slots >= enough) {
-                    break;   // running jobs come oldest first: enough of the oldest are gathered
+                    break;   // enough of the most recently started jobs' grants are gathered
                 }
                 if (j.gang()) {
                     continue;
@@ -203,19 +235,21 @@ final class Preemptor {
                     if (u.kind() != UnitKind.OFFLINE || u.allOrNothing() || u.granted() == 0 || slots >= enough) {
                         continue;
                     }
-                    for (Allocation a : u.oldestGrants(enough - slots)) {
-                        if (a.since() <= oldEnough) {
-                            all.add(new Candidate(u, a, group));
-                            slots += a.slots();
-                        } else {
-                            oldestTooYoung[0] = Math.min(oldestTooYoung[0], a.since());
-                        }
+                    long found = 0;
+                    for (Allocation a : u.newestGrants(enough - slots, oldEnough)) {
+                        all.add(new Candidate(u, a, group));
+                        found += a.slots();
                     }
+                    if (found < enough - slots && found < u.granted()) {
+                        tooYoung.add(u);   // some of its grants are too young to take (yet)
+                    }
+                    slots += found;
                 }
             }
         }
-        all.sort((a, b) -> a.grant().since() != b.grant().since() ? Long.compare(a.grant().since(), b.grant().since())
-                : Long.compare(a.grant().seq(), b.grant().seq()));
+        all.sort(Comparator.comparingLong((Candidate c) -> -c.grant().latest())
+                .thenComparingDouble(c -> -above.get(c.group()))
+                .thenComparingLong(c -> -c.grant().seq()));
         List<Candidate> usable = new ArrayList<>();
         Map<String, Boolean> mayUse = new HashMap<>();
         for (Candidate c : all) {

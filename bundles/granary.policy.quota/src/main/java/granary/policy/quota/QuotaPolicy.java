@@ -582,9 +582,9 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
 
     private GroupQuotaRow row(String name, int id, Quota min, Quota max, EngineView view) {
         GroupView g = view.group(name);
-        long[] p = preemptor.counts().getOrDefault(name, new long[2]);
+        long[] p = preemptor.counts().getOrDefault(name, new long[3]);
         return new GroupQuotaRow(name, id, min, max, funding.used(g), table == null ? QuotaState.NORMAL : funding.state(name, g),
-                p[0], p[1]);
+                p[0], p[1], p[2] / 1000.0);
     }
 
     private Quota zero() {

@@ -35,7 +35,8 @@ final class QuotaReporting {
 
     static void declare(PolicyDeclaration.Builder<QuotaPolicy> b) {
         b.sampledReport("quota", "the quota slice in force (emergent job, claimed nodes, lookahead), then one line per group: "
-                        + "name, id, min, max, used, state, slots preempted from it and for it",
+                        + "name, id, min, max, used, state, slots preempted from it and for it, "
+                                + "slot-seconds the slots preempted from it had run",
                         (p, v) -> quota(p.quota(v)))
                 .report("billing", "billing of every day kept, or of one day: per day, slice and group, usage integrated over time",
                         List.of(CommandSpec.optional("day", "day, yyyy-MM-dd")), QuotaReporting::billingOf)
@@ -52,7 +53,8 @@ final class QuotaReporting {
         for (GroupQuotaRow g : r.groups()) {
             rows.add(Row.of(Cell.bare("group", g.group()), Cell.of("id", g.groupId()), Cell.of("min", value(g.min())),
                     Cell.of("max", value(g.max())), Cell.of("used", value(g.used())), Cell.bare("state", g.state().name()),
-                    Cell.of("preempted_from", g.preemptedFrom()), Cell.of("preempted_for", g.preemptedFor())));
+                    Cell.of("preempted_from", g.preemptedFrom()), Cell.of("preempted_for", g.preemptedFor()),
+                    seconds("preempted_work_slot_seconds", g.preemptedWorkSeconds())));
         }
         return Report.of(Section.line("slice", Cell.of("slice", r.slice()), Cell.of("workers", r.workers()),
                         Cell.of("preemption", r.preemption()).shownAs(r.preemption() ? "on" : "off"),

@@ -120,10 +120,12 @@ class QuotaPolicyTest {
         assertEquals(30, b.granted("claim"));                       // b (0 < min 40) took capacity back
         List<Revoked> revoked = r.outputs().stream().filter(o -> o instanceof Revoked).map(o -> (Revoked) o).toList();
         assertEquals(30, revoked.stream().mapToInt(Revoked::slots).sum());
-        assertTrue(revoked.stream().allMatch(x -> x.unit().job().equals("old")), "oldest offline grants first: " + revoked);
+        assertTrue(revoked.stream().allMatch(x -> x.unit().job().equals("new")),
+                "the youngest offline grants first: they have run the least (issue 24): " + revoked);
         assertTrue(revoked.stream().allMatch(x -> x.kind() == UnitKind.OFFLINE));
         assertEquals(30, b.granted("svc"));                          // online: never taken
-        assertEquals(30, b.unit("old").remaining());                 // the victims wait again, nothing lost
+        assertEquals(30, b.unit("new").remaining());                 // the victims wait again, nothing lost
+        assertEquals(30, b.granted("old"));
         b.submit("more", "b", 15);
         assertEquals(0, b.granted("more"));                           // one preemption attempt per second
         b.at(4.01);
