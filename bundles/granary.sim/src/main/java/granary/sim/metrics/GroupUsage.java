@@ -19,6 +19,7 @@ public final class GroupUsage {
     private long jobs;
     private long timeouts;
     private long revoked;
+    private double lostMs;
     private long belowMinMs;
     private long belowSince = -1;
     private long longestBelowMs;
@@ -43,9 +44,13 @@ public final class GroupUsage {
         last = Math.max(last, now);
     }
 
-    /** Slots of the group taken back (preemption, cancellation by the master). */
-    public void revoked(long slots) {
+    /**
+     * Slots of the group taken back (preemption, cancellation by the master), and the slot-milliseconds
+     * their tasks had run: work lost, to be run again.
+     */
+    public void revoked(long slots, double lostSlotMs) {
         revoked += slots;
+        lostMs += lostSlotMs;
     }
 
     /**
@@ -68,6 +73,11 @@ public final class GroupUsage {
 
     public long revokedSlots() {
         return revoked;
+    }
+
+    /** Slot-seconds the group's revoked tasks had run before they were stopped. */
+    public double lostSlotSeconds() {
+        return lostMs / 1000.0;
     }
 
     public double belowMinSeconds() {

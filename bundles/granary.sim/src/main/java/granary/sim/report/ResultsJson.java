@@ -181,6 +181,8 @@ public final class ResultsJson {
             x.addProperty("memGibSeconds", g.memGibSeconds());
             x.addProperty("peakSlots", g.peakSlots());
             x.addProperty("revokedSlots", g.revokedSlots());
+            x.addProperty("lostSlotSeconds", g.lostSlotSeconds());
+            x.addProperty("lostShare", g.lostShare());
             x.addProperty("belowMinWithDemandSeconds", g.belowMinSeconds());
             x.addProperty("longestBelowMinSeconds", g.longestBelowMinSeconds());
             x.addProperty("overMaxSeconds", g.overMaxSeconds());

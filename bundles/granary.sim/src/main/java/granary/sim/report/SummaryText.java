@@ -62,6 +62,17 @@ public final class SummaryText {
         }
         rows.add(row(runs, "stranded free cpu (mean, of capacity)", r -> pct(r.strandedShare().getOrDefault("cpu", 0.0))));
         rows.add(row(runs, "revoked slots", r -> n(r.revocations().slots())));
+        if (runs.stream().anyMatch(r -> r.revocations().slots() > 0)) {
+            rows.add(row(runs, "work lost to revocations (slot-s, of all slot-s)", r -> n(Math.round(r.revocations().lostSlotSeconds()))
+                    + " (" + pct3(share(r.revocations().lostSlotSeconds(), r.groups().values().stream()
+                    .mapToDouble(RunResult.GroupRow::slotSeconds).sum())) + ")"));
+            for (String g : groupNames(runs)) {
+                rows.add(row(runs, "  " + g + ": work lost (slot-s, of its slot-s)", r -> {
+                    RunResult.GroupRow x = r.groups().get(g);
+                    return x == null ? "-" : n(Math.round(x.lostSlotSeconds())) + " (" + pct3(x.lostShare()) + ")";
+                }));
+            }
+        }
         rows.add(row(runs, "decisions / slot grants", r -> n(r.decisions()) + " / " + n(r.slotGrants())));
         rows.add(row(runs, "simulated time", r -> duration(r.simulatedMs())));
         rows.add(row(runs, "wall time / speed-up", r -> String.format(Locale.ROOT, "%.1f s / %sx", r.performance().wallSeconds(),
@@ -201,6 +212,15 @@ public final class SummaryText {
 
     static String n(long v) {
         return String.format(Locale.ROOT, "%,d", v);
+    }
+
+    /** A small share, to a thousandth of a per cent: work lost is a fraction of a per cent when all is well. */
+    static String pct3(double share) {
+        return String.format(Locale.ROOT, "%.3f%%", share * 100);
+    }
+
+    private static double share(double part, double whole) {
+        return whole <= 0 ? 0 : part / whole;
     }
 
     static String pct(double share) {

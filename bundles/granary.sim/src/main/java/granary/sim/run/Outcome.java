@@ -68,7 +68,7 @@ final class Outcome {
         RunResult.Waits waits = new RunResult.Waits(jobWaits.stats(), unitWaits.stats(), rec.slotWaits.stats());
         Map<String, RunResult.GroupRow> groups = new LinkedHashMap<>();
         rec.groups.forEach((name, g) -> groups.put(name, new RunResult.GroupRow(g.jobs(), g.timeouts(), g.slotSeconds(),
-                g.cpuCoreSeconds(), g.memGibSeconds(), g.peakSlots(), g.revokedSlots(), g.belowMinSeconds(),
+                g.cpuCoreSeconds(), g.memGibSeconds(), g.peakSlots(), g.revokedSlots(), g.lostSlotSeconds(), g.belowMinSeconds(),
                 g.longestBelowMinSeconds(), g.overMaxSeconds())));
         Map<String, Map<String, Report>> reports = rec.reports.readAll();
         long decisions = engine.view().status().decisions();

@@ -149,7 +149,7 @@ final class Recorder {
 
     void revoked(UnitTrack u, int k, double lostMs, long now) {
         revokedSlots += k;
-        group(u).revoked(k);
+        group(u).revoked(k, lostMs);
         lostSlotMs += lostMs;
         runningSlots -= k;
         u.demand.addLast(new long[] {now, k});

@@ -74,18 +74,23 @@ public record RunResult(String label, List<String> selection, Map<String, String
     }
 
     /**
-     * One group (by the full name the engine gave it). The last four come from the admission
-     * policies' group bounds (docs/operations.md, "What operators measure"): slots taken from the
-     * group, time below its guarantee while it had demand (in all, and the longest stretch), and time
-     * above its limit.
+     * One group (by the full name the engine gave it). Slots taken from the group and the slot-seconds
+     * their tasks had run (work lost, included in {@code slotSeconds}); then, from the admission
+     * policies' group bounds (docs/operations.md, "What operators measure"): time below its guarantee
+     * while it had demand (in all, and the longest stretch), and time above its limit.
      */
     public record GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
-                           long peakSlots, long revokedSlots, double belowMinSeconds, double longestBelowMinSeconds,
-                           double overMaxSeconds) {
+                           long peakSlots, long revokedSlots, double lostSlotSeconds, double belowMinSeconds,
+                           double longestBelowMinSeconds, double overMaxSeconds) {
 
         public GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
                         long peakSlots) {
-            this(jobs, timeouts, slotSeconds, cpuCoreSeconds, memGibSeconds, peakSlots, 0, 0, 0, 0);
+            this(jobs, timeouts, slotSeconds, cpuCoreSeconds, memGibSeconds, peakSlots, 0, 0, 0, 0, 0);
+        }
+
+        /** Work lost to revocations as a share of the slot-seconds the group held; 0 when it held none. */
+        public double lostShare() {
+            return slotSeconds <= 0 ? 0 : lostSlotSeconds / slotSeconds;
         }
     }
 

@@ -58,7 +58,7 @@ class RunnerTest {
         assertTrue(o.text().contains("note [fifo]: --quota not used: no policy of this set takes it"), o.text());
         assertTrue(o.text().contains("note [fifo]: --queues not used: no policy of this set takes it"), o.text());
         // the sampled reports' tables over time, the billing report's table at the end
-        assertTrue(Files.readString(out.resolve("2-queues+quota+fifo/groups.csv")).startsWith("time_s,group,id,min,max,used,state,preempted_from,preempted_for\n"));
+        assertTrue(Files.readString(out.resolve("2-queues+quota+fifo/groups.csv")).startsWith("time_s,group,id,min,max,used,state,preempted_from,preempted_for,preempted_work_slot_seconds\n"));
         for (String f : List.of("2-queues+quota+fifo/groups.csv", "2-queues+quota+fifo/queues.csv", "2-queues+quota+fifo/billing.csv")) {
             assertTrue(Files.isRegularFile(out.resolve(f)), f);
         }

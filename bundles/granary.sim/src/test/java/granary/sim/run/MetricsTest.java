@@ -1,6 +1,7 @@
 package granary.sim.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import granary.sim.metrics.Stats;
+import granary.sim.report.SummaryText;
 import granary.sim.trace.TraceFormat;
 import granary.testkit.TestFiles;
 
@@ -110,6 +112,17 @@ class MetricsTest {
         assertEquals(2, r.jobs().finished());
         assertEquals(2, r.groups().get("g1").revokedSlots());
         assertEquals(0.0, r.groups().get("g2").belowMinSeconds(), "placed the moment it asked");
+        RunResult.GroupRow g1 = r.groups().get("g1");
+        assertEquals(20.0, g1.lostSlotSeconds(), 1e-9, "the work lost is x's, the group preempted");
+        assertEquals(40 + 2 * 90 + 2 * 100, g1.slotSeconds(), 1e-9, "4 slots to 10 s, 2 to 100 s, the 2 killed again 20-120 s");
+        assertEquals(20.0 / 420, g1.lostShare(), 1e-12);
+        assertEquals(0.0, r.groups().get("g2").lostSlotSeconds());
+        String summary = SummaryText.of(Sims.run(Sims.request(TraceFormat.JSON, dir.resolve("p.json"), Map.of(),
+                List.of(), "quota", settings("5"), 1)));
+        assertTrue(summary.lines().anyMatch(l -> l.startsWith("  g1: work lost (slot-s, of its slot-s)") && l.endsWith(" 20 (4.762%)")),
+                summary);
+        assertTrue(summary.lines().anyMatch(l -> l.startsWith("work lost to revocations") && l.endsWith(" 20 (4.545%)")),
+                "of the 440 slot-seconds held by both groups: " + summary);
     }
 
     /**
@@ -134,10 +147,13 @@ class MetricsTest {
                   {"id": "y", "group": "g2", "submit": 10, "units": [{"name": "u", "slot": {"cpu": 100, "mem": 1}, "desired": 2, "duration": 10}]}
                  ]}
                 """);
+        return Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), "quota", settings(minRunSeconds), 1)).runs().get(0);
+    }
+
+    private SimSettings settings(String minRunSeconds) throws IOException {
         String table = "{\"default\": {\"g1\": {\"GroupId\": 1, \"MaxQuota\": 4, \"MinQuota\": 0},"
                 + " \"g2\": {\"GroupId\": 2, \"MaxQuota\": 4, \"MinQuota\": 2}}}";
-        SimSettings s = Sims.strict().withPolicyOption("quota", "tableFile", granary.testkit.TestFiles.write(dir, "q.json", table).toString(), "--quota")
+        return Sims.strict().withPolicyOption("quota", "tableFile", granary.testkit.TestFiles.write(dir, "q.json", table).toString(), "--quota")
                 .withPolicyOption("quota", "minRunSeconds", minRunSeconds, "--option quota.minRunSeconds");
-        return Sims.run(Sims.request(TraceFormat.JSON, w, Map.of(), List.of(), "quota", s, 1)).runs().get(0);
     }
 }
