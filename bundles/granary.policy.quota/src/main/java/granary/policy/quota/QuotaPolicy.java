@@ -413,17 +413,12 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
                 top = g;
             }
         }
-        UnitView head = top == null ? null : ctx.head(top.name());
-        if (head == null || head.remaining() == 0 || quotaRoom(head, ctx) == 0 || (emergent == null && ctx.admissible(head) == 0)) {
-            return;   // nothing waits, or it waits for quota (or the lookahead) rather than for resources
+        if (options.preemption()) {
+            preemptForGroupsBelowMin(ctx);
         }
-        // the engine is work-conserving: a head still waiting after allocation fits on no node now
-        if (options.preemption() && belowMin(top)) {
-            GroupQuota q = funding.quota(top.name());
-            long toMin = Usage.room(funding.used(top), q.min(), head.slot());
-            if (preemptor.preempt(ctx, funding, head, toMin) > 0) {
-                ctx.schedule(head.id());
-            }
+        UnitView head = top == null ? null : ctx.head(top.name());
+        if (!waitsForResources(head, ctx)) {
+            return;   // nothing waits, or it waits for quota (or the lookahead) rather than for resources
         }
         if (emergent == null && head.remaining() > 0 && options.emergent() != QuotaOptions.EmergentMode.OFF
                 && (head.allOrNothing() || head.granted() == 0)) {
@@ -432,6 +427,39 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
                 claim(ctx, head.job());
             }
         }
+    }
+
+    /**
+     * Every group below its min whose head waits for resources takes back what the head needs, in group
+     * order, each paced on its own: a group below its min does not wait behind another one that is
+     * (issue 24: with one attempt for the top group only, the others stayed below their min for hours).
+     * A group below its min may take one slot more than the room to its min when its head's slot does not
+     * fit under the min: it is below its min in every resource, and that slot brings it there.
+     */
+    private void preemptForGroupsBelowMin(CycleContext ctx) {
+        List<GroupView> below = new ArrayList<>();
+        for (GroupView g : ctx.groups()) {
+            if (g.waitingUnits() > 0 && belowMin(g) && groupVerdict(g).allowed()) {
+                below.add(g);
+            }
+        }
+        below.sort((a, b) -> compare(a, b, ctx));
+        for (GroupView g : below) {
+            UnitView head = ctx.head(g.name());
+            if (!waitsForResources(head, ctx)) {
+                continue;
+            }
+            // the engine is work-conserving: a head still waiting after allocation fits on no node now
+            long toMin = Math.max(1, Usage.room(funding.used(g), funding.quota(g.name()).min(), head.slot()));
+            if (preemptor.preempt(ctx, funding, head, toMin) > 0) {
+                ctx.schedule(head.id());
+            }
+        }
+    }
+
+    /** The head waits for resources, not for quota or the lookahead (or nothing waits). */
+    private boolean waitsForResources(UnitView head, CycleContext ctx) {
+        return head != null && head.remaining() > 0 && quotaRoom(head, ctx) > 0 && (emergent != null || ctx.admissible(head) > 0);
     }
 
     /**

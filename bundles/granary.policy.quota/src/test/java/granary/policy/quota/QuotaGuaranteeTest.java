@@ -1,0 +1,86 @@
+package granary.policy.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import granary.api.model.JobSpec;
+import granary.api.model.UnitSpec;
+import granary.testkit.Clocks;
+import granary.testkit.Jobs;
+
+/**
+ * The min as a real guarantee (issue 24; docs/multi-tenancy.md, "Choices and their defaults"): a group
+ * below its min with demand gets back to its min within 20 s of engine time — two scheduling samples —
+ * wherever preemption may act, on the causes the replay of the Alibaba trace showed keeping groups
+ * below their min for hours.
+ */
+class QuotaGuaranteeTest {
+
+    /** Seconds of engine time the guarantee allows (issue 24's target). */
+    private static final int BOUND_SECONDS = 20;
+
+    /** Advances a second at a time, at most the bound; returns the seconds until {@code job} holds {@code slots}, or -1. */
+    private static int secondsUntil(QuotaBench b, String job, int slots) {
+        for (int s = 0; s <= BOUND_SECONDS; s++) {
+            if (b.granted(job) >= slots) {
+                return s;
+            }
+            b.advance(1000);
+        }
+        return -1;
+    }
+
+    /**
+     * Memory binds, cpu idles: a holds all the memory (far above its memory min) with little cpu (under
+     * its cpu min). It is above its min — its state is Overused — so b, below its min in everything,
+     * takes memory back from it; counting a's excess resource by resource (none in cpu) made it untouchable.
+     */
+    @Test
+    void aGroupAboveItsMinInTheBindingResourceGivesBackEvenUnderItsMinInAnother() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS, QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": {"cpu": 10000, "mem": 10000}, "MinQuota": {"cpu": 2000, "mem": 3000}},
+                             "b": {"GroupId": 2, "MaxQuota": {"cpu": 10000, "mem": 10000}, "MinQuota": {"cpu": 3000, "mem": 3000}}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit(new JobSpec("memory", "a", null, 0, false, List.of(Jobs.unit("u", 10, 100, 100).build())));
+        assertEquals(100, b.granted("memory"), "all the memory, a tenth of the cpu");
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        b.submit("claim", "b", 20);
+        int s = secondsUntil(b, "claim", 20);
+        assertTrue(s >= 0 && s <= BOUND_SECONDS, "b below its min with demand got its 20 slots after " + s + " s");
+        assertEquals(80, b.granted("memory"), "a keeps 8,000 of memory: above its min of 3,000");
+    }
+
+    /**
+     * b is below its min and its head can use only n0, where nothing is old enough to take; c is below
+     * its min too and could take old work anywhere. c does not wait behind b.
+     */
+    @Test
+    void aGroupBelowItsMinDoesNotWaitBehindAnotherThatPreemptionCannotHelp() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withRestraint(600, 1000), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 30},
+                             "c": {"GroupId": 3, "MaxQuota": 100, "MinQuota": 30}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit(new JobSpec("old", "a", null, 0, false, List.of(Jobs.unit("u", 100, 100, 90).blacklist("n0").build())));
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 900_000);
+        b.submit("young", "a", 10);                                   // n0 is all that is left
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 960_000);
+        UnitSpec.Builder onlyN0 = Jobs.unit("u", 100, 100, 5);
+        for (int n = 1; n < 10; n++) {
+            onlyN0.blacklist("n" + n);
+        }
+        b.submit(new JobSpec("pinned", "b", null, 0, false, List.of(onlyN0.build())));
+        b.advance(1000);
+        b.submit("claim", "c", 10);
+        int s = secondsUntil(b, "claim", 10);
+        assertTrue(s >= 0 && s <= BOUND_SECONDS, "c below its min with demand got its 10 slots after " + s + " s");
+        assertEquals(0, b.granted("pinned"), "young has run 60 s of the 600 it must run before it may be taken");
+        assertEquals(10, b.granted("young"));
+    }
+}
