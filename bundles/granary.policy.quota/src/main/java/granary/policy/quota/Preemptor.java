@@ -60,6 +60,8 @@ final class Preemptor {
      * attempt passed over for its age becomes old enough or -1}.
      */
     private final Map<String, long[]> pacing = new HashMap<>();
+    /** How many times more candidates than the first gathering an attempt may gather after failed ones. */
+    private static final long MAX_WIDENING = 64;
     /**
      * Per group: {slots taken from it, slots taken for it, slot-milliseconds the slots taken from it had
      * run} (each counted from the latest grant on its node: the least a revocation of them loses).
@@ -89,7 +91,7 @@ final class Preemptor {
      */
     int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin) {
         long now = ctx.now();
-        long[] pace = pacing.computeIfAbsent(top.group(), g -> new long[] {-1, 1000, -1});
+        long[] pace = pacing.computeIfAbsent(top.group(), g -> new long[] {-1, 1000, -1, 1});
         if (pace[0] >= 0 && now >= pace[0] && now - pace[0] < pace[1] && (pace[2] < 0 || now < pace[2])) {
             return 0;   // one attempt per scheduling round (a second of engine time), fewer while none helps
         }
@@ -102,7 +104,7 @@ final class Preemptor {
         Map<String, Held> excess = excess(ctx, funding, top.group());
         long oldEnough = now - options.minRunSeconds() * 1000;
         List<UnitView> tooYoung = new ArrayList<>();
-        List<Candidate> candidates = candidates(ctx, top, excess, oldEnough, Math.min(budget, need * 4 + 128), tooYoung);
+        List<Candidate> candidates = candidates(ctx, top, excess, oldEnough, (need * 4 + 128) * pace[3], tooYoung);
         // Youngest eligible slot first over the whole cluster; slots taken on a node are only committed
         // once they make room there for the top unit, so nothing is revoked that does not help it.
         Map<String, NodeTakes> pending = new HashMap<>();
@@ -134,6 +136,8 @@ final class Preemptor {
         }
         pace[1] = revoked > 0 ? 1000 : Math.min(8000, pace[1] * 2);
         pace[2] = revoked > 0 ? -1 : ripe(tooYoung, oldEnough);
+        // candidates spread thin over the nodes make room nowhere for a bigger slot: gather more next time
+        pace[3] = fit > 0 || candidates.isEmpty() ? 1 : Math.min(MAX_WIDENING, pace[3] * 4);
         if (revoked > 0) {
             recent.addLast(new long[] {now, revoked});
             recentSlots += revoked;

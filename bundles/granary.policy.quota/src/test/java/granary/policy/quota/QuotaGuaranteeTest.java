@@ -83,4 +83,27 @@ class QuotaGuaranteeTest {
         assertEquals(0, b.granted("pinned"), "young has run 60 s of the 600 it must run before it may be taken");
         assertEquals(10, b.granted("young"));
     }
+
+    /**
+     * The youngest grants are two per node on a hundred nodes; a five-core slot needs five on one node.
+     * The first attempt gathers what the need calls for and finds room nowhere; the next ones gather
+     * more (older grants too) until a node has room, and then take only what makes it there.
+     */
+    @Test
+    void whenTheYoungestGrantsAreSpreadThinLaterAttemptsGatherMoreUntilANodeHasRoom() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS, QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 1000, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 1000, "MinQuota": 100}}}
+                """, null)).nodes(100, 10);
+        b.at(1);
+        b.submit(new JobSpec("old", "a", null, 0, false, List.of(Jobs.unit("u", 100, 100, 800).maxPerNode(8).build())));
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        b.submit(new JobSpec("spread", "a", null, 0, false, List.of(Jobs.unit("u", 100, 100, 200).maxPerNode(2).build())));
+        assertEquals(1000, b.usedSlots("a"));
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 600_000);
+        b.submit(new JobSpec("wide", "b", null, 0, false, List.of(Jobs.unit("u", 500, 500, 1).build())));
+        int s = secondsUntil(b, "wide", 1);
+        assertTrue(s >= 0 && s <= BOUND_SECONDS, "b below its min with demand got its slot after " + s + " s");
+        assertEquals(995, b.usedSlots("a"), "five one-core slots on one node make room for one five-core slot: no more");
+    }
 }
