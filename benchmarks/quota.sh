@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-compare}"
 trace="${2:-../shared/traces/alibaba-v2017-batch-task/batch_task.csv}"
-mvn -q -B -DskipTests package -pl features/standalone -am >&2
+mvn -q -B -DskipTests package -pl bundles/granary.policy.sjf,features/standalone -am >&2
 sim=(java ${JAVA_OPTS:--Xmx4g} -jar features/standalone/target/granary-sim.jar --trace "alibaba2017:$trace"
      --trace-option group=hash:4 --cluster nodes=2000,cpu=6400,mem=262144
      --quota benchmarks/quota/alibaba2017-day-night.json --no-progress)

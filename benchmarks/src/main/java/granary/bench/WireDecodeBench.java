@@ -27,7 +27,7 @@ import granary.protocol.Sender;
 import granary.protocol.WireCodec;
 
 /**
- * What reading one message off the wire costs (docs/protocol.md, "Encoding"): the bytes of an
+ * What reading one message off the wire costs (docs/protocol.md, "Wire format"): the bytes of an
  * envelope to the checked message, syntax and fields. {@code heartbeat}: an agent's heartbeat
  * reporting 16 workers started and 16 ended, as the master reads it; {@code cap}: a full cap of 200
  * grants, as an agent reads it after it registers.

@@ -8,6 +8,7 @@ import granary.protocol.Sender;
 import granary.protocol.link.HttpTransport;
 import granary.protocol.link.Link;
 import granary.protocol.link.LinkException;
+import granary.protocol.link.Transport;
 import granary.protocol.link.ThreadLoop;
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -43,21 +44,33 @@ abstract class Peer {
     /** A loop and an HTTP client that many peers share. */
     static final class Wire implements AutoCloseable {
         final ThreadLoop loop;
-        final HttpTransport transport;
+        final Transport transport;
 
-        Wire(ThreadLoop loop, HttpTransport transport) {
+        Wire(ThreadLoop loop, Transport transport) {
             this.loop = loop;
             this.transport = transport;
         }
 
-        /** {@code n} wires, their HTTP clients on {@code executor} (HTTP/1.1, 10 s to connect); loop errors go to {@code run}. */
-        static List<Wire> of(int n, Executor executor, WireLoad.Run run, String name) {
+        /**
+         * {@code n} wires, each with its own loop and HTTP client: {@link NioTransport} for
+         * {@code "nio"} (connections from 127.0.0.1–127.0.0.64), else the JDK's client on {@code executor}
+         * (HTTP/1.1, 10 s to connect); loop errors go to {@code run}.
+         */
+        static List<Wire> of(int n, Executor executor, WireLoad.Run run, String name, String transport) {
             List<Wire> out = new ArrayList<>();
             for (int i = 0; i < Math.max(1, n); i++) {
-                HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
-                        .connectTimeout(Duration.ofSeconds(10)).build();
-                out.add(new Wire(new ThreadLoop(name + "-loop-" + i, Clock.system(), ex -> run.note("loop: " + ex)),
-                        new HttpTransport(http)));
+                Transport t;
+                if (transport.equals("nio")) {
+                    try {
+                        t = new NioTransport(name + "-nio-" + i, 64);
+                    } catch (java.io.IOException ex) {
+                        throw new java.io.UncheckedIOException("cannot open a selector", ex);
+                    }
+                } else {
+                    t = new HttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
+                            .connectTimeout(Duration.ofSeconds(10)).build());
+                }
+                out.add(new Wire(new ThreadLoop(name + "-loop-" + i, Clock.system(), ex -> run.note("loop: " + ex)), t));
             }
             return out;
         }
@@ -65,6 +78,9 @@ abstract class Peer {
         @Override
         public void close() {
             loop.close();
+            if (transport instanceof NioTransport nio) {
+                nio.close();
+            }
         }
     }
 

@@ -149,7 +149,7 @@ public final class RecoveryLoad {
             System.err.println("recovery: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
             run = new WireLoad.Run(wo, master.url(), tokens);
             run.retryMillis = 500; // as the real agent after an unreachable master
-            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "recovery"));
+            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "recovery", wo.transport()));
             long setupDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.setupTimeout());
             long t0 = System.nanoTime();
             for (int i = 0; i < o.agents(); i++) {

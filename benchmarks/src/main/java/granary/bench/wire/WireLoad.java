@@ -40,6 +40,8 @@ import java.util.regex.Pattern;
  *                                registered, SLOW unauthenticated posts trickling a body byte a second and
  *                                IDLE connections that send nothing, kept up through the measured window
  *   --live-every=S (5)           how often the master's live agents are read in the measured window
+ *   --transport=nio|jdk (nio)    the peers' HTTP: {@link NioTransport} (one selector thread per client, cheap per
+ *                                peer) or the JDK's HTTP client (as the real agent and job master use)
  * </pre>
  * Prints a summary and one line {@code WIRE-JSON {...}} with every figure.
  */
@@ -49,7 +51,7 @@ public final class WireLoad {
     public record Options(URI master, Path secret, long masterPid, boolean inProcess, boolean sameJvm, Path runtime,
                           List<String> masterJvm, int agents, int jobMasters, int seconds, int warmup, int heartbeatMillis,
                           int slotsPerAgent, int workMillis, boolean immediate, int clients, int attackSlow,
-                          int attackIdle, String masterCpus, int liveEvery) {
+                          int attackIdle, String masterCpus, int liveEvery, String transport) {
 
         static Options parse(String... args) {
             URI master = null;
@@ -63,6 +65,7 @@ public final class WireLoad {
             boolean immediate = true;
             int attackSlow = 0, attackIdle = 0, liveEvery = 5;
             String masterCpus = null;
+            String transport = "nio";
             for (String a : args) {
                 String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
                 String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -83,6 +86,12 @@ public final class WireLoad {
                     case "--work-ms" -> work = Integer.parseInt(v);
                     case "--clients" -> clients = Integer.parseInt(v);
                     case "--master-cpus" -> masterCpus = v.isBlank() ? null : v;
+                    case "--transport" -> {
+                        if (!v.equals("nio") && !v.equals("jdk")) {
+                            throw new IllegalArgumentException("--transport=nio|jdk, not " + v);
+                        }
+                        transport = v;
+                    }
                     case "--live-every" -> liveEvery = Math.max(1, Integer.parseInt(v));
                     case "--attack" -> {
                         int[] counts = Attack.parse(v);
@@ -105,7 +114,7 @@ public final class WireLoad {
                 throw new IllegalArgumentException("--master needs the master's --secret=FILE to issue tokens");
             }
             return new Options(master, secret, pid, inProcess, same, runtime, jvm, agents, jms, seconds, warmup, hb,
-                    slots, work, immediate, clients, attackSlow, attackIdle, masterCpus, liveEvery);
+                    slots, work, immediate, clients, attackSlow, attackIdle, masterCpus, liveEvery, transport);
         }
     }
 
@@ -209,7 +218,7 @@ public final class WireLoad {
         Attack attack = null;
         try {
             System.err.println("wire: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
-            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "wire"));
+            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "wire", o.transport()));
             long t0 = System.nanoTime();
             for (int i = 0; i < o.agents(); i++) {
                 agents.add(new SimAgent(run, String.format("n%05d", i), clients.get(i % clients.size())));
@@ -319,12 +328,17 @@ public final class WireLoad {
             out.put("master_deliveries", delivery == null ? -1 : delivery[0] - (deliveryBefore == null ? 0 : deliveryBefore[0]));
             out.put("master_decided_sent_p50_ms", delivery == null ? -1 : delivery[1]);
             out.put("master_decided_sent_p99_ms", delivery == null ? -1 : delivery[2]);
+            double[] posts = parsePosts(wire);
+            // the master's share of a round trip: headers in to ack out, over its last 65,536 posts
+            out.put("master_post_p50_ms", posts == null ? -1 : posts[0]);
+            out.put("master_post_p99_ms", posts == null ? -1 : posts[1]);
             out.put("hints_per_s", round((run.hints.sum() - hints0) / wall));
             out.put("hint_placements_per_s", round((run.hintPlacements.sum() - place0) / wall));
             out.put("master_cpu_s_per_s", master.pid() > 0 ? round(masterCpu / wall) : -1);
             out.put("master_rss_mib", master.pid() > 0 ? round(Proc.rssMib(master.pid())) : -1);
             out.put("master_threads", master.pid() > 0 ? Proc.threads(master.pid()) : -1);
             out.put("loadgen_cpu_s_per_s", round(selfCpu / wall));
+            out.put("loadgen_transport", o.transport());
             out.put("loadgen_rss_mib", round(Proc.rssMib(self)));
             out.put("errors", run.errors.get() - err0);
             out.put("refusals", run.refusals.get() - ref0);
@@ -391,6 +405,17 @@ public final class WireLoad {
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
+    private static final Pattern POSTS = Pattern.compile("postP50=(-?[\\d.]+)ms postP99=(-?[\\d.]+)ms");
+
+    /** [p50, p99] of the master's post times in a {@code granary:wire} line, or null (a master that does not say them). */
+    static double[] parsePosts(String line) {
+        if (line == null) {
+            return null;
+        }
+        Matcher m = POSTS.matcher(line);
+        return m.find() ? new double[] {Double.parseDouble(m.group(1)), Double.parseDouble(m.group(2))} : null;
+    }
+
     private static final Pattern WIRE = Pattern.compile("deliveries=(\\d+) deliveryP50=(-?\\d+)ms deliveryP99=(-?\\d+)ms");
 
     /** [count, p50, p99] from a {@code granary:wire} line, or null. */
@@ -429,6 +454,8 @@ public final class WireLoad {
                 f.get("slots_started_per_s"), f.get("cap_increase_per_s"), f.get("exits_per_s"), f.get("caps_per_s")));
         s.append(String.format(Locale.ROOT, "  master decided → sent        p50 %s ms, p99 %s ms (%s deliveries)%n",
                 f.get("master_decided_sent_p50_ms"), f.get("master_decided_sent_p99_ms"), f.get("master_deliveries")));
+        s.append(String.format(Locale.ROOT, "  master post in → ack out     p50 %s ms, p99 %s ms (the master's share of a round trip)%n",
+                f.get("master_post_p50_ms"), f.get("master_post_p99_ms")));
         s.append(String.format(Locale.ROOT, "  slot turnaround              p50 %s ms, p99 %s ms (exit sent → worker started in the slot; %s)%n",
                 f.get("turnaround_p50_ms"), f.get("turnaround_p99_ms"), f.get("turnarounds")));
         s.append(String.format(Locale.ROOT, "  master CPU / RSS / threads   %s s/s, %s MiB, %s%n",

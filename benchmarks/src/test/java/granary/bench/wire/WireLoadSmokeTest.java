@@ -3,6 +3,7 @@ package granary.bench.wire;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -25,5 +26,16 @@ class WireLoadSmokeTest {
         assertTrue(((Number) r.get("hint_placements_per_s")).doubleValue() >= 0, "job masters polled: " + r);
         assertTrue(((Number) r.get("master_deliveries")).longValue() > 0, "the master delivered caps and hints: " + r);
         assertEquals(0L, ((Number) r.get("refusals")).longValue(), "nothing refused: " + r);
+    }
+
+    /** The runtime's {@code granary:wire} line, as MasterComponent writes it, gives the master's post times. */
+    @Test
+    void readsTheMastersShareFromItsWireLine() {
+        String line = "agents=1000 live=1000 jobmasters=10 deliveries=52364 deliveryP50=0ms deliveryP99=265ms"
+                + " posts=64290 postP50=0.4ms postP99=12.5ms";
+        assertEquals(List.of(0.4, 12.5), List.of(WireLoad.parsePosts(line)[0], WireLoad.parsePosts(line)[1]));
+        assertEquals(List.of(52364L, 0L, 265L), List.of(WireLoad.parseWire(line)[0], WireLoad.parseWire(line)[1], WireLoad.parseWire(line)[2]));
+        assertEquals(null, WireLoad.parsePosts("agents=1 live=1 jobmasters=0 deliveries=0 deliveryP50=-1ms deliveryP99=-1ms"),
+                "a master that does not say them");
     }
 }

@@ -38,6 +38,7 @@ public final class Agent implements AutoCloseable {
     private AgentRole role;
     private JdkHttpServer server;
     private URI endpoint;
+    private Launcher launcher;
 
     /**
      * @param events receives one line per event ({@code registered ...}, {@code cap ...}, {@code launched ...}, …), from the agent's thread
@@ -58,21 +59,33 @@ public final class Agent implements AutoCloseable {
      * @throws IOException      the work dir or the listening address cannot be used
      */
     public void start() throws IOException {
+        WorkerPolicy policy = config.workers();
+        if (policy.capacityNote() != null) {
+            events.accept("capacity " + config.capacity() + " (" + policy.capacityNote() + ")");
+        }
+        Cgroups cgroups = cgroups(policy);
         loop = new ThreadLoop("granary-agent " + config.node(), clock, ex -> events.accept("internal-error " + ex));
-        role = new AgentRole(config, loop, new HttpTransport(Duration.ofSeconds(10), null), new FileDisk(config.workDir()),
-                new OsLauncher(config.workDir(), config.node(), loop), events, (code, why) -> ended.complete(code));
-        Endpoint desk = onLoop(() -> {
-            try {
-                return role.load();
-            } catch (IOException ex) {
-                throw new java.io.UncheckedIOException(ex);
-            }
-        });
-        server = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), config.tls() == null ? null : tls(config.tls()));
-        endpoint = config.advertise() != null ? config.advertise() : server.url();
-        CompletableFuture<Void> first = onLoop(() -> role.start(endpoint));
+        boolean enforce = policy.isolation() == WorkerPolicy.Isolation.HARD || policy.isolation() == WorkerPolicy.Isolation.AUTO;
+        launcher = new OsLauncher(config.workDir(), config.node(), loop, policy, cgroups, cgroups != null && enforce);
+        events.accept("workers user=" + (policy.user() == null ? "(the agent's own)" : policy.user())
+                + (policy.allowedUsers().isEmpty() ? "" : " allowed=" + String.join(",", policy.allowedUsers()))
+                + (policy.allowRoot() ? "" : " root=refused"));
+        boolean started = false;
         try {
+            role = new AgentRole(config, loop, new HttpTransport(Duration.ofSeconds(10), null), new FileDisk(config.workDir()),
+                    launcher, events, (code, why) -> ended.complete(code));
+            Endpoint desk = onLoop(() -> {
+                try {
+                    return role.load();
+                } catch (IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+            });
+            server = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), config.tls() == null ? null : tls(config.tls()));
+            endpoint = config.advertise() != null ? config.advertise() : server.url();
+            CompletableFuture<Void> first = onLoop(() -> role.start(endpoint));
             first.get();
+            started = true;
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while registering node " + config.node(), ex);
@@ -81,7 +94,46 @@ public final class Agent implements AutoCloseable {
                 throw g;
             }
             throw new IOException("registering node " + config.node() + " failed: " + ex.getCause(), ex.getCause());
+        } finally {
+            if (!started) {
+                launcher.close(); // the cgroups made for workers go, those of workers left running excepted
+            }
         }
+    }
+
+    /**
+     * The workers' cgroups as the isolation mode asks (docs/agent.md, "Isolation"): none when off,
+     * with a warning; with auto, none where they cannot be written, with a warning saying why.
+     *
+     * @throws IOException soft or hard isolation asked where cgroups cannot be used, saying why
+     */
+    private Cgroups cgroups(WorkerPolicy policy) throws IOException {
+        return isolation(policy, config.node(), config.workDir(), events);
+    }
+
+    /** As {@link #cgroups}, for {@code node} with {@code workDir}, saying what it found to {@code events}. */
+    static Cgroups isolation(WorkerPolicy policy, String node, java.nio.file.Path workDir, Consumer<String> events) throws IOException {
+        String warning = "workers are not held to their slots, their usage comes from /proc, and a stop reaches only the"
+                + " processes that stay in a worker's tree";
+        if (policy.isolation() == WorkerPolicy.Isolation.OFF) {
+            events.accept("isolation-off reason=--isolation=off (" + warning + ")");
+            return null;
+        }
+        Cgroups c;
+        try {
+            c = Cgroups.open(OsLauncher.parentGroup(node, workDir));
+        } catch (IOException ex) {
+            if (policy.isolation() == WorkerPolicy.Isolation.AUTO) {
+                events.accept("isolation-off reason=" + ex.getMessage() + " (" + warning + "; --isolation=off says it is meant)");
+                return null;
+            }
+            throw new IOException("--isolation=" + policy.isolation().word() + ": " + ex.getMessage()
+                    + " (--isolation=off runs workers without cgroups)", ex);
+        }
+        String mode = policy.isolation() == WorkerPolicy.Isolation.SOFT ? "soft" : "hard";
+        events.accept("isolation mode=" + mode + " kind=" + c.kind() + " parents=" + c.parents()
+                + (mode.equals("soft") ? " (usage and process trees; no limits)" : " (cpu and memory limited to each worker's slot)"));
+        return c;
     }
 
     private <T> T onLoop(java.util.function.Supplier<T> task) throws IOException {
@@ -152,6 +204,9 @@ public final class Agent implements AutoCloseable {
         }
         awaitEnd(stopping);
         loop.close();
+        if (launcher != null && !config.keepWorkersOnExit()) {
+            launcher.close();
+        }
     }
 
     /** Waits up to the stop grace for stopped workers to end, then kills what is left. */

@@ -41,13 +41,15 @@ import java.util.TreeMap;
  * @param workRoots        directories besides {@code workDir} a plan may name as a worker's working
  *                         directory (docs/security.md, "Workers stay in their place")
  * @param tls              the plan endpoint serves HTTPS with this key; null: plain HTTP
+ * @param workers          how workers are held to their slots, as whom they run, and when the node
+ *                         calls itself unhealthy (docs/agent.md)
  */
 public record AgentConfig(URI master, String node, String room, Map<String, String> labels, Resources capacity,
                           String token, Path workDir, InetSocketAddress listen, URI advertise, Duration heartbeat,
                           int registerRetries, int maxWorkers, int maxPending, Duration pendingExpiry,
                           Duration stopGrace, Duration pollWait, boolean keepWorkersOnExit,
                           List<URI> otherMasters, Duration exitRetention, Duration pollPause, Duration requestTimeout,
-                          List<Path> workRoots, Tls tls) {
+                          List<Path> workRoots, Tls tls, WorkerPolicy workers) {
 
     /**
      * The plan endpoint's key (docs/security.md, "TLS for plans").
@@ -80,6 +82,7 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         Objects.requireNonNull(pollPause, "pollPause");
         Objects.requireNonNull(requestTimeout, "requestTimeout");
         workRoots = List.copyOf(workRoots);
+        Objects.requireNonNull(workers, "workers");
     }
 
     /** How long an exit is remembered by default. */
@@ -98,49 +101,56 @@ public record AgentConfig(URI master, String node, String room, Map<String, Stri
         return new AgentConfig(master, node, "default", Map.of(), capacity, token, workDir,
                 new InetSocketAddress("127.0.0.1", 0), null, Duration.ofSeconds(1), 5, DEFAULT_MAX_WORKERS,
                 DEFAULT_MAX_PENDING, Duration.ofMinutes(5), Duration.ofSeconds(10), Duration.ofSeconds(25), false, List.of(),
-                DEFAULT_EXIT_RETENTION, Duration.ZERO, Duration.ofSeconds(10), List.of(), null);
+                DEFAULT_EXIT_RETENTION, Duration.ZERO, Duration.ofSeconds(10), List.of(), null, WorkerPolicy.EMBEDDED);
     }
 
     public AgentConfig withHeartbeat(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, d,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls, workers);
     }
 
     public AgentConfig withPollWait(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, d, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls, workers);
     }
 
     public AgentConfig withStopGrace(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
+                registerRetries, maxWorkers, maxPending, pendingExpiry, d, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls, workers);
     }
 
     public AgentConfig withRegisterRetries(int n) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
+                n, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls, workers);
     }
 
     public AgentConfig withPollPause(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                exitRetention, d, requestTimeout, workRoots, tls);
+                exitRetention, d, requestTimeout, workRoots, tls, workers);
     }
 
     public AgentConfig withExitRetention(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                d, pollPause, requestTimeout, workRoots, tls);
+                d, pollPause, requestTimeout, workRoots, tls, workers);
     }
 
     public AgentConfig withRequestTimeout(Duration d) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
                 registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
-                exitRetention, pollPause, d, workRoots, tls);
+                exitRetention, pollPause, d, workRoots, tls, workers);
     }
 
     public AgentConfig withPending(int max, Duration expiry) {
         return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
-                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls);
+                registerRetries, maxWorkers, max, expiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters, exitRetention, pollPause, requestTimeout, workRoots, tls, workers);
+    }
+
+    /** The same agent with another worker policy. */
+    public AgentConfig withWorkers(WorkerPolicy w) {
+        return new AgentConfig(master, node, room, labels, capacity, token, workDir, listen, advertise, heartbeat,
+                registerRetries, maxWorkers, maxPending, pendingExpiry, stopGrace, pollWait, keepWorkersOnExit, otherMasters,
+                exitRetention, pollPause, requestTimeout, workRoots, tls, w);
     }
 }

@@ -21,7 +21,7 @@ import java.util.TreeSet;
 public final class CommandLine {
 
     public static final String USAGE = String.join("\n",
-            "usage: java -jar granary-agent.jar --master=URL --node=NAME --capacity=cpu=N,mem=MIB[,NAME=N...]",
+            "usage: java -jar granary-agent.jar --master=URL --node=NAME [--capacity=cpu=N,mem=MIB[,NAME=N...]]",
             "                                   --token-file=FILE --work-dir=DIR [options]",
             "  --master=URL[,URL...]     the master's base URL, e.g. http://10.0.0.1:7070; with high availability",
             "                            every master's, comma-separated (the agent finds the leader)",
@@ -29,6 +29,18 @@ public final class CommandLine {
             "  --room=ROOM               where the node stands (default: default)",
             "  --labels=k=v,k=v          the node's labels",
             "  --capacity=cpu=6400,mem=262144,gpu=4   cpu in 1/100 cores, mem in MiB, others extended",
+            "                            (default: the machine's cores and memory less --reserve)",
+            "  --reserve=cpu=100,mem=1024  kept for the system and the agent when the capacity is found (default)",
+            "  --isolation=auto          off, soft (cgroups count and stop, no limits), hard (cgroups hold each",
+            "                            worker to its slot's cpu and mem), auto (hard where cgroups can be",
+            "                            written, else off with a warning); docs/agent.md",
+            "  --worker-user=NAME        the user workers run as (default for an agent run as root: nobody)",
+            "  --allowed-users=A,B       users a plan may name in GRANARY_USER besides --worker-user",
+            "  --allow-root-workers      let workers run as root (never by default)",
+            "  --health-command='PROG ARGS'  run every --health-period; exit code not 0, or a line starting",
+            "                            with ERROR, makes the node unhealthy (no shell: name a script)",
+            "  --health-period=30s       how often; --health-timeout=20s: how long one run may take",
+            "  --failure-limit=3         launches failed in a row that make the node unhealthy (0: never)",
             "  --token-file=FILE         the agent's token (agent/NAME.<mac>), one line",
             "  --work-dir=DIR            checkpoint, worker logs and working directories",
             "  --work-roots=DIR[,DIR...] more directories a plan may name as a worker's working directory",
@@ -54,11 +66,12 @@ public final class CommandLine {
             "exit codes: 0 stopped, 1 I/O failure, 2 bad options, 3 token refused, 4 master unreachable,",
             "            5 registration refused or not understood");
 
-    private static final Set<String> FLAGS = Set.of("keep-workers-on-exit", "help");
+    private static final Set<String> FLAGS = Set.of("keep-workers-on-exit", "help", "allow-root-workers");
     private static final Set<String> VALUED = Set.of("master", "node", "room", "labels", "capacity", "token-file",
             "work-dir", "listen", "advertise", "heartbeat", "register-retries", "max-workers", "max-pending",
             "pending-expiry", "stop-grace", "poll-wait", "exit-retention", "work-roots", "keystore", "keystore-password-file",
-            "key-password-file");
+            "key-password-file", "reserve", "isolation", "worker-user", "allowed-users", "health-command", "health-period",
+            "health-timeout", "failure-limit");
 
     private CommandLine() {
     }
@@ -81,7 +94,29 @@ public final class CommandLine {
         }
         URI master = masters.get(0);
         String node = required(o, "node", "--node=NAME");
-        Resources capacity = capacity(required(o, "capacity", "--capacity=cpu=6400,mem=262144"));
+        String capacityNote = null;
+        Resources capacity;
+        if (o.containsKey("capacity")) {
+            capacity = capacity(required(o, "capacity", "--capacity=cpu=6400,mem=262144"));
+            if (o.containsKey("reserve")) {
+                throw new UsageException("--reserve goes without --capacity: it is what the agent keeps back from the machine's"
+                        + " cores and memory when it finds the capacity itself");
+            }
+        } else {
+            Resources reserve = reserve(o.getOrDefault("reserve", DEFAULT_RESERVE));
+            int cores = Runtime.getRuntime().availableProcessors();
+            long mem = ProcStat.memoryMiB();
+            if (mem < 0) {
+                throw new UsageException("--capacity is missing and the machine's memory cannot be read from /proc/meminfo:"
+                        + " give --capacity=cpu=N,mem=MIB");
+            }
+            capacity = Resources.of(cores * 100L - reserve.cpu(), mem - reserve.memMb());
+            if (!capacity.isNonNegative()) {
+                throw new UsageException("--reserve=" + reserve + " is more than the machine has (" + cores + " cores, " + mem
+                        + " MiB): give a smaller --reserve or --capacity");
+            }
+            capacityNote = "found on the machine: " + cores + " cores, " + mem + " MiB, less the reserve " + reserve;
+        }
         String token = token(required(o, "token-file", "--token-file=FILE"));
         Path workDir = Path.of(required(o, "work-dir", "--work-dir=DIR")).toAbsolutePath();
         AgentConfig d = AgentConfig.of(master, node, capacity, token, workDir);
@@ -93,7 +128,77 @@ public final class CommandLine {
                 duration(o, "pending-expiry", d.pendingExpiry()), duration(o, "stop-grace", d.stopGrace()),
                 pollWait(duration(o, "poll-wait", d.pollWait())), o.containsKey("keep-workers-on-exit"),
                 masters.subList(1, masters.size()), duration(o, "exit-retention", d.exitRetention()), d.pollPause(),
-                d.requestTimeout(), roots(o.get("work-roots")), tls(o));
+                d.requestTimeout(), roots(o.get("work-roots")), tls(o), workers(o, capacityNote));
+    }
+
+    /** Kept back for the system and the agent when the capacity is found on the machine (docs/agent.md). */
+    static final String DEFAULT_RESERVE = "cpu=100,mem=1024";
+
+    private static Resources reserve(String text) throws UsageException {
+        try {
+            Resources r = Resources.parse(text);
+            if (!r.isNonNegative()) {
+                throw new IllegalArgumentException(r.firstNegative() + " is negative");
+            }
+            return r;
+        } catch (RuntimeException ex) {
+            throw new UsageException("--reserve=" + text + ": expected cpu=N,mem=MIB (cpu in 1/100 cores, mem in MiB): " + ex.getMessage());
+        }
+    }
+
+    /** Isolation, users and health (docs/agent.md). */
+    private static WorkerPolicy workers(Map<String, String> o, String capacityNote) throws UsageException {
+        WorkerPolicy.Isolation isolation = WorkerPolicy.Isolation.AUTO;
+        if (o.containsKey("isolation")) {
+            try {
+                isolation = WorkerPolicy.Isolation.valueOf(o.get("isolation").toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException ex) {
+                throw new UsageException("--isolation=" + o.get("isolation") + ": expected off, soft, hard or auto");
+            }
+        }
+        boolean root = OsLauncher.selfUid() == 0;
+        boolean allowRoot = o.containsKey("allow-root-workers");
+        String user = o.get("worker-user");
+        if (user != null && user.isBlank()) {
+            throw new UsageException("--worker-user= is empty: expected a user name, e.g. --worker-user=granary");
+        }
+        if (user == null && root && !allowRoot) {
+            user = "nobody"; // never root by default; an operator names the user workers run as
+        }
+        if (user != null && (user.equals("root") || user.equals("0")) && !allowRoot) {
+            throw new UsageException("--worker-user=" + user + ": workers run as root only with --allow-root-workers");
+        }
+        if (user != null && !root && OsLauncher.selfUid() >= 0) {
+            throw new UsageException("--worker-user=" + user + ": the agent does not run as root, so it cannot start"
+                    + " workers as another user (leave --worker-user out: they run as the agent's own user)");
+        }
+        if (user != null && !OsLauncher.userExists(user)) {
+            throw new UsageException("--worker-user=" + user + ": there is no such user on this node");
+        }
+        java.util.Set<String> allowed = new java.util.TreeSet<>();
+        if (o.get("allowed-users") != null) {
+            for (String u : o.get("allowed-users").split(",")) {
+                if (!u.isBlank()) {
+                    allowed.add(u.trim());
+                }
+            }
+            if ((allowed.contains("root") || allowed.contains("0")) && !allowRoot) {
+                throw new UsageException("--allowed-users=" + o.get("allowed-users") + ": root is allowed only with --allow-root-workers");
+            }
+        }
+        List<String> health = List.of();
+        if (o.get("health-command") != null) {
+            health = List.of(o.get("health-command").trim().split("\\s+"));
+            if (health.get(0).isEmpty()) {
+                throw new UsageException("--health-command= is empty: expected a program and its arguments, e.g."
+                        + " --health-command='/etc/granary/health.sh --disks'");
+            }
+        }
+        return WorkerPolicy.EMBEDDED.withIsolation(isolation).withUser(user, allowed, allowRoot || !root)
+                .withHealth(health, duration(o, "health-period", Duration.ofSeconds(30)),
+                        duration(o, "health-timeout", Duration.ofSeconds(20)),
+                        count(o, "failure-limit", WorkerPolicy.DEFAULT_FAILURE_LIMIT, 0))
+                .withCapacityNote(capacityNote);
     }
 
     /** {@code --keystore} and its password files, or null without {@code --keystore}. */

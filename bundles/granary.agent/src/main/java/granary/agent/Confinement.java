@@ -28,10 +28,35 @@ final class Confinement {
     private Confinement() {
     }
 
+    /** The environment variable in which a plan names the user its worker runs as (docs/agent.md, "Users"). */
+    static final String USER_VARIABLE = "GRANARY_USER";
+
     /** The first reason {@code l} may not run here, or null. */
     static Problem check(String subject, String at, Plan.Launch l, Path workDir, List<Path> roots) {
+        return check(subject, at, l, workDir, roots, WorkerPolicy.EMBEDDED);
+    }
+
+    /** The first reason {@code l} may not run here under {@code policy}, or null. */
+    static Problem check(String subject, String at, Plan.Launch l, Path workDir, List<Path> roots, WorkerPolicy policy) {
         Problem dir = directory(subject, at + ".workingDirectory", l.workingDirectory(), workDir, roots);
-        return dir != null ? dir : environment(subject, at + ".environment", l.environment());
+        Problem env = dir != null ? dir : environment(subject, at + ".environment", l.environment());
+        return env != null ? env : user(subject, at + ".environment." + USER_VARIABLE, l.environment().get(USER_VARIABLE), policy);
+    }
+
+    private static Problem user(String subject, String at, String asked, WorkerPolicy policy) {
+        if (asked == null || asked.isEmpty() || asked.equals(policy.user())) {
+            return null;
+        }
+        if ((asked.equals("root") || asked.equals("0")) && !policy.allowRoot()) {
+            return Problem.of(subject, at, "asks for root: workers may not run as root on this node");
+        }
+        if (!policy.allowedUsers().contains(asked)) {
+            return Problem.of(subject, at, "names the user " + Text.quote(asked) + ", which workers may not run as on this node"
+                    + " (the agent's --worker-user " + (policy.user() == null ? "is not set" : "is " + policy.user())
+                    + (policy.allowedUsers().isEmpty() ? "; no others are allowed" : "; also allowed: " + policy.allowedUsers())
+                    + "; an operator allows more with --allowed-users)");
+        }
+        return null;
     }
 
     private static Problem directory(String subject, String at, String asked, Path workDir, List<Path> roots) {

@@ -43,6 +43,50 @@ public interface Launcher {
 
         /** True while the process runs. */
         boolean alive();
+
+        /** What the worker's process tree has used: CPU time so far and memory now; null where not known. */
+        default Sample sample() {
+            return null;
+        }
+
+        /**
+         * After its end: the memory limit it was killed for and the most it used, if its memory limit
+         * ended it (docs/agent.md, "Isolation"); else null.
+         */
+        default granary.protocol.Heartbeat.Oom oom() {
+            return null;
+        }
+    }
+
+    /**
+     * CPU time used so far and memory in use now, of a worker or of the whole machine.
+     *
+     * @param cpuNanos CPU time since the process tree (or the machine) started, in nanoseconds
+     * @param memBytes memory in use now, in bytes
+     */
+    record Sample(long cpuNanos, long memBytes) {
+    }
+
+    /** The whole machine's use (docs/agent.md, "What is reported"); null where not known. */
+    default Sample machine() {
+        return null;
+    }
+
+    /** Null if the directories workers need (logs, run records, working directories) can be written, else why not. */
+    default String selfCheck() {
+        return null;
+    }
+
+    /**
+     * Runs the operator's health command (docs/agent.md, "Node health") and hands its verdict to
+     * {@code verdict} on the agent's loop: null if healthy, else why not in words.
+     */
+    default void healthCheck(List<String> command, java.time.Duration timeout, Consumer<String> verdict) {
+        verdict.accept(null);
+    }
+
+    /** The agent ends: what the launcher made for its workers and no longer needs goes. */
+    default void close() {
     }
 
     /**
@@ -56,6 +100,18 @@ public interface Launcher {
         /** A worker whose end, if it ended, no master acknowledged, and that no agent stopped. */
         public Left(Record record, Running running, int exitCode) {
             this(record, running, exitCode, false, false);
+        }
+    }
+
+    /**
+     * A launch that cannot start for a reason of its plan's (an empty command, a program that is not
+     * there, a user that is not allowed or not known): it does not count against the node's health.
+     */
+    class PlanFault extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public PlanFault(String message) {
+            super(message);
         }
     }
 

@@ -80,6 +80,21 @@ final class Node {
     private boolean fullSeen;
     /** The workers without a cap reported last (logged when the set changes). */
     private List<Heartbeat.Worker> uncappedReported = List.of();
+    /** Launches that failed in a row for a reason of the node's (docs/agent.md, "Node health"), and the last one's error. */
+    private int failuresInRow;
+    private String lastFailure = "";
+    /** A self-check of the node's directories is scheduled (the node is unhealthy by failed launches). */
+    private boolean selfCheckScheduled;
+    /** The last health command's verdict: null healthy. */
+    private String checkVerdict;
+    /** The health reported last (logged when it changes). */
+    private Heartbeat.Health healthSaid = Heartbeat.Health.OK;
+    /** The previous usage samples (docs/agent.md, "What is reported"): CPU use is the time used since them. */
+    private Map<Workers.Worker, Launcher.Sample> lastSamples = new HashMap<>();
+    private Launcher.Sample lastMachine;
+    private long lastSampleAt;
+    /** Workers said to use more memory than their slot (said once each). */
+    private final Set<Workers.Worker> overSlot = new HashSet<>();
 
     Node(AgentConfig config, Loop loop, Workers workers, Consumer<String> events, Runnable heartbeatNow) {
         this.config = config;
@@ -88,6 +103,110 @@ final class Node {
         this.events = events;
         this.heartbeatNow = heartbeatNow;
         this.pending = new PendingLaunches(config.maxPending(), config.pendingExpiry().toMillis());
+        if (!config.workers().healthCommand().isEmpty()) {
+            loop.schedule(0, this::runHealthCheck);
+        }
+    }
+
+    /** Runs the operator's health command, and again every health period (docs/agent.md, "Node health"). */
+    private void runHealthCheck() {
+        workers.launcher().healthCheck(config.workers().healthCommand(), config.workers().healthTimeout(), verdict -> {
+            checkVerdict = verdict;
+            reassess();
+            loop.schedule(config.workers().healthPeriod().toMillis(), this::runHealthCheck);
+        });
+    }
+
+    /**
+     * Whether the node is fit for work now: not after {@link WorkerPolicy#failureLimit} launches
+     * failed in a row for a reason of the node's, nor while the health command says otherwise.
+     * Said as an event when it changes.
+     */
+    Heartbeat.Health health() {
+        int limit = config.workers().failureLimit();
+        Heartbeat.Health h = limit > 0 && failuresInRow >= limit
+                ? new Heartbeat.Health(false, failuresInRow + " launches in a row failed on this node; the last: " + lastFailure)
+                : checkVerdict != null ? new Heartbeat.Health(false, checkVerdict) : Heartbeat.Health.OK;
+        if (h.healthy() != healthSaid.healthy() || !h.reason().equals(healthSaid.reason())) {
+            events.accept(h.healthy() ? "healthy (the node takes work again)" : "unhealthy reason=" + h.reason());
+            healthSaid = h;
+        }
+        if (!h.healthy() && limit > 0 && failuresInRow >= limit && !selfCheckScheduled) {
+            selfCheckScheduled = true;
+            loop.schedule(config.workers().healthPeriod().toMillis(), this::selfCheck);
+        }
+        return h;
+    }
+
+    /** Looks at the node's health again, and heartbeats at once if it turned (never from within a heartbeat's {@link #drain}). */
+    private void reassess() {
+        boolean was = healthSaid.healthy();
+        if (health().healthy() != was) {
+            heartbeatNow.run();
+        }
+    }
+
+    /**
+     * A node unhealthy by failed launches gets no work, so no launch can make it healthy again: every
+     * health period it checks the directories a launch needs itself, and takes itself back once they
+     * can be written (docs/agent.md, "Node health").
+     */
+    private void selfCheck() {
+        selfCheckScheduled = false;
+        if (failuresInRow < config.workers().failureLimit()) {
+            return;
+        }
+        String problem = workers.launcher().selfCheck();
+        if (problem == null) {
+            failuresInRow = 0;
+        } else {
+            lastFailure = problem;
+        }
+        reassess();
+    }
+
+    /** What the node and its workers use now, since the previous sample; null where the launcher cannot tell. */
+    private Heartbeat.Usage usage() {
+        Launcher.Sample machine = workers.launcher().machine();
+        if (machine == null) {
+            return null;
+        }
+        long now = loop.now();
+        long elapsed = now - lastSampleAt;
+        Map<Workers.Worker, Launcher.Sample> samples = new HashMap<>();
+        List<Heartbeat.WorkerUsage> out = new ArrayList<>();
+        for (Workers.Worker w : workers.all()) {
+            Launcher.Sample s = w.process().sample();
+            if (s == null) {
+                continue;
+            }
+            samples.put(w, s);
+            long mem = mib(s.memBytes());
+            out.add(new Heartbeat.WorkerUsage(w.unit(), w.slot(), Resources.of(rate(lastSamples.get(w), s, elapsed), mem)));
+            long slotMem = w.record().size().memMb();
+            if (slotMem > 0 && mem > slotMem && overSlot.add(w)) {
+                events.accept("over-slot unit=" + w.unit() + " slot=" + w.slot() + " mem=" + mem + "MiB of " + slotMem + "MiB"
+                        + " (isolation does not hold it to its slot)");
+            }
+        }
+        overSlot.retainAll(samples.keySet());
+        Heartbeat.Usage u = new Heartbeat.Usage(Resources.of(rate(lastMachine, machine, elapsed), mib(machine.memBytes())), out);
+        lastSamples = samples;
+        lastMachine = machine;
+        lastSampleAt = now;
+        return u;
+    }
+
+    /** CPU use between two samples {@code elapsedMillis} apart, in hundredths of a core; 0 with no earlier sample. */
+    private static long rate(Launcher.Sample before, Launcher.Sample now, long elapsedMillis) {
+        if (before == null || elapsedMillis <= 0) {
+            return 0;
+        }
+        return Math.max(0, now.cpuNanos() - before.cpuNanos()) * 100 / (elapsedMillis * 1_000_000);
+    }
+
+    private static long mib(long bytes) {
+        return Math.max(0, bytes) >> 20;
     }
 
     /**
@@ -357,7 +476,7 @@ final class Node {
             if (l.command().isEmpty()) {
                 out.add(Problem.of(subject, at + ".command", "is empty; expected the program and its arguments"));
             }
-            Problem place = Confinement.check(subject, at, l, config.workDir(), config.workRoots());
+            Problem place = Confinement.check(subject, at, l, config.workDir(), config.workRoots(), config.workers());
             if (place != null) {
                 out.add(place);
             }
@@ -453,8 +572,18 @@ final class Node {
             events.accept("launch-failed unit=" + l.unit() + " slot=" + l.slot() + " error=" + ex.getMessage());
             exited.add(new Heartbeat.Exit(l.unit(), l.slot(), Heartbeat.NOT_STARTED));
             hold(l.unit(), l.slot(), Heartbeat.NOT_STARTED);
+            if (!(ex instanceof Launcher.PlanFault)) {
+                // the node's fault, not the plan's (a program that is not there is the job's): counts against its health
+                failuresInRow++;
+                lastFailure = String.valueOf(ex.getMessage());
+                reassess();
+            }
             heartbeatNow.run();
             return;
+        }
+        if (failuresInRow > 0) {
+            failuresInRow = 0;
+            reassess();
         }
         started.add(new Heartbeat.Worker(l.unit(), l.slot()));
         events.accept("launched unit=" + l.unit() + " slot=" + l.slot() + " pid=" + w.pid());
@@ -465,9 +594,11 @@ final class Node {
         boolean stopped = workers.exited(w);
         // one stopped as it finished its work keeps its 0: its job master need not run it again
         int code = stopped && rawCode != 0 ? Heartbeat.STOPPED : rawCode;
-        exited.add(new Heartbeat.Exit(w.unit(), w.slot(), code, stopped));
+        Heartbeat.Oom oom = stopped ? null : w.process().oom();
+        exited.add(new Heartbeat.Exit(w.unit(), w.slot(), code, stopped, oom));
         hold(w.unit(), w.slot(), code);
-        events.accept("exited unit=" + w.unit() + " slot=" + w.slot() + " code=" + code);
+        events.accept("exited unit=" + w.unit() + " slot=" + w.slot() + " code=" + code
+                + (oom == null ? "" : " reason=oom limit=" + oom.limitMiB() + "MiB peak=" + oom.peakMiB() + "MiB"));
         heartbeatNow.run();
     }
 
@@ -517,7 +648,7 @@ final class Node {
         if (started.isEmpty() && exited.isEmpty() && !evenIfEmpty) {
             return null;
         }
-        Heartbeat h = new Heartbeat(started, exited, null, uncapped());
+        Heartbeat h = new Heartbeat(started, exited, null, uncapped(), usage(), health());
         started.clear();
         exited.clear();
         return h;

@@ -47,6 +47,16 @@ import java.util.function.IntConsumer;
  * {@code GRANARY_SLOT}; it starts in the plan's working directory if that is an absolute path of an
  * existing directory, else in {@code <work-dir>/workers/<job>/<unit>/<slot>} (created); its
  * stdout and stderr are appended to {@code <work-dir>/logs/<job>.<unit>.<slot>.out} and {@code .err}.
+ *
+ * <p>With isolation (docs/agent.md, "Isolation") each worker has a cgroup of its own, which the
+ * wrapper joins before it starts the worker, so that everything the worker starts is in it, double
+ * forks included: its limits (hard isolation) hold the whole tree, its counters say what the tree
+ * used, a stop signals every process in it, and when the worker ends whatever it left is killed and
+ * the group removed. The run record names the group, so that a restarted agent knows the whole tree
+ * of a worker it adopts. Without isolation the tree is the wrapper's descendants, as before.
+ *
+ * <p>As root, a worker runs as its user (docs/agent.md, "Users") through {@code setpriv}; the
+ * wrapper stays the agent's, so that its exit file is written whatever the worker does.
  */
 final class OsLauncher implements Launcher {
 
@@ -57,6 +67,8 @@ final class OsLauncher implements Launcher {
      * remembered and passed on then (else the worker ran on, its end unreported, until it ended).
      */
     static final String WRAPPER = "trap 't=1; [ -n \"$c\" ] && kill -TERM \"$c\" 2>/dev/null' TERM INT HUP\n"
+            + "for f in $GRANARY_CGROUP_PROCS; do echo $$ > \"$f\" || { echo \"granary: cannot join the worker's cgroup $f\" >&2; exit 125; }; done\n"
+            + "unset GRANARY_CGROUP_PROCS\n"
             + "\"$@\" &\n"
             + "c=$!\n"
             + "[ -n \"$t\" ] && kill -TERM \"$c\" 2>/dev/null\n"
@@ -70,14 +82,42 @@ final class OsLauncher implements Launcher {
     private final String node;
     private final Loop loop;
     private final boolean wrap;
+    private final WorkerPolicy policy;
+    /** The workers' cgroups; null with isolation off. */
+    private final Cgroups cgroups;
+    private final boolean enforce;
+    /** The users workers ran as: name to uid and gid. */
+    private final Map<String, long[]> users = new HashMap<>();
 
     OsLauncher(Path workDir, String node, Loop loop) {
+        this(workDir, node, loop, WorkerPolicy.EMBEDDED, null, false);
+    }
+
+    /**
+     * @param cgroups the workers' cgroups, or null with isolation off
+     * @param enforce whether their slots' sizes are written as limits (hard isolation)
+     */
+    OsLauncher(Path workDir, String node, Loop loop, WorkerPolicy policy, Cgroups cgroups, boolean enforce) {
         this.workDir = workDir;
         this.runDir = workDir.resolve("run");
         this.records = new FileDisk(runDir);
         this.node = node;
         this.loop = loop;
         this.wrap = Files.isExecutable(Path.of(SHELL));
+        this.policy = policy;
+        this.cgroups = cgroups;
+        this.enforce = enforce;
+    }
+
+    /** The name of the agent's parent cgroup: the node's name and a tag of its work dir (two agents of one name in tests). */
+    static String parentGroup(String node, Path workDir) {
+        return "granary-" + safe(node) + "-" + Integer.toHexString(workDir.toAbsolutePath().normalize().toString().hashCode());
+    }
+
+    /** The user a worker of {@code l} runs as: the one its plan names, else the agent's configured one; null: the agent's own. */
+    String userOf(Plan.Launch l) {
+        String asked = l.environment().get(Confinement.USER_VARIABLE);
+        return asked != null && !asked.isEmpty() ? asked : policy.user();
     }
 
     @Override
@@ -95,20 +135,125 @@ final class OsLauncher implements Launcher {
         } else {
             command.addAll(l.command());
         }
+        String user = userOf(l);
+        long[] ids = user == null ? null : ids(user);
+        if (ids != null && ids[0] == 0 && !policy.allowRoot()) {
+            throw new PlanFault("workers may not run as root on node " + node + " (user " + user + "; an operator allows it"
+                    + " with the agent's --allow-root-workers)");
+        }
+        boolean switchUser = ids != null && ids[0] != selfUid();
+        if (switchUser) {
+            if (selfUid() != 0) {
+                throw new IOException("cannot run the worker as user " + user + ": the agent runs as uid " + selfUid()
+                        + ", and only root may start processes as another user");
+            }
+            command.addAll(wrap ? 4 : 0, List.of(SETPRIV, "--reuid=" + ids[0], "--regid=" + ids[1], "--init-groups", "--"));
+        }
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(l.environment());
         pb.environment().put("GRANARY_NODE", node);
         pb.environment().put("GRANARY_UNIT", l.unit().toString());
         pb.environment().put("GRANARY_SLOT", Integer.toString(l.slot()));
         pb.environment().put("GRANARY_EXIT_FILE", exitFile.toString());
-        pb.directory(directory(l));
+        if (switchUser) {
+            pb.environment().put("USER", user);
+            pb.environment().put("LOGNAME", user);
+        }
+        File dir = directory(l);
         Path logs = Files.createDirectories(workDir.resolve("logs"));
-        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve(base + ".out").toFile()));
-        pb.redirectError(ProcessBuilder.Redirect.appendTo(logs.resolve(base + ".err").toFile()));
-        Process p = pb.start();
+        Path out = logs.resolve(base + ".out");
+        Path err = logs.resolve(base + ".err");
+        pb.directory(dir);
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()));
+        pb.redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
+        if (switchUser) {
+            if (!Files.exists(out)) {
+                Files.createFile(out);
+            }
+            if (!Files.exists(err)) {
+                Files.createFile(err);
+            }
+            own(out, ids);
+            own(err, ids);
+            if (dir.toPath().startsWith(workDir.resolve("workers"))) {
+                own(dir.toPath(), ids); // its own directory; one a plan names is the operator's, left as it is
+            }
+        }
+        Cgroups.Group group = null;
+        if (cgroups != null) {
+            if (!wrap) {
+                throw new IOException("isolation needs " + SHELL + " to put the worker in its cgroup");
+            }
+            group = cgroups.create(base, r.size().cpu(), r.size().memMb(), enforce);
+            pb.environment().put("GRANARY_CGROUP_PROCS", group.procsFiles());
+        }
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException | RuntimeException ex) {
+            if (group != null) {
+                group.clear();
+            }
+            throw ex;
+        }
         p.getOutputStream().close(); // a worker reads no input from the agent: it sees end of file at once
-        remember(r, p.toHandle());
-        return new Os(p.toHandle(), p, base, exitFile);
+        remember(r, p.toHandle(), group);
+        return new Os(p.toHandle(), p, base, exitFile, group);
+    }
+
+    private static final String SETPRIV = "setpriv";
+
+    /** The uid and gid of {@code user} (a name, or a number), asked of the system once. */
+    private long[] ids(String user) throws IOException {
+        long[] known = users.get(user);
+        if (known != null) {
+            return known;
+        }
+        long[] ids = {idOf(user, "-u"), idOf(user, "-g")};
+        users.put(user, ids);
+        return ids;
+    }
+
+    private static long idOf(String user, String which) throws IOException {
+        Process p = new ProcessBuilder("id", which, user).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        try {
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new PlanFault("no user " + user + " on this node (" + out + ")");
+            }
+            return Long.parseLong(out);
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while looking up user " + user, ex);
+        } catch (NumberFormatException ex) {
+            throw new PlanFault("no user " + user + " on this node");
+        }
+    }
+
+    /** Whether {@code user} is known on this node. */
+    static boolean userExists(String user) {
+        try {
+            idOf(user, "-u");
+            return true;
+        } catch (IOException ex) {
+            return false;
+        }
+    }
+
+    /** The uid the agent runs as; -1 where the system does not say (not Linux). */
+    static long selfUid() {
+        try {
+            return ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).longValue();
+        } catch (IOException | RuntimeException ex) {
+            return -1; // not Linux: no switching of users
+        }
+    }
+
+    private static void own(Path p, long[] ids) throws IOException {
+        Files.setAttribute(p, "unix:uid", (int) ids[0]);
+        Files.setAttribute(p, "unix:gid", (int) ids[1]);
     }
 
     /**
@@ -117,11 +262,11 @@ final class OsLauncher implements Launcher {
      */
     private static String executable(String program, Map<String, String> env) throws IOException {
         if (program.isEmpty()) {
-            throw new IOException("the command is empty");
+            throw new PlanFault("the command is empty");
         }
         if (program.contains("/")) {
             if (!Files.isExecutable(Path.of(program))) {
-                throw new IOException("Cannot run program \"" + program + "\": not an executable file");
+                throw new PlanFault("Cannot run program \"" + program + "\": not an executable file");
             }
             return program;
         }
@@ -131,14 +276,14 @@ final class OsLauncher implements Launcher {
                 return program;
             }
         }
-        throw new IOException("Cannot run program \"" + program + "\": not found on PATH " + path);
+        throw new PlanFault("Cannot run program \"" + program + "\": not found on PATH " + path);
     }
 
     /** Writes the worker's run record (a temporary file renamed over it: never half written; not forced: a machine crash ends the worker too). */
-    private void remember(Record r, ProcessHandle h) {
+    private void remember(Record r, ProcessHandle h, Cgroups.Group group) {
         String body = "unit=" + r.unit() + "\nslot=" + r.slot() + "\njobMaster=" + r.jobMaster() + "\nkey=" + r.key()
                 + "\nsize=" + r.size() + "\nonline=" + r.online() + "\npid=" + h.pid()
-                + "\nstart=" + startMillis(h) + "\n";
+                + "\nstart=" + startMillis(h) + "\n" + (group == null ? "" : "cgroup=" + group.recorded() + "\n");
         try {
             records.replace(base(r.unit(), r.slot()) + ".worker", body.getBytes(StandardCharsets.UTF_8), false);
         } catch (IOException ex) {
@@ -180,11 +325,17 @@ final class OsLauncher implements Launcher {
                 long start = Long.parseLong(v.get("start"));
                 String base = base(r.unit(), r.slot());
                 Path exitFile = runDir.resolve(base + ".exit");
-                Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                        .filter(x -> start < 0 || startMillis(x) == start);
+                // The exit file is the wrapper's last act (written whole, then it exits; a launch deletes an old
+                // one first): once it is there the worker has ended, even if the wrapper has not quite gone yet.
+                Optional<ProcessHandle> h = Files.exists(exitFile) ? Optional.empty()
+                        : ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(x -> start < 0 || startMillis(x) == start);
                 byte[] reported = h.isPresent() ? null : records.read(base + ".reported");
                 boolean stopped = stopped(base);
-                out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, base, exitFile), 0, false, stopped)
+                Cgroups.Group group = Cgroups.Group.of(v.get("cgroup"));
+                if (h.isEmpty() && group != null) {
+                    group.clear(); // its worker ended while no agent watched: what it left goes now
+                }
+                out.add(h.isPresent() ? new Left(r, new Os(h.get(), null, base, exitFile, group), 0, false, stopped)
                         : reported != null ? new Left(r, null, reportedCode(reported, exitFile), true, stopped)
                         : new Left(r, null, recorded(exitFile), false, stopped));
             } catch (IOException | RuntimeException ex) {
@@ -239,11 +390,21 @@ final class OsLauncher implements Launcher {
             if (h.isEmpty() || child || known.contains(pid) || known.stream().anyMatch(k -> isDescendant(h.get(), k))) {
                 return;
             }
+            // a wrapper that wrote its exit file has ended its worker and is on its way out: that end is
+            // the recorded worker's, not a worker without a record
+            String exitFile = env.get("GRANARY_EXIT_FILE");
+            if (exitFile == null || Files.exists(Path.of(exitFile))) {
+                return;
+            }
             try {
                 Record r = new Record(UnitId.parse(env.get("GRANARY_UNIT")), Integer.parseInt(env.get("GRANARY_SLOT")), "", "",
                         Resources.ZERO, false);
                 String base = base(r.unit(), r.slot());
-                out.add(new Left(r, new Os(h.get(), null, base, Path.of(env.get("GRANARY_EXIT_FILE"))), 0, false, stopped(base)));
+                // its cgroup, if it has one, from the files its wrapper joined it through
+                String procs = env.getOrDefault("GRANARY_CGROUP_PROCS", "");
+                Cgroups.Group group = Cgroups.Group.of(String.join("|", java.util.Arrays.stream(procs.split(" "))
+                        .filter(f -> !f.isEmpty()).map(f -> String.valueOf(Path.of(f).getParent())).toList()));
+                out.add(new Left(r, new Os(h.get(), null, base, Path.of(exitFile), group), 0, false, stopped(base)));
             } catch (RuntimeException ex) {
                 // not a worker this agent could have started: left alone
             }
@@ -331,6 +492,85 @@ final class OsLauncher implements Launcher {
         }
     }
 
+    private static long mib(long bytes) {
+        return (bytes + (1 << 20) - 1) >> 20;
+    }
+
+    /**
+     * The node's processes as the last {@link #machine} read them (isolation off: workers' usage
+     * comes from their trees in it). Read on the loop only.
+     */
+    private ProcStat.Snapshot procs = ProcStat.Snapshot.EMPTY;
+
+    @Override
+    public Sample machine() {
+        // each heartbeat asks for the machine first, then for each worker: one walk of /proc serves them all
+        procs = cgroups == null ? ProcStat.snapshot() : ProcStat.Snapshot.EMPTY;
+        return ProcStat.machine();
+    }
+
+    @Override
+    public String selfCheck() {
+        for (String d : List.of("logs", "run", "workers")) {
+            Path dir = workDir.resolve(d);
+            try {
+                Files.createDirectories(dir);
+                Path probe = Files.createTempFile(dir, ".health", ".probe");
+                Files.delete(probe);
+            } catch (IOException | RuntimeException ex) {
+                return "cannot write in " + dir + " (" + (ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage()) + ")";
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void healthCheck(List<String> command, java.time.Duration timeout, Consumer<String> verdict) {
+        Process p;
+        try {
+            p = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+        } catch (IOException | RuntimeException ex) {
+            verdict.accept("the health command " + command + " cannot be started (" + ex.getMessage() + ")");
+            return;
+        }
+        Thread reader = new Thread(() -> {
+            String v;
+            long began = System.nanoTime();
+            try {
+                // bounded: what it prints beyond 64 KiB is not read, and the wait ends at the timeout
+                byte[] out = p.getInputStream().readNBytes(64 * 1024);
+                boolean ended = p.waitFor(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                v = ended && System.nanoTime() - began < timeout.toNanos()
+                        ? HealthVerdict.of(p.exitValue(), new String(out, StandardCharsets.UTF_8))
+                        : "the health command did not finish within " + timeout.toMillis() + "ms";
+            } catch (IOException | InterruptedException ex) {
+                v = "the health command's output could not be read (" + ex.getMessage() + ")";
+            } finally {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+            String said = v;
+            loop.execute(() -> verdict.accept(said));
+        }, "granary-agent health check");
+        reader.setDaemon(true);
+        reader.start();
+        // the reader blocks on the output until the command ends: a command that hangs is killed at its timeout
+        loop.schedule(timeout.toMillis(), () -> {
+            if (p.isAlive()) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        if (cgroups != null) {
+            cgroups.close();
+        }
+    }
+
     private File directory(Plan.Launch l) throws IOException {
         Path asked = l.workingDirectory().isEmpty() ? null : Path.of(l.workingDirectory());
         if (asked != null && asked.isAbsolute() && Files.isDirectory(asked)) {
@@ -356,12 +596,17 @@ final class OsLauncher implements Launcher {
         private final Process process;
         private final String base;
         private final Path exitFile;
+        /** Its cgroup; null with isolation off. */
+        private final Cgroups.Group group;
+        /** Set on the thread that saw the end, before the end is handed to the loop. */
+        private volatile Heartbeat.Oom oom;
 
-        Os(ProcessHandle handle, Process process, String base, Path exitFile) {
+        Os(ProcessHandle handle, Process process, String base, Path exitFile, Cgroups.Group group) {
             this.handle = handle;
             this.process = process;
             this.base = base;
             this.exitFile = exitFile;
+            this.group = group;
         }
 
         @Override
@@ -371,7 +616,17 @@ final class OsLauncher implements Launcher {
 
         @Override
         public void onExit(IntConsumer exited) {
-            (process != null ? process.onExit() : handle.onExit()).whenComplete((p, failure) -> loop.execute(() -> exited.accept(code())));
+            (process != null ? process.onExit() : handle.onExit()).whenComplete((p, failure) -> {
+                if (group != null) {
+                    // the worker's tree ends with it: what it left (a double fork) is killed, the group goes
+                    if (group.oomKills() > 0) {
+                        long limit = group.limitBytes();
+                        oom = new Heartbeat.Oom(limit < 0 ? 0 : mib(limit), mib(Math.max(0, group.peakBytes())));
+                    }
+                    group.clear();
+                }
+                loop.execute(() -> exited.accept(code()));
+            });
         }
 
         /** The code the wrapper wrote; else the process's own (a child's); else unknown. */
@@ -392,6 +647,9 @@ final class OsLauncher implements Launcher {
             }
             handle.descendants().forEach(ProcessHandle::destroy);
             handle.destroy();
+            if (group != null) {
+                group.signal(false); // what left the tree (a double fork) is still in the group
+            }
         }
 
         @Override
@@ -403,6 +661,28 @@ final class OsLauncher implements Launcher {
         public void kill() {
             handle.descendants().forEach(ProcessHandle::destroyForcibly);
             handle.destroyForcibly();
+            if (group != null) {
+                group.signal(true);
+            }
+        }
+
+        @Override
+        public Heartbeat.Oom oom() {
+            return oom;
+        }
+
+        @Override
+        public Sample sample() {
+            if (group != null) {
+                long cpu = group.cpuNanos();
+                long mem = group.memBytes();
+                return cpu < 0 || mem < 0 ? null : new Sample(cpu, mem);
+            }
+            if (!handle.isAlive()) {
+                return null;
+            }
+            long[] sum = ProcStat.tree(procs, handle.pid());
+            return new Sample(sum[0], sum[1]);
         }
     }
 }

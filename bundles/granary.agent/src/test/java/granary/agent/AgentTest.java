@@ -1,6 +1,7 @@
 package granary.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -330,6 +331,51 @@ class AgentTest {
             assertTrue(files.anyMatch(p -> p.getFileName().toString().startsWith("caps.checkpoint.corrupt-")));
         }
         assertEquals(List.of(), new Checkpoint(new granary.protocol.disk.FileDisk(dir), Agent.CHECKPOINT).read().caps(), "a fresh checkpoint");
+    }
+
+    /**
+     * An agent with hard isolation, end to end (docs/agent.md): its worker runs in a cgroup limited
+     * to its slot, its heartbeats carry the worker's usage and the node's health over the wire, and
+     * when the agent is closed the worker is stopped and no cgroup of the agent is left.
+     */
+    @Test
+    void withHardIsolationHeartbeatsCarryUsageAndHealthAndClosingLeavesNoCgroup() throws Exception {
+        List<String> said = new ArrayList<>();
+        Cgroups probe;
+        try {
+            probe = Cgroups.open(OsLauncher.parentGroup("n1", dir));
+        } catch (java.io.IOException ex) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "cgroups cannot be used here: " + ex.getMessage());
+            return;
+        }
+        List<java.nio.file.Path> parents = probe.parents();
+        AgentConfig config = AgentConfig.of(master.url(), "n1", Resources.of(800, 4096), agentToken, dir)
+                .withHeartbeat(Duration.ofMillis(200)).withPollWait(Duration.ofMillis(300))
+                .withStopGrace(Duration.ofSeconds(2)).withRegisterRetries(1)
+                .withWorkers(WorkerPolicy.EMBEDDED.withIsolation(WorkerPolicy.Isolation.HARD));
+        Agent agent = new Agent(config, Clock.system(), e -> {
+            said.add(e);
+            events.add(e);
+        });
+        open.add(agent);
+        agent.start();
+        assertTrue(said.stream().anyMatch(e -> e.startsWith("isolation mode=hard kind=cgroup")), said.toString());
+        master.send(new Cap(List.of(new Cap.Grant("jm1", UNIT, 1, key1, Resources.of(100, 64), false)), List.of()));
+        await("cap arrived", () -> agent.onLoopForTest(() -> agent.node().caps()).size() == 1);
+        post(agent, 1, launch(0, "/bin/sh", "-c", "exec sleep 30"));
+        await("a heartbeat with the worker's usage", () -> master.heartbeats().stream().anyMatch(h -> h.usage() != null
+                && h.usage().workers().stream().anyMatch(w -> w.slot() == 0)));
+        Heartbeat last = master.heartbeats().get(master.heartbeats().size() - 1);
+        assertTrue(last.health() != null && last.health().healthy(), last.toString());
+        assertTrue(last.usage().node().memMb() > 0, last.usage().toString());
+        java.nio.file.Path group = parents.get(parents.size() - 1).resolve("j.u.0");
+        assertTrue(Files.isDirectory(group), "the worker's cgroup " + group);
+        long pid = agent.onLoopForTest(() -> agent.node().workers().get(0).pid());
+        agent.close();
+        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "the worker was stopped");
+        for (java.nio.file.Path p : parents) {
+            assertFalse(Files.exists(p), "no cgroup of the agent left: " + p);
+        }
     }
 
     // --- helpers

@@ -79,6 +79,55 @@ class CommandLineTest {
         assertRefused("--work-roots: an empty directory", "--work-roots=/a,,/b");
     }
 
+    /** Isolation, users and health (docs/agent.md): their defaults, and refusals in words. */
+    @Test
+    void isolationUsersAndHealthAreReadWithTheirDefaults() throws Exception {
+        WorkerPolicy w = CommandLine.parse(args()).workers();
+        assertEquals(WorkerPolicy.Isolation.AUTO, w.isolation(), "hard where cgroups can be written");
+        assertEquals(OsLauncher.selfUid() == 0 ? "nobody" : null, w.user(), "never root by default");
+        assertEquals(List.of(), w.healthCommand());
+        assertEquals(3, w.failureLimit());
+        assertEquals(null, w.capacityNote(), "the capacity was given");
+        WorkerPolicy o = CommandLine.parse(args("--isolation=soft", "--health-command=/bin/check  --disks", "--health-period=1m",
+                "--health-timeout=5s", "--failure-limit=0")).workers();
+        assertEquals(WorkerPolicy.Isolation.SOFT, o.isolation());
+        assertEquals(List.of("/bin/check", "--disks"), o.healthCommand());
+        assertEquals(Duration.ofMinutes(1), o.healthPeriod());
+        assertEquals(Duration.ofSeconds(5), o.healthTimeout());
+        assertEquals(0, o.failureLimit());
+        assertRefused("--isolation=strict: expected off, soft, hard or auto", "--isolation=strict");
+        assertRefused("--reserve goes without --capacity", "--reserve=cpu=100,mem=1024");
+        assertRefused("--worker-user=root: workers run as root only with --allow-root-workers", "--worker-user=root");
+        assertRefused("--health-command= is empty", "--health-command= ");
+        if (OsLauncher.selfUid() == 0) {
+            assertRefused("--worker-user=no-such-user-here: there is no such user on this node", "--worker-user=no-such-user-here");
+            assertRefused("--allowed-users=etl,root: root is allowed only with --allow-root-workers", "--allowed-users=etl,root");
+            WorkerPolicy u = CommandLine.parse(args("--worker-user=nobody", "--allowed-users=daemon")).workers();
+            assertEquals("nobody", u.user());
+            assertEquals(java.util.Set.of("daemon"), u.allowedUsers());
+            assertFalse(u.allowRoot());
+            assertTrue(CommandLine.parse(args("--allow-root-workers")).workers().allowRoot());
+            assertEquals(null, CommandLine.parse(args("--allow-root-workers")).workers().user(), "root allowed: the agent's own");
+        }
+    }
+
+    /** Without --capacity: the machine's cores and memory less the reserve; a reserve larger than the machine is refused. */
+    @Test
+    void withoutCapacityTheMachinesIsTaken() throws Exception {
+        Path token = dir.resolve("token");
+        Files.writeString(token, "agent/n1.abc\n");
+        String[] base = {"--master=http://127.0.0.1:7070", "--node=n1", "--token-file=" + token, "--work-dir=" + dir.resolve("w")};
+        AgentConfig c = CommandLine.parse(base);
+        int cores = Runtime.getRuntime().availableProcessors();
+        assertEquals(cores * 100L - 100, c.capacity().cpu(), "less one core by default");
+        assertEquals(ProcStat.memoryMiB() - 1024, c.capacity().memMb(), "less 1 GiB by default");
+        assertTrue(c.workers().capacityNote().startsWith("found on the machine: " + cores + " cores, "), c.workers().capacityNote());
+        String[] big = java.util.Arrays.copyOf(base, base.length + 1);
+        big[base.length] = "--reserve=cpu=" + (cores * 100 + 1) + ",mem=0";
+        UsageException ex = assertThrows(UsageException.class, () -> CommandLine.parse(big));
+        assertTrue(ex.getMessage().startsWith("--reserve=cpu=" + (cores * 100 + 1) + ",mem=0 is more than the machine has"), ex.getMessage());
+    }
+
     private void assertRefused(String expected, String option) throws Exception {
         UsageException ex = assertThrows(UsageException.class, () -> CommandLine.parse(args(option)));
         assertTrue(ex.getMessage().startsWith(expected), ex.getMessage());

@@ -123,6 +123,16 @@ final class FakeMaster implements Endpoint, AutoCloseable {
         return out;
     }
 
+    synchronized List<Heartbeat> heartbeats() {
+        List<Heartbeat> out = new ArrayList<>();
+        received.forEach(e -> {
+            if (e.message() instanceof Heartbeat h) {
+                out.add(h);
+            }
+        });
+        return out;
+    }
+
     synchronized List<Heartbeat.Worker> started() {
         List<Heartbeat.Worker> out = new ArrayList<>();
         received.forEach(e -> {

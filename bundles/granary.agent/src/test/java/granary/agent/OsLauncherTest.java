@@ -117,4 +117,23 @@ class OsLauncherTest {
         found.running().stop();
         waitFor(() -> !lost.alive() && children.stream().noneMatch(ProcessHandle::isAlive));
     }
+
+    /**
+     * The moment between a wrapper writing its worker's exit file and the wrapper itself ending
+     * (NodeTest.aStopOutlivesTheAgentThatMadeIt failed on CI there): the worker has ended, and the
+     * wrapper still alive is not a second worker without a record.
+     */
+    @Test
+    void aWrapperThatWroteItsExitFileIsNotAWorkerLeftRunning() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/bin/sh")) && Files.isDirectory(Path.of("/proc")));
+        OsLauncher first = new OsLauncher(dir, "n1", loop);
+        Launcher.Running r = start(first, 4, "sleep 30");
+        Files.writeString(dir.resolve("run/j.u.4.exit"), "143\n"); // as its wrapper does, a moment before it ends
+
+        List<Launcher.Left> left = new OsLauncher(dir, "n1", loop).left(p -> { });
+        assertEquals(1, left.size(), left.toString());
+        assertNull(left.get(0).running(), "ended: its exit file is there");
+        assertEquals(143, left.get(0).exitCode());
+        assertTrue(r.alive(), "the wrapper itself still runs: the case this is about");
+    }
 }

@@ -22,7 +22,6 @@ import granary.protocol.link.Transport;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -142,7 +141,8 @@ public final class JobMasterClient implements AutoCloseable {
     private final Loop loop;
     private final Transport transport;
     private final Link master;
-    private final Map<URI, Link> agents = new HashMap<>();
+    /** The agents it plans to: endpoints, epochs, passes, links. */
+    private final AgentDirectory agents;
     private final CompletableFuture<Void> connected = new CompletableFuture<>();
     private final HintFile hintFile;
     private JobBook confirmed = new JobBook();
@@ -150,14 +150,6 @@ public final class JobMasterClient implements AutoCloseable {
     private final Holdings holdings = new Holdings();
     /** The mark of the last request sent (docs/protocol.md, "Marks"). */
     private long marks;
-    /** Each agent endpoint's node epoch as the hints last said: a plan to it is stamped with it (docs/recovery.md, "A silent node"). */
-    private final Map<String, Long> epochs = new HashMap<>();
-    /** Each node's agent endpoint as the hints last said (kept when no slot is held there any more: its agent still knows). */
-    private final Map<String, String> endpoints = new HashMap<>();
-    /** The plan pass the master gave for each agent endpoint (docs/security.md, "Plan passes"): what plans there carry. */
-    private final Map<String, String> passes = new HashMap<>();
-    /** The plan pass of each node, as the hints gave them (an endpoint may come after its pass). */
-    private final Map<String, String> nodePasses = new HashMap<>();
     private Long syncedWith;
     private boolean resyncing;
     private boolean resyncAgain;
@@ -179,6 +171,7 @@ public final class JobMasterClient implements AutoCloseable {
         this.loop = loop;
         this.transport = transport;
         this.hintFile = options.hints() == null ? null : new HintFile(options.hints());
+        this.agents = new AgentDirectory(self, incarnation, options.link(), transport, loop);
         this.master = new Link(masterUrls, self, incarnation, token, options.link(), transport, loop).watch(new Link.Watcher() {
             @Override
             public void restarted(long masterIncarnation) {
@@ -539,17 +532,15 @@ public final class JobMasterClient implements AutoCloseable {
                 return CompletableFuture.failedFuture(new LinkException(LinkException.Kind.UNREACHABLE, "no agent endpoint to send"
                         + " the plan to ('" + endpoint + "'): the node's agent has not registered with this master yet", List.of(), null));
             }
-            String pass = passes.get(endpoint);
+            String pass = agents.pass(endpoint);
             if (pass == null) {
                 // nothing sent: the job master's own token never goes to an agent
                 return CompletableFuture.failedFuture(new LinkException(LinkException.Kind.UNREACHABLE, "no plan pass for the"
                         + " agent at " + endpoint + " yet: the master gives one with the hint that places slots there", List.of(), null));
             }
-            Link link = agents.computeIfAbsent(uri, u -> new Link(List.of(u), self, incarnation, pass,
-                    options.link().withRefusalsFinal(true), transport, loop));
-            link.authorize(pass);
+            Link link = agents.link(uri, pass);
             CompletableFuture<Void> f = new CompletableFuture<>();
-            long epoch = epochs.getOrDefault(endpoint, 0L);
+            long epoch = agents.epoch(endpoint);
             // planned against the node's epoch the hints named: an agent declared lost since does not start it
             Plan plan = new Plan(launches.stream().map(l -> l.epoch() == 0 && epoch > 0 ? l.withEpoch(epoch) : l).toList());
             sendPlan(link, plan, f, false);
@@ -629,7 +620,12 @@ public final class JobMasterClient implements AutoCloseable {
         }
     }
 
-    /** Exits first (each frees one slot the master released already), then the absolute placements, then node states. */
+    /**
+     * Exits first (each frees one slot the master released already); a node that is back before the
+     * placements (one hint may bring both: the grants its return made, docs/protocol.md "Transport"),
+     * then the absolute placements, then a node that is lost (its slots there are gone in the
+     * placements already).
+     */
     private void apply(Hint h) {
         for (Hint.Exit x : h.exits()) {
             if (!x.stopped()) {
@@ -637,31 +633,26 @@ public final class JobMasterClient implements AutoCloseable {
                 confirmed.exited(x.unit());
                 firePlacement(holdings.release(x.unit(), x.node()));
             }
+            if (x.oom() != null) {
+                tell(() -> listener.workerOutOfMemory(x.unit(), x.node(), x.slot(), x.oom().limitMiB(), x.oom().peakMiB()));
+            }
             tell(() -> listener.workerExited(x.unit(), x.node(), x.slot(), x.exitCode()));
         }
-        for (Hint.Placement p : h.placements()) {
-            if (!p.endpoint().isEmpty()) {
-                epochs.put(p.endpoint(), p.epoch());
-                endpoints.put(p.node(), p.endpoint());
+        agents.learn(h);
+        for (Hint.NodeState n : h.nodes()) {
+            if (!Hint.NodeState.LOST.equals(n.state())) {
+                tell(() -> listener.nodeChanged(n.node(), n.state()));
             }
+        }
+        for (Hint.Placement p : h.placements()) {
             firePlacement(holdings.set(p.unit(), p.node(), p.slots(), p.endpoint(), p.epoch(), h.through()));
         }
         for (Hint.NodeState n : h.nodes()) {
-            tell(() -> listener.nodeChanged(n.node(), n.state()));
+            if (Hint.NodeState.LOST.equals(n.state())) {
+                tell(() -> listener.nodeChanged(n.node(), n.state()));
+            }
         }
-        h.passes().forEach(x -> nodePasses.put(x.node(), x.pass()));
-        h.passes().forEach(x -> passFor(x.node()));
-        h.placements().forEach(p -> passFor(p.node()));
         storeHints();
-    }
-
-    /** The pass of {@code node} goes with plans to its endpoint. */
-    private void passFor(String node) {
-        String endpoint = endpoints.get(node);
-        String pass = nodePasses.get(node);
-        if (endpoint != null && pass != null) {
-            passes.put(endpoint, pass);
-        }
     }
 
     // ---- hints on disk ------------------------------------------------------------------------------
@@ -677,8 +668,7 @@ public final class JobMasterClient implements AutoCloseable {
         }
         l.held().forEach(x -> {
             holdings.set(x.unit(), x.node(), x.slots(), x.endpoint(), x.epoch());
-            epochs.put(x.endpoint(), x.epoch());
-            endpoints.put(x.node(), x.endpoint());
+            agents.located(x.node(), x.endpoint(), x.epoch());
         });
     }
 
@@ -712,7 +702,7 @@ public final class JobMasterClient implements AutoCloseable {
 
     /** The plan endpoint of {@code node}'s agent as the hints last named it, or null. */
     public String endpoint(String node) {
-        return onLoopValue(() -> endpoints.get(node));
+        return onLoopValue(() -> agents.endpoint(node));
     }
 
     // ---- helpers ------------------------------------------------------------------------------------
@@ -775,7 +765,7 @@ public final class JobMasterClient implements AutoCloseable {
             }
             closed = true;
             master.close();
-            agents.values().forEach(Link::close);
+            agents.close();
             for (Change c : pending) {
                 // fenced: each change says so (a later incarnation runs the jobs), not merely "closed"
                 c.done().completeExceptionally(fencedBy != null ? fencedBy : new IllegalStateException("the client of " + self + " is closed"));

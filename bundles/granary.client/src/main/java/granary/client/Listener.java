@@ -34,6 +34,16 @@ public interface Listener {
     }
 
     /**
+     * The worker in {@code slot} of {@code unit} on {@code node} was killed by its memory limit (its
+     * slot's memory, {@code limitMiB}; it peaked at {@code peakMiB}), as its agent reported
+     * (docs/agent.md, "Isolation"). Called just before {@link #workerExited} for the same end, whose
+     * code is then the kill's (137 as a shell reports it): run it again in a larger slot rather than
+     * the same one.
+     */
+    default void workerOutOfMemory(UnitId unit, String node, int slot, long limitMiB, long peakMiB) {
+    }
+
+    /**
      * The master restarted and the client sent it every job with its current desired count again
      * (a full request). Every placement was reported as 0 just before; the master's next hint brings
      * the slots it grants now. Workers already running are not touched.

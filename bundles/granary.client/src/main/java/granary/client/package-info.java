@@ -6,5 +6,5 @@
  * on the JDK and {@code granary.protocol}. See bundles/granary.client/README.md.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package granary.client;

@@ -72,6 +72,11 @@ class JobMasterClientTest {
         }
 
         @Override
+        public void workerOutOfMemory(UnitId unit, String node, int slot, long limitMiB, long peakMiB) {
+            events.add("oom " + unit + " " + node + " slot=" + slot + " limit=" + limitMiB + " peak=" + peakMiB);
+        }
+
+        @Override
         public void resynced(long masterIncarnation) {
             events.add("resynced " + masterIncarnation);
         }
@@ -197,6 +202,19 @@ class JobMasterClientTest {
         assertEquals("placement wc/map n1 0->1", heard.next());
         assertEquals(1, c.desired(MAP), "each exit lowers the desired count, as the master did");
         assertEquals(1, c.slots(MAP, "n1"));
+    }
+
+    /** A worker its memory limit ended reaches the listener as such, just before its exit (docs/agent.md, "Isolation"). */
+    @Test
+    void anOutOfMemoryEndReachesTheListenerBeforeItsExit() throws Exception {
+        JobMasterClient c = connect("jm1");
+        done(c.submit(WC));
+        master.hint(new Hint(List.of(new Hint.Placement(MAP, "n1", 1, "http://127.0.0.1:1")), List.of()));
+        assertEquals("placement wc/map n1 0->1", heard.next());
+        master.hint(new Hint(List.of(), List.of(new Hint.Exit(MAP, "n1", 0, 137, false, new Heartbeat.Oom(256, 256)))));
+        assertEquals("placement wc/map n1 1->0", heard.next());
+        assertEquals("oom wc/map n1 slot=0 limit=256 peak=256", heard.next());
+        assertEquals("exit wc/map n1 slot=0 code=137", heard.next());
     }
 
     @Test

@@ -26,12 +26,20 @@ final class DirectScheduler implements Scheduler {
     @Override
     public CompletableFuture<Receipt> submit(InputEvent event) {
         try {
+            return CompletableFuture.completedFuture(handle(event));
+        } catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    private Receipt handle(InputEvent event) {
+        try {
             Receipt r = engine.handle(event);
             trace.accept(event.toString());
-            return CompletableFuture.completedFuture(r);
+            return r;
         } catch (RuntimeException ex) {
             trace.accept(event + " REFUSED: " + ex.getMessage());
-            return CompletableFuture.failedFuture(ex);
+            throw ex;
         }
     }
 
@@ -43,6 +51,28 @@ final class DirectScheduler implements Scheduler {
             return CompletableFuture.failedFuture(ex);
         }
     }
+
+    @Override
+    public <T> CompletableFuture<T> onEngine(Function<? super granary.api.event.EngineAccess, T> work) {
+        try {
+            return CompletableFuture.completedFuture(work.apply(access));
+        } catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    /** Events applied at once, traced as {@link #submit} traces them. */
+    private final granary.api.event.EngineAccess access = new granary.api.event.EngineAccess() {
+        @Override
+        public Receipt apply(InputEvent event) {
+            return handle(event);
+        }
+
+        @Override
+        public granary.api.spi.EngineView view() {
+            return engine.view();
+        }
+    };
 
     @Override
     public AutoCloseable subscribe(Consumer<? super OutputEvent> listener) {

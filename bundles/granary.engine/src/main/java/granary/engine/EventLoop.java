@@ -12,6 +12,7 @@ import java.util.function.Function;
 import granary.api.event.Receipt;
 import granary.api.event.Scheduler;
 import granary.api.event.ClockTick;
+import granary.api.event.EngineAccess;
 import granary.api.event.InputEvent;
 import granary.api.event.OutputEvent;
 import granary.api.spi.EngineView;
@@ -74,6 +75,31 @@ public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
     public <T> CompletableFuture<T> query(Function<? super EngineView, T> query) {
         return call(e -> query.apply(e.view()));
     }
+
+    @Override
+    public <T> CompletableFuture<T> onEngine(Function<? super EngineAccess, T> work) {
+        if (onLoopThread()) {
+            try {
+                return CompletableFuture.completedFuture(work.apply(access));
+            } catch (RuntimeException | Error e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        return call(e -> work.apply(access));
+    }
+
+    /** The engine as a task on this loop's thread sees it: events handled (and timed) at once. */
+    private final EngineAccess access = new EngineAccess() {
+        @Override
+        public Receipt apply(InputEvent event) {
+            return handle(engine, event);
+        }
+
+        @Override
+        public EngineView view() {
+            return engine.view();
+        }
+    };
 
     /** Runs any function on the engine thread. */
     @Override

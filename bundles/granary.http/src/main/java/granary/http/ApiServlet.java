@@ -75,8 +75,7 @@ public final class ApiServlet extends HttpServlet {
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         String path = req.getPathInfo() == null ? "/" : req.getPathInfo();
         String method = req.getMethod().toUpperCase(Locale.ROOT);
-        String instance = Api.BASE + path;
-        boolean write = !method.equals("GET") && !method.equals("HEAD");
+        String instance = instance(req);
         ApiAuth.Caller caller = null;
         boolean counted = false;
         try {
@@ -105,7 +104,7 @@ public final class ApiServlet extends HttpServlet {
             counted = true;
             Matched m = match(method, path);
             ApiAuth.require(caller, m.route.role(), method + " " + instance);
-            if (write) {
+            if (isWrite(req)) {
                 // only the leader holding its lease takes a write; checked before anything is read or changed
                 writes.before(req.getRequestURI() + (req.getQueryString() == null ? "" : "?" + req.getQueryString()));
             }
@@ -141,8 +140,8 @@ public final class ApiServlet extends HttpServlet {
                     case TOO_LARGE -> abandon(req, resp, caller, tooLarge(-1)); // the rest is not read
                     case TIMED_OUT -> abandon(req, resp, caller, new ApiException(408, "timeout", "The body came too slowly",
                             "the request's body did not arrive within " + BODY_MILLIS / 1000 + " s", List.of()));
-                    case FAILED -> log.log(req.getMethod() + " " + Api.BASE + req.getPathInfo() + " from "
-                            + req.getRemoteAddr() + ": the client went away");
+                    case FAILED -> log.log(req.getMethod() + " " + instance(req) + " from " + req.getRemoteAddr()
+                            + ": the client went away");
                 }
             } catch (IllegalStateException gone) {
                 // the container ended the request already
@@ -153,16 +152,26 @@ public final class ApiServlet extends HttpServlet {
         });
     }
 
+    /** The resource a request names, as problems and the audit say it. */
+    private static String instance(HttpServletRequest req) {
+        return Api.BASE + (req.getPathInfo() == null ? "/" : req.getPathInfo());
+    }
+
+    /** Whether a request may change something (audited, and taken only by the leader). */
+    private static boolean isWrite(HttpServletRequest req) {
+        String method = req.getMethod().toUpperCase(Locale.ROOT);
+        return !method.equals("GET") && !method.equals("HEAD");
+    }
+
     /** The longest an accepted call's body may take to arrive, in all. */
     static final long BODY_MILLIS = 10_000;
 
     /** Runs the call's handler on its body and answers. */
     private void respond(HttpServletRequest req, HttpServletResponse resp, ApiAuth.Caller caller, Matched m, byte[] body) {
-        String method = req.getMethod().toUpperCase(Locale.ROOT);
         try {
             Call call = new Call(caller.identity(), caller.role(), m.params, query(req), headers(req), body);
             Answer answer = m.route.handler().handle(call);
-            if (!method.equals("GET") && !method.equals("HEAD")) {
+            if (isWrite(req)) {
                 writes.after(); // a lease lost while the write was applied: not acknowledged
             }
             finish(req, resp, caller, answer, null);
@@ -171,7 +180,7 @@ public final class ApiServlet extends HttpServlet {
         } catch (Exception e) {
             // no class name or trace to the client; one line to the log
             long ref = System.nanoTime() & 0xffffffL;
-            log.log(method + " " + Api.BASE + req.getPathInfo() + " from " + req.getRemoteAddr() + ": failed (reference " + ref
+            log.log(req.getMethod() + " " + instance(req) + " from " + req.getRemoteAddr() + ": failed (reference " + ref
                     + "): " + e);
             finish(req, resp, caller, null, new ApiException(500, "internal", "The API failed",
                     "the master could not answer this request; its log says why under reference " + ref, List.of()));
@@ -180,10 +189,9 @@ public final class ApiServlet extends HttpServlet {
 
     /** Records a write's outcome in the audit log (reads are not audited). */
     private void audit(HttpServletRequest req, ApiAuth.Caller caller, Answer answer, ApiException refusal) {
-        String method = req.getMethod().toUpperCase(Locale.ROOT);
-        if (!method.equals("GET") && !method.equals("HEAD")) {
-            api.audit().record(caller == null ? AuditLog.UNAUTHENTICATED : caller.identity(), req.getRemoteAddr(), method,
-                    Api.BASE + (req.getPathInfo() == null ? "/" : req.getPathInfo()), req.getQueryString(),
+        if (isWrite(req)) {
+            api.audit().record(caller == null ? AuditLog.UNAUTHENTICATED : caller.identity(), req.getRemoteAddr(),
+                    req.getMethod().toUpperCase(Locale.ROOT), instance(req), req.getQueryString(),
                     refusal == null ? answer.status() : refusal.status(),
                     refusal == null ? summary(answer.body()) : refusal.detail());
         }
@@ -194,9 +202,9 @@ public final class ApiServlet extends HttpServlet {
         audit(req, caller, null, refusal);
         resp.setHeader("Connection", "close");
         try {
-            problem(resp, refusal, Api.BASE + req.getPathInfo());
+            problem(resp, refusal, instance(req));
         } catch (IOException gone) {
-            log.log(req.getMethod() + " " + Api.BASE + req.getPathInfo() + " from " + req.getRemoteAddr()
+            log.log(req.getMethod() + " " + instance(req) + " from " + req.getRemoteAddr()
                     + ": the answer was not delivered (" + gone.getMessage() + ")");
         }
     }
@@ -204,13 +212,12 @@ public final class ApiServlet extends HttpServlet {
     /** Audits a write (before the answer leaves: a client that reads the audit after its answer finds it), then answers. */
     private void finish(HttpServletRequest req, HttpServletResponse resp, ApiAuth.Caller caller, Answer answer,
                         ApiException refusal) {
-        String method = req.getMethod().toUpperCase(Locale.ROOT);
-        String instance = Api.BASE + (req.getPathInfo() == null ? "/" : req.getPathInfo());
+        String instance = instance(req);
         audit(req, caller, answer, refusal);
         try {
             answer(req, resp, refusal, answer, instance);
         } catch (IOException gone) {
-            log.log(method + " " + instance + " from " + req.getRemoteAddr() + ": the answer was not delivered ("
+            log.log(req.getMethod() + " " + instance + " from " + req.getRemoteAddr() + ": the answer was not delivered ("
                     + gone.getMessage() + ")");
         }
     }

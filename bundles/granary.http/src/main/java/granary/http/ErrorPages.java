@@ -41,6 +41,7 @@ public final class ErrorPages {
             case 413 -> "payload-too-large";
             case 414 -> "uri-too-long";
             case 431 -> "headers-too-large";
+            case 505 -> "http-version-not-supported";
             default -> status >= 500 ? "internal" : "bad-request";
         };
     }
@@ -53,6 +54,7 @@ public final class ErrorPages {
             case 413 -> "Body too large";
             case 414 -> "Request URI too long";
             case 431 -> "Request headers too large";
+            case 505 -> "HTTP version not supported";
             default -> status >= 500 ? "The server failed" : "Bad request";
         };
     }
@@ -65,6 +67,7 @@ public final class ErrorPages {
             case 405 -> Text.quote(path) + " does not take this method";
             case 414 -> "the request line is longer than this server reads; send parameters in the body";
             case 431 -> "the request's headers are larger than this server reads";
+            case 505 -> "this server speaks HTTP/1.1" + (reason == null || reason.isBlank() ? "" : " (" + Text.escape(reason) + ")");
             default -> status >= 500 ? what + " failed; the master's log says why"
                     : reason == null || reason.isBlank() ? what + " was refused (HTTP " + status + ")"
                     : what + " could not be read as HTTP: " + Text.escape(reason);

@@ -22,6 +22,16 @@ public interface PeerSource {
         if (p.role().equals("agent")) {
             o.addProperty("workers", p.workers());
             o.addProperty("endpoint", p.endpoint());
+            if (p.used() != null) {
+                // what the node uses now, as its agent last said (docs/agent.md, "What is reported")
+                JsonObject used = new JsonObject();
+                used.addProperty("cpu", p.used().cpu());
+                used.addProperty("mem", p.used().memMb());
+                o.add("used", used);
+            }
+            if (!p.unhealthy().isEmpty()) {
+                o.addProperty("unhealthy", p.unhealthy()); // why it takes no new work (docs/agent.md, "Node health")
+            }
         } else {
             o.addProperty("jobs", p.jobs());
             if (!p.restart().isEmpty()) {

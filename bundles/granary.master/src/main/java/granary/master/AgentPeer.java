@@ -23,7 +23,7 @@ import java.util.function.Function;
 /**
  * The master's record of one agent: its session, its registration, the caps its node holds (slots
  * per unit, mirrored from the engine) and what changed since the last cap it was sent. Guarded by
- * the master's lock, except {@link #session}, which the agent's own messages use one at a time.
+ * turns of the master's loop, except {@link #session}, which the agent's own messages use one at a time.
  */
 final class AgentPeer extends Peer {
 
@@ -43,12 +43,18 @@ final class AgentPeer extends Peer {
     /** The last entry sent per unit the agent holds a cap of: what a withdrawal names once the job is gone. */
     private final Map<UnitId, Cap.Grant> sent = new HashMap<>();
     private boolean full;
-    /** Withdrawals the master decided for workers the agent runs without a cap, to the count it grants then (docs/recovery.md). */
+    /** What the node and its workers use, as its last heartbeat said; null until one says (docs/agent.md). */
+    granary.protocol.Heartbeat.Usage usage;
+    /** Why its agent says the node is not fit for work, or null while it is (or does not say). */
+    String unhealthy;
     /** Units to withdraw to what the master grants here, each with why (a cap carries one reason: one per cap). */
     private final Map<UnitId, String> forced = new LinkedHashMap<>();
-    /** Why the next cap's withdrawals were made, when the master says; null otherwise. */
-    /** The last exits taken (unit#slot), so that one reported again is not taken twice. */
-    private final java.util.LinkedHashSet<String> recentExits = new java.util.LinkedHashSet<>();
+    /** The last exits taken, so that one reported again is not taken twice. */
+    private final java.util.LinkedHashSet<Slot> recentExits = new java.util.LinkedHashSet<>();
+
+    /** One worker's slot on this node. */
+    private record Slot(UnitId unit, int slot) {
+    }
     /** How many exits are remembered per agent. */
     static final int RECENT_EXITS = 4096;
 
@@ -59,16 +65,16 @@ final class AgentPeer extends Peer {
      * repeat.
      */
     void started(List<granary.protocol.Heartbeat.Worker> started) {
-        started.forEach(w -> recentExits.remove(w.unit() + "#" + w.slot()));
+        started.forEach(w -> recentExits.remove(new Slot(w.unit(), w.slot())));
     }
 
     List<granary.protocol.Heartbeat.Exit> freshExits(List<granary.protocol.Heartbeat.Exit> exited) {
         List<granary.protocol.Heartbeat.Exit> out = new ArrayList<>();
         for (granary.protocol.Heartbeat.Exit x : exited) {
-            if (recentExits.add(x.unit() + "#" + x.slot())) {
+            if (recentExits.add(new Slot(x.unit(), x.slot()))) {
                 out.add(x);
                 if (recentExits.size() > RECENT_EXITS) {
-                    Iterator<String> it = recentExits.iterator();
+                    Iterator<Slot> it = recentExits.iterator();
                     it.next();
                     it.remove();
                 }

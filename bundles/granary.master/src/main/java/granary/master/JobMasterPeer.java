@@ -18,7 +18,7 @@ import java.util.function.Function;
 
 /**
  * The master's record of one job master: its session, its jobs, where its units hold slots
- * (mirrored from the engine) and what changed since the last hint. Guarded by the master's lock,
+ * (mirrored from the engine) and what changed since the last hint. Touched only in turns of the master's loop,
  * except {@link #session}.
  */
 final class JobMasterPeer extends Peer {
@@ -56,6 +56,8 @@ final class JobMasterPeer extends Peer {
     long applied;
     /** Nodes it was given a plan pass for since the last renewal (docs/security.md, "Plan passes"). */
     private final Set<String> passed = new HashSet<>();
+    /** Nodes whose pass the next hints carry (more than one hint holds at once). */
+    private final Set<String> passDue = new java.util.TreeSet<>();
     /** When the first of its passes comes due for renewal. */
     private long nextRenewal = Long.MAX_VALUE;
     /** A pass came due: the next hint looks. */
@@ -120,6 +122,7 @@ final class JobMasterPeer extends Peer {
         full = true;
         changed.clear();
         passed.clear(); // a new incarnation, or a master that restarted: every pass again
+        passDue.clear();
         nextRenewal = Long.MAX_VALUE;
         mark(now);
     }
@@ -157,11 +160,13 @@ final class JobMasterPeer extends Peer {
 
     @Override
     boolean hasNews() {
-        return full || !changed.isEmpty() || !exits.isEmpty() || !nodes.isEmpty() || passCheck;
+        return full || !changed.isEmpty() || !exits.isEmpty() || !nodes.isEmpty() || passCheck || !passDue.isEmpty();
     }
 
     /**
-     * The hint to send next (at most {@code max} placements and exits), or null if nothing changed.
+     * The hint to send next (at most {@code max} placements, exits and passes together, so that a
+     * hint stays well within the wire's size limit; the rest follow in the next), or null if
+     * nothing changed.
      * It carries a plan pass ({@code pass}: node to pass, null where none can be made yet) for each
      * node where it holds slots whose pass is new or due for renewal at {@code now}; a pass is
      * renewed halfway through {@code passMillis}.
@@ -190,31 +195,35 @@ final class JobMasterPeer extends Peer {
         nodes.forEach((node, state) -> states.add(new Hint.NodeState(node, state)));
         nodes.clear();
         passCheck = false;
-        return new Hint(out, sent, states, applied, passes(out, pass, now, passMillis));
+        return new Hint(out, sent, states, applied, passes(out, pass, now, passMillis, Math.max(0, max - out.size() - sent.size())));
     }
 
     /**
-     * The passes a hint carries: for the nodes of its placements that have none yet, or, when
-     * renewal is due, for every node where it holds slots.
+     * The passes a hint carries, at most {@code budget}: for the nodes of its placements that have
+     * none yet, or, when renewal is due, for every node where it holds slots; those over the budget
+     * wait for the next hint ({@link #passDue}).
      */
-    private List<Hint.Pass> passes(List<Hint.Placement> out, Function<String, String> pass, long now, long passMillis) {
-        List<Hint.Pass> passes = new ArrayList<>();
-        Set<String> nodes = new java.util.TreeSet<>();
+    private List<Hint.Pass> passes(List<Hint.Placement> out, Function<String, String> pass, long now, long passMillis, int budget) {
         if (nextRenewal <= now) {
-            placements.values().forEach(byNode -> nodes.addAll(byNode.keySet()));
+            placements.values().forEach(byNode -> passDue.addAll(byNode.keySet()));
             passed.clear();
             nextRenewal = Long.MAX_VALUE;
         } else {
-            out.stream().filter(p -> p.slots() > 0 && !passed.contains(p.node())).forEach(p -> nodes.add(p.node()));
+            out.stream().filter(p -> p.slots() > 0 && !passed.contains(p.node())).forEach(p -> passDue.add(p.node()));
         }
-        for (String node : nodes) {
+        List<Hint.Pass> passes = new ArrayList<>();
+        boolean any = false;
+        for (Iterator<String> it = passDue.iterator(); it.hasNext() && passes.size() < budget; ) {
+            String node = it.next();
+            it.remove();
+            any = true;
             String p = pass.apply(node);
             if (p != null) {
                 passes.add(new Hint.Pass(node, p));
                 passed.add(node);
             }
         }
-        if (!nodes.isEmpty()) {
+        if (any) {
             // the passes given before these come due first
             nextRenewal = Math.min(nextRenewal, now + passMillis / 2);
         }

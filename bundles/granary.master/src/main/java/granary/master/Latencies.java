@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * The last {@value #KEPT} delivery latencies (milliseconds from a grant decided to the envelope that
  * carries it leaving the master), for the benchmark, the status line and {@link MasterMonitor#deliveryStats}.
- * Guarded by the master's lock.
+ * Touched only in turns of the master's loop.
  */
 final class Latencies {
 
@@ -35,7 +35,7 @@ final class Latencies {
         return quantile(sorted(), q);
     }
 
-    /** A copy of the kept samples, unsorted: sort it outside the master's lock. */
+    /** A copy of the kept samples, unsorted: sort it outside the master's loop. */
     long[] kept() {
         return Arrays.copyOf(samples, (int) Math.min(count, KEPT));
     }

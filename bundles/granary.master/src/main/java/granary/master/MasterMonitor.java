@@ -11,8 +11,8 @@ import org.osgi.annotation.versioning.ProviderType;
  * master, once elected under high availability) and takes it away when the master stops. The metrics
  * bundle reads it, and the HTTP API may; a runtime without a master side ({@code --listen=off}) has none.
  *
- * <p>Every method may be called from any thread; each takes the master's lock briefly and returns a
- * copy.
+ * <p>Every method may be called from any thread; each is answered by a turn of the master's loop
+ * (between two messages) and returns a copy.
  */
 @ProviderType
 public interface MasterMonitor {

@@ -13,7 +13,10 @@ import java.util.Objects;
  *                          so nothing new lands there (docs/protocol.md, "Timeouts")
  * @param jobMasterTimeout  a job master silent this long is lost: its offline jobs are cancelled,
  *                          its online jobs kept
- * @param maxPlacements     most placements (or cap entries) in one hint (or cap); the rest follow
+ * @param maxPlacements     most placements, exits and plan passes together in one hint (or entries in
+ *                          one cap); the rest follow in the next. 2,000 keeps a hint under half the
+ *                          wire's 1 MiB limit (a placement with its endpoint and a pass are each
+ *                          under 250 bytes)
  *                          in the next envelope, so that none exceeds the message size limit
  * @param engineTimeout     longest wait for the engine to apply one message
  * @param manualTicks       true: no timer thread of the master's own; timeouts and the end of the
@@ -47,7 +50,7 @@ public record MasterOptions(String name, long incarnation, Duration agentTimeout
     /** Name {@code master}, this instant as incarnation, 30 s agent and 60 s job master timeouts. */
     public static MasterOptions defaults() {
         return new MasterOptions("master", System.currentTimeMillis(), Duration.ofSeconds(30), Duration.ofSeconds(60),
-                5_000, Duration.ofSeconds(30));
+                2_000, Duration.ofSeconds(30));
     }
 
     public MasterOptions withTimeouts(Duration agents, Duration jobMasters) {

@@ -9,7 +9,7 @@ import java.util.function.Supplier;
 /**
  * What the master has for one peer's inbox: at most one envelope in flight (sent, not yet
  * acknowledged by a later poll's {@code after}) and at most one parked poll waiting for news.
- * Sequence numbers restart at 1 for every incarnation of the peer. Guarded by the master's lock.
+ * Sequence numbers restart at 1 for every incarnation of the peer. Touched only in turns of the master's loop.
  */
 final class Outbox {
 

@@ -3,7 +3,7 @@ package granary.master;
 /**
  * What the master keeps for any peer it pushes to: its inbox, when it was last heard from, whether
  * its timeout declared it lost, and since when news has waited for it (for the delivery latency).
- * Guarded by the master's lock.
+ * Touched only in turns of the master's loop.
  */
 abstract class Peer {
 

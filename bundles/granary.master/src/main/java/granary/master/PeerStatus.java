@@ -15,9 +15,20 @@ package granary.master;
  * @param endpoint      where an agent takes plans ({@code -} for job masters)
  * @param restart       a job master the master is starting again: where that stands (docs/recovery.md,
  *                      "Restarting a lost job master"); empty otherwise
+ * @param used          what an agent's node uses now, as its last heartbeat said (cpu in hundredths of a
+ *                      core, mem in MiB); null when not reported (an older agent, a job master)
+ * @param unhealthy     why an agent says its node is not fit for work (it gets no new work meanwhile;
+ *                      docs/agent.md, "Node health"); empty while it is
  */
 public record PeerStatus(String role, String id, String state, long incarnation, long silentMillis, int units,
-                         long slots, int workers, int jobs, String endpoint, String restart) {
+                         long slots, int workers, int jobs, String endpoint, String restart,
+                         granary.api.model.Resources used, String unhealthy) {
+
+    /** A peer without usage or health to show. */
+    public PeerStatus(String role, String id, String state, long incarnation, long silentMillis, int units,
+                      long slots, int workers, int jobs, String endpoint, String restart) {
+        this(role, id, state, incarnation, silentMillis, units, slots, workers, jobs, endpoint, restart, null, "");
+    }
 
     /** A peer that is not being restarted. */
     public PeerStatus(String role, String id, String state, long incarnation, long silentMillis, int units,
@@ -32,7 +43,11 @@ public record PeerStatus(String role, String id, String state, long incarnation,
                 .append(" incarnation=").append(incarnation).append(" lastSeen=").append(silentMillis).append("ms");
         if (role.equals("agent")) {
             b.append(" caps=").append(units).append(" slots=").append(slots).append(" workers=").append(workers)
+                    .append(" used=").append(used == null ? "-" : used.toString())
                     .append(" endpoint=").append(endpoint);
+            if (!unhealthy.isEmpty()) {
+                b.append(" health=unhealthy reason=\"").append(unhealthy.replace("\"", "'")).append('"');
+            }
         } else {
             b.append(" jobs=").append(jobs).append(" units=").append(units).append(" slots=").append(slots);
             if (!restart.isEmpty()) {

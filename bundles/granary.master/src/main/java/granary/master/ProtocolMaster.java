@@ -1,5 +1,6 @@
 package granary.master;
 
+import granary.api.event.EngineAccess;
 import granary.api.event.GrantAdopted;
 import granary.api.event.GrantReleased;
 import granary.api.event.Granted;
@@ -91,8 +92,13 @@ import java.util.function.Function;
  *     the window closes the grants are rebuilt from agents' caps (over job masters' holdings), and
  *     every peer gets the whole truth. Peers that return later are handled by {@link Recovered}.
  * </ul>
- * Counts are set from the engine's own state on the engine thread whenever an input changes them
- * without an output event (a release, a cancel, a registration), so the mirror never drifts.
+ * Counts are set from the engine's own state whenever an input changes them without an output
+ * event (a release, a cancel, a registration), so the mirror never drifts.
+ *
+ * <p>The master is a single-threaded state machine that shares the engine's thread: every message,
+ * poll, tick and monitor's question is one turn ({@link Scheduler#onEngine}), applied whole, with
+ * the engine at hand; no lock, no wait for another thread. The edge — token, size, decoding —
+ * runs on the caller's thread first ({@link #postAsync}); docs/architecture.md, "The master's loop".
  */
 public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoCloseable {
 
@@ -102,7 +108,6 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private final Clock clock;
     private final WireCodec codec = new WireCodec(Role.MASTER);
     private final Sender self;
-    private final Object lock = new Object();
     private final Map<String, AgentPeer> agents = new HashMap<>();
     private final Map<String, JobMasterPeer> jobMasters = new HashMap<>();
     /** Job id → the job master that runs it. */
@@ -127,18 +132,30 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private final ScheduledExecutorService expiry;
     private final AutoCloseable subscription;
     private volatile boolean closed;
-    /** Open while the master listens after starting empty; null once it rebuilt (docs/recovery.md). Under the lock. */
-    private RecoveryWindow window;
-    /** True while the window's rebuild is applied: peers are asked to send again. Under the lock. */
-    private boolean rebuilding;
-    /** What the master still owes peers that return after the window. Under the lock. */
+    /**
+     * The engine while a turn of the master's loop runs on its thread (docs/architecture.md, "The
+     * master's loop"); every field below is read and written there only.
+     */
+    private EngineAccess engine;
+    /** Peers with a parked poll and news from this turn: answered once, when it ends ({@link #sendDue}). */
+    private final Set<Peer> sendAfterTurn = new LinkedHashSet<>();
+    /** Open while the master listens after starting empty; null once it rebuilt (docs/recovery.md). Read by monitors. */
+    private volatile RecoveryWindow window;
+    /** True while the window's rebuild is applied: peers are asked to send again. Read by monitors. */
+    private volatile boolean rebuilding;
+    /** What the master still owes peers that return after the window. In a turn of the loop. */
     private Recovered recovered = Recovered.none();
     /** Heartbeats and delta requests acknowledged during the window, applied after the rebuild in arrival order. */
     private final List<Runnable> deferred = new ArrayList<>();
-    /** Every unit of a job run by a job master, as requested: a cap carries its slot size and kind. Under the lock. */
+    /** Every unit of a job run by a job master, as requested: a cap carries its slot size and kind. In a turn of the loop. */
     private final Map<UnitId, UnitSpec> unitSpecs = new HashMap<>();
-    /** Lost job masters being started again (docs/recovery.md, "Restarting a lost job master"). Under the lock. */
+    /** Lost job masters being started again (docs/recovery.md, "Restarting a lost job master"). In a turn of the loop. */
     private final Restarts restarts = new Restarts();
+    /** Where a fault of the master's own logic goes (a turn that threw): its operators' log. */
+    private final java.util.function.BiConsumer<String, Throwable> faults = (subject, fault) -> {
+        System.err.println("granary master: a turn for " + subject + " failed:");
+        fault.printStackTrace();
+    };
 
     /** A master with nothing to recover (no recovery window). */
     public ProtocolMaster(Scheduler scheduler, Tokens tokens, MasterOptions options, Clock clock) {
@@ -185,22 +202,21 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (!options.lease().held()) {
             return; // HA: no decision without the leader's lease (docs/ha.md, "The lease")
         }
-        recoverIfDue();
-        expire();
+        onLoop(() -> {
+            recoverIfDue();
+            expireNow();
+            return null;
+        });
     }
 
     /** True while the master listens after starting empty, or rebuilds from what it heard. */
     public boolean recovering() {
-        synchronized (lock) {
-            return window != null || rebuilding;
-        }
+        return window != null || rebuilding;
     }
 
     @Override
     public RecoveryState recoveryState() {
-        synchronized (lock) {
-            return window != null ? RecoveryState.WINDOW_OPEN : rebuilding ? RecoveryState.REBUILDING : RecoveryState.SERVING;
-        }
+        return window != null ? RecoveryState.WINDOW_OPEN : rebuilding ? RecoveryState.REBUILDING : RecoveryState.SERVING;
     }
 
     public MasterOptions options() {
@@ -230,46 +246,62 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     @Override
     public Reply post(String authorization, byte[] body, String remote) {
+        // a loop that does not answer in time: 503, the peer sends again (the session applies it once)
+        return waitFor(postAsync(authorization, body, remote), () -> reply(503, 0, Problem.of("connection from " + remote, "$",
+                "the master did not apply the message within " + options.engineTimeout().toMillis() + " ms; send again")), "a message");
+    }
+
+    /**
+     * Checks a post at the edge, on the caller's thread (lease, token, size, decoding, sender,
+     * incarnation), then applies it in one turn of the master's loop: nothing else happens to the
+     * master's state in between (docs/architecture.md, "The master's loop").
+     */
+    @Override
+    public CompletableFuture<Reply> postAsync(String authorization, byte[] body, String remote) {
         if (!options.lease().held()) {
-            return notLeader("connection from " + remote); // HA: checked first, so nothing changes (docs/ha.md, "The lease")
+            return done(notLeader("connection from " + remote)); // HA: checked first, so nothing changes (docs/ha.md, "The lease")
         }
         Sender who = tokens.verify(Tokens.bearer(authorization));
         if (who == null) {
-            return unauthorized(authorization, remote);
+            return done(unauthorized(authorization, remote));
         }
         if (body.length > WireCodec.MAX_MESSAGE_BYTES) {
-            return reply(413, 0, Problem.of(who.toString(), "$", "the message is more than " + WireCodec.MAX_MESSAGE_BYTES
-                    + " bytes, the limit", WireCodec.MAX_MESSAGE_BYTES, body.length));
+            return done(reply(413, 0, Problem.of(who.toString(), "$", "the message is more than " + WireCodec.MAX_MESSAGE_BYTES
+                    + " bytes, the limit", WireCodec.MAX_MESSAGE_BYTES, body.length)));
         }
         Envelope e;
         try {
             e = codec.decode(body, who.toString());
         } catch (ProtocolException ex) {
-            return reply(400, Ack.refused(0, ex.problems()));
+            return done(reply(400, Ack.refused(0, ex.problems())));
         }
         if (!e.sender().equals(who)) {
-            return reply(403, e.sequence(), Problem.of(who.toString(), "$.sender", "the token of " + who
-                    + " cannot speak for " + e.sender()));
+            return done(reply(403, e.sequence(), Problem.of(who.toString(), "$.sender", "the token of " + who
+                    + " cannot speak for " + e.sender())));
         }
         long latest = clock.millis() + INCARNATION_AHEAD_MILLIS;
         if (e.incarnation() > latest) {
             // Incarnations are start times: one far ahead of this master's clock would shut every
             // later start of the peer out as "older" (docs/security.md, "Incarnations").
-            return reply(400, e.sequence(), Problem.of(who.toString(), "$.incarnation", "incarnation " + e.incarnation()
+            return done(reply(400, e.sequence(), Problem.of(who.toString(), "$.incarnation", "incarnation " + e.incarnation()
                     + " is more than a day ahead of this master's clock: a peer's incarnation is the time it started, in ms",
-                    latest, e.incarnation()));
+                    latest, e.incarnation())));
         }
         if (closed) {
-            return reply(503, e.sequence(), Problem.of(who.toString(), "$", "the master is shutting down"));
+            return done(shuttingDown(who.toString(), e.sequence()));
         }
-        synchronized (lock) {
-            if (rebuilding) {
-                return reply(503, e.sequence(), Problem.of(who.toString(), "$",
-                        "the master is rebuilding its grants after a restart; send again"));
-            }
+        byte[] passKey = who.role() == Role.AGENT ? Tokens.keyOf(Tokens.bearer(authorization)) : null;
+        return turn(() -> received(who, e, passKey)).exceptionally(ex -> failed(who.toString(), e.sequence(), ex));
+    }
+
+    /** One message, checked at the edge, in a turn of the loop. */
+    private Reply received(Sender who, Envelope e, byte[] passKey) {
+        if (rebuilding) {
+            return reply(503, e.sequence(), Problem.of(who.toString(), "$",
+                    "the master is rebuilding its grants after a restart; send again"));
         }
         Reply answer = switch (who.role()) {
-            case AGENT -> fromAgent(e, Tokens.keyOf(Tokens.bearer(authorization)));
+            case AGENT -> fromAgent(e, passKey);
             case JOB_MASTER -> fromJobMaster(e);
             case MASTER -> reply(403, e.sequence(), Problem.of(who.toString(), "$.sender", "a master does not send to a master"));
         };
@@ -292,30 +324,24 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     + e.message().type()));
         }
         AgentPeer peer;
-        synchronized (lock) {
-            peer = agents.get(node);
-            if (peer == null) {
-                if (!(e.message() instanceof Register)) {
-                    return reply(409, e.sequence(), Problem.of(e.sender().toString(), "$.type",
-                            "this master does not know agent " + node + ": register first"));
-                }
-                peer = new AgentPeer(node);
-                agents.put(node, peer);
+        peer = agents.get(node);
+        if (peer == null) {
+            if (!(e.message() instanceof Register)) {
+                return reply(409, e.sequence(), Problem.of(e.sender().toString(), "$.type",
+                        "this master does not know agent " + node + ": register first"));
             }
-            peer.lastSeen = clock.millis();
-            if (e.message() instanceof Register) {
-                peer.passKey = passKey;
-            }
+            peer = new AgentPeer(node);
+            agents.put(node, peer);
+        }
+        peer.lastSeen = clock.millis();
+        if (e.message() instanceof Register) {
+            peer.passKey = passKey;
         }
         AgentPeer p = peer;
         Session.Result result;
-        synchronized (p) {
-            result = p.session.accept(e, env -> env.message() instanceof Register r ? register(p, env, r) : heartbeat(p, env, (Heartbeat) env.message()));
-        }
-        synchronized (lock) {
-            if (p.registration == null && agents.get(node) == p) {
-                agents.remove(node);
-            }
+        result = p.session.accept(e, env -> env.message() instanceof Register r ? register(p, env, r) : heartbeat(p, env, (Heartbeat) env.message()));
+        if (p.registration == null && agents.get(node) == p) {
+            agents.remove(node);
         }
         return answer(result);
     }
@@ -332,39 +358,33 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         JobMasterPeer peer;
         boolean created = false;
-        synchronized (lock) {
-            peer = jobMasters.get(id);
-            if (peer != null && e.incarnation() <= peer.fencedThrough) {
-                return reply(409, e.sequence(), fenced(peer, e.incarnation()));
-            }
-            if (peer != null && calledOff(peer, e)) {
-                return reply(409, e.sequence(), Problem.of("job master " + id + " incarnation " + e.incarnation(), "$.incarnation",
-                        "incarnation " + e.incarnation() + " is fenced: the master started it on " + peer.calledOffNode
-                                + " for job master " + id + ", then called that start off when incarnation "
-                                + peer.requestIncarnation + " came back; this process must exit"));
-            }
-            if (peer == null) {
-                if (!((Request) e.message()).full()) {
-                    return reply(409, e.sequence(), Problem.of(e.sender().toString(), "$.message.full",
-                            "this master does not know job master " + id + ": send a full request first"));
-                }
-                peer = new JobMasterPeer(id);
-                jobMasters.put(id, peer);
-                created = true;
-            }
-            peer.lastSeen = clock.millis();
+        peer = jobMasters.get(id);
+        if (peer != null && e.incarnation() <= peer.fencedThrough) {
+            return reply(409, e.sequence(), fenced(peer, e.incarnation()));
         }
+        if (peer != null && calledOff(peer, e)) {
+            return reply(409, e.sequence(), Problem.of("job master " + id + " incarnation " + e.incarnation(), "$.incarnation",
+                    "incarnation " + e.incarnation() + " is fenced: the master started it on " + peer.calledOffNode
+                            + " for job master " + id + ", then called that start off when incarnation "
+                            + peer.requestIncarnation + " came back; this process must exit"));
+        }
+        if (peer == null) {
+            if (!((Request) e.message()).full()) {
+                return reply(409, e.sequence(), Problem.of(e.sender().toString(), "$.message.full",
+                        "this master does not know job master " + id + ": send a full request first"));
+            }
+            peer = new JobMasterPeer(id);
+            jobMasters.put(id, peer);
+            created = true;
+        }
+        peer.lastSeen = clock.millis();
         JobMasterPeer p = peer;
         Session.Result result;
-        synchronized (p) {
-            result = p.session.accept(e, env -> request(p, env, (Request) env.message()));
-        }
-        synchronized (lock) {
-            // A peer made for this message whose full request was refused is forgotten again; a
-            // placeholder the rebuild made for mock jobs (no request yet either) keeps them (case 11).
-            if (created && p.requestIncarnation < 0 && jobMasters.get(id) == p) {
-                jobMasters.remove(id);
-            }
+        result = p.session.accept(e, env -> request(p, env, (Request) env.message()));
+        // A peer made for this message whose full request was refused is forgotten again; a
+        // placeholder the rebuild made for mock jobs (no request yet either) keeps them (case 11).
+        if (created && p.requestIncarnation < 0 && jobMasters.get(id) == p) {
+            jobMasters.remove(id);
         }
         return answer(result);
     }
@@ -417,27 +437,25 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             return refuse(e, Problem.of(who, "$.message.endpoint", badEndpoint));
         }
         NodeSpec wanted = new NodeSpec(r.node(), r.room(), r.capacity(), r.labels());
-        synchronized (lock) {
-            if (window != null) {
-                // Recovery: record what the agent holds; nothing reaches the engine before the rebuild.
-                window.agent(new AgentReport(wanted, r.caps()), clock.millis());
-                CompletableFuture<Reply> wake = null;
-                if (p.registeredIncarnation != e.incarnation()) {
-                    wake = p.outbox.reset();
-                    p.workers = 0;
-                }
-                p.registration = r;
-                p.epoch = r.epoch();
-                p.registeredIncarnation = e.incarnation();
-                p.lost = false;
-                if (wake != null) {
-                    CompletableFuture<Reply> w = wake;
-                    wakeLater(() -> w.complete(Reply.empty()));
-                }
-                return Ack.applied(e.sequence());
+        if (window != null) {
+            // Recovery: record what the agent holds; nothing reaches the engine before the rebuild.
+            window.agent(new AgentReport(wanted, r.caps()), clock.millis());
+            CompletableFuture<Reply> wake = null;
+            if (p.registeredIncarnation != e.incarnation()) {
+                wake = p.outbox.reset();
+                p.workers = 0;
             }
+            p.registration = r;
+            p.epoch = r.epoch();
+            p.registeredIncarnation = e.incarnation();
+            p.lost = false;
+            if (wake != null) {
+                CompletableFuture<Reply> w = wake;
+                wakeLater(() -> w.complete(Reply.empty()));
+            }
+            return Ack.applied(e.sequence());
         }
-        NodeSpec known = await(scheduler.query(v -> spec(v.cluster().node(r.node()))));
+        NodeSpec known = query(v -> spec(v.cluster().node(r.node())));
         if (known == null) {
             if (r.caps().isEmpty() && !keptFor(r.node())) {
                 apply(new NodeAdded(wanted));
@@ -459,100 +477,93 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             tellNodeState(toldLost(r.node()), Hint.NodeState.BACK);
         }
-        // Take the node's caps from the engine on its own thread, where no grant can slip between.
+        // The node's caps from the engine, in this turn: no grant slips between.
         List<CompletableFuture<Reply>> wake = new ArrayList<>();
-        List<Runnable> toldJobMasters = new ArrayList<>();
-        await(scheduler.query(v -> {
+        query(v -> {
             NodeView n = v.cluster().node(r.node());
-            synchronized (lock) {
-                long now = clock.millis();
-                p.caps.clear();
-                if (n != null) {
-                    p.caps.putAll(n.allocations());
-                }
-                if (p.registeredIncarnation != e.incarnation()) {
-                    addIfNotNull(wake, p.outbox.reset()); // a new life: its inbox numbering starts again
-                    p.workers = 0;
-                }
-                String before = p.registration == null ? null : p.registration.endpoint();
-                long epochBefore = p.epoch;
-                p.registration = r;
-                p.epoch = r.epoch();
-                if (before != null && (!before.equals(r.endpoint()) || epochBefore != r.epoch())) {
-                    endpointMoved(r.node(), now, toldJobMasters); // plans must go to its new address, with its new epoch
-                }
-                p.registeredIncarnation = e.incarnation();
-                p.lost = false;
-                p.sendFull(now);
+            long now = clock.millis();
+            p.caps.clear();
+            if (n != null) {
+                p.caps.putAll(n.allocations());
             }
+            if (p.registeredIncarnation != e.incarnation()) {
+                addIfNotNull(wake, p.outbox.reset()); // a new life: its inbox numbering starts again
+                p.workers = 0;
+            }
+            String before = p.registration == null ? null : p.registration.endpoint();
+            long epochBefore = p.epoch;
+            p.registration = r;
+            p.epoch = r.epoch();
+            if (before != null && (!before.equals(r.endpoint()) || epochBefore != r.epoch())) {
+                endpointMoved(r.node(), now); // plans must go to its new address, with its new epoch
+            }
+            p.registeredIncarnation = e.incarnation();
+            p.lost = false;
+            p.sendFull(now);
             return null;
-        }));
+        });
         wake.forEach(f -> f.complete(Reply.empty()));
-        toldJobMasters.forEach(Runnable::run);
         return Ack.applied(e.sequence());
     }
 
     private Ack heartbeat(AgentPeer p, Envelope e, Heartbeat h) {
         String who = e.sender().toString();
-        synchronized (lock) {
-            if (p.registeredIncarnation != e.incarnation()) {
-                return refuse(e, Problem.of(who, "$.type", "incarnation " + e.incarnation() + " has not registered: its first message must be register"));
-            }
-            if (p.lost) {
-                return refuse(e, Problem.of(who, "$.type", "agent " + p.node + Register.DECLARED_LOST
-                        + options.agentTimeout().toSeconds() + " s of silence: register again"));
-            }
-            if (window != null) {
-                deferred.add(() -> heartbeat(p, e, h));
-                return Ack.applied(e.sequence());
-            }
-            p.workers = Math.max(0, p.workers + h.started().size() - h.exited().size());
+        if (p.registeredIncarnation != e.incarnation()) {
+            return refuse(e, Problem.of(who, "$.type", "incarnation " + e.incarnation() + " has not registered: its first message must be register"));
         }
+        if (p.lost) {
+            return refuse(e, Problem.of(who, "$.type", "agent " + p.node + Register.DECLARED_LOST
+                    + options.agentTimeout().toSeconds() + " s of silence: register again"));
+        }
+        if (window != null) {
+            deferred.add(() -> heartbeat(p, e, h));
+            return Ack.applied(e.sequence());
+        }
+        p.workers = Math.max(0, p.workers + h.started().size() - h.exited().size());
+        if (h.usage() != null) {
+            p.usage = h.usage(); // a picture, not a delta: the latest replaces the one before
+        }
+        health(p, h.health());
         Map<String, JobSpec> kept = keptJobs(h.exited().stream().map(x -> x.unit().job()).toList());
         if (h.capacity() != null) {
             apply(new NodeCapacityChanged(p.node, h.capacity()));
         }
-        List<Problem> problems = new ArrayList<>();
-        Set<UnitId> released = new LinkedHashSet<>();
-        List<CompletableFuture<?>> pending = new ArrayList<>();
+        Set<UnitId> reconcile = new LinkedHashSet<>();
         Map<UnitId, Integer> gone = new java.util.LinkedHashMap<>();
         List<Heartbeat.Exit> fresh;
         List<Restarts.Run> displaced = new ArrayList<>();
-        synchronized (lock) {
-            // An exit reported twice (an agent that restarted before its heartbeat was answered) is taken once.
-            p.started(h.started());
-            fresh = p.freshExits(h.exited());
-            fresh.removeIf(x -> keepsLaunch(x, displaced));
-            // One release per unit with all its exits: one engine event (and scheduling cycle) for
-            // a heartbeat's exits of a unit, not one per worker.
-            Map<UnitId, Integer> exitsPerUnit = new java.util.LinkedHashMap<>();
-            // A worker the agent stopped because its cap went down (exit code -15) gave its slot back
-            // already: the lower cap was the release (or revocation). Counting it again would take a
-            // second slot from the unit: a running worker.
-            fresh.stream().filter(x -> !x.stopped())
-                    .forEach(x -> exitsPerUnit.merge(x.unit(), 1, Integer::sum));
-            exitsPerUnit.forEach((unit, n) -> {
-                int slots = Math.min(n, p.caps.getOrDefault(unit, 0));
-                if (n > slots) {
-                    gone.put(unit, n - slots); // their slots are gone already (revoked, cancelled): only the desire goes down
-                }
-                if (slots <= 0) {
-                    return;
-                }
-                // Lower the mirror before the engine frees the slots: the grants its cycle may make of
-                // them then add to the right count (a release has no output event).
-                lower(p.node, unit, slots, false);
-                released.add(unit);
-                pending.add(scheduler.submit(new GrantReleased(unit, p.node, slots)));
-            });
-        }
-        // Submitted together, applied in order by the engine: one wait for all of them.
-        for (CompletableFuture<?> f : pending) {
-            collect(problems, () -> await(f));
-        }
-        if (!problems.isEmpty()) {
-            sync(released, Set.of(p.node), false); // a release was refused: take the counts from the engine
-        }
+        // An exit reported twice (an agent that restarted before its heartbeat was answered) is taken once.
+        p.started(h.started());
+        fresh = p.freshExits(h.exited());
+        fresh.removeIf(x -> keepsLaunch(x, displaced));
+        // One release per unit with all its exits: one engine event (and scheduling cycle) for
+        // a heartbeat's exits of a unit, not one per worker.
+        Map<UnitId, Integer> exitsPerUnit = new java.util.LinkedHashMap<>();
+        // A worker the agent stopped because its cap went down (exit code -15) gave its slot back
+        // already: the lower cap was the release (or revocation). Counting it again would take a
+        // second slot from the unit: a running worker.
+        fresh.stream().filter(x -> !x.stopped())
+                .forEach(x -> exitsPerUnit.merge(x.unit(), 1, Integer::sum));
+        exitsPerUnit.forEach((unit, n) -> {
+            int slots = Math.min(n, p.caps.getOrDefault(unit, 0));
+            if (n > slots) {
+                gone.put(unit, n - slots); // their slots are gone already (revoked, cancelled): only the desire goes down
+            }
+            if (slots <= 0) {
+                return;
+            }
+            // Lower the mirror before the engine frees the slots: the grants its cycle may make of
+            // them then add to the right count (a release has no output event).
+            lower(p.node, unit, slots, false);
+            List<Problem> refused = new ArrayList<>();
+            collect(refused, () -> apply(new GrantReleased(unit, p.node, slots)));
+            if (!refused.isEmpty()) {
+                reconcile.add(unit);
+            }
+        });
+        // A release the engine refuses (its slots were taken back meanwhile: a revocation, a cancel)
+        // takes the counts from the engine; the agent's next cap says them. The exit itself is taken.
+        sync(reconcile, Set.of(p.node), false);
         lowerDesires(gone);
         deferEnded(kept);
         displaced.forEach(this::endRun);
@@ -560,7 +571,28 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         restartsStarted(h.started());
         restartsExited(fresh);
         uncapped(p, h.uncapped());
-        return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
+        return Ack.applied(e.sequence());
+    }
+
+    /**
+     * An agent that says its node is not fit for work (launches failing, its health check failing;
+     * docs/agent.md, "Node health") gets no new work: its node is blacklisted, its running workers
+     * stay. When it says healthy again the node takes work again — unless it is out for being lost.
+     * Absent (an older agent): nothing changes.
+     */
+    private void health(AgentPeer p, Heartbeat.Health health) {
+        if (health == null) {
+            return;
+        }
+        String reason = health.healthy() ? null : health.reason().isBlank() ? "unhealthy" : health.reason();
+        if (java.util.Objects.equals(reason, p.unhealthy)) {
+            return;
+        }
+        boolean out = p.unhealthy != null;
+        p.unhealthy = reason;
+        if ((reason != null) != out) {
+            collect(new ArrayList<>(), () -> apply(new NodeBlacklisted(p.node, reason != null)));
+        }
     }
 
     /**
@@ -571,7 +603,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void lowerDesires(Map<UnitId, Integer> gone) {
         for (Map.Entry<UnitId, Integer> g : gone.entrySet()) {
-            Integer desired = await(scheduler.query(v -> v.unit(g.getKey()) == null ? null : v.unit(g.getKey()).desired()));
+            Integer desired = query(v -> v.unit(g.getKey()) == null ? null : v.unit(g.getKey()).desired());
             if (desired != null && desired > 0) {
                 collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(g.getKey(), Math.max(0, desired - g.getValue()))));
             }
@@ -588,23 +620,21 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private void uncapped(AgentPeer p, List<Heartbeat.Worker> reported) {
         Map<UnitId, Integer> count = new java.util.LinkedHashMap<>();
         Set<String> known = new HashSet<>();
-        synchronized (lock) {
-            for (Heartbeat.Worker w : reported) {
-                if (p.reconciled.add(w.unit() + "#" + w.slot())) {
-                    count.merge(w.unit(), 1, Integer::sum);
-                }
+        for (Heartbeat.Worker w : reported) {
+            if (p.reconciled.add(w.unit() + "#" + w.slot())) {
+                count.merge(w.unit(), 1, Integer::sum);
             }
-            count.keySet().forEach(u -> {
-                if (jobMasterOf(u.job()) != null) {
-                    known.add(u.job());
-                }
-            });
         }
+        count.keySet().forEach(u -> {
+            if (jobMasterOf(u.job()) != null) {
+                known.add(u.job());
+            }
+        });
         if (count.isEmpty()) {
             return;
         }
         // per unit: the slots it still wants (-1: its job does not run), the slots it holds
-        Map<UnitId, int[]> state = await(scheduler.query(v -> {
+        Map<UnitId, int[]> state = query(v -> {
             Map<UnitId, int[]> out = new HashMap<>();
             count.keySet().forEach(u -> {
                 UnitView uv = v.unit(u);
@@ -612,9 +642,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 out.put(u, new int[] {0, runs ? Math.max(0, uv.desired() - uv.granted()) : -1, uv == null ? 0 : uv.granted()});
             });
             return out;
-        }));
+        });
         Set<UnitId> adoptedUnits = new LinkedHashSet<>();
-        List<Runnable> wake = new ArrayList<>();
         for (Map.Entry<UnitId, Integer> c : count.entrySet()) {
             UnitId u = c.getKey();
             int[] st = state.get(u);
@@ -635,13 +664,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 String why = st[1] < 0 ? "job " + u.job() + " is not running: it ended, or this master never heard of it"
                         : refusal != null ? "unit " + u + " cannot be granted here: " + refusal
                         : "unit " + u + " holds the " + (st[2] + adopt) + " slots it wants without them";
-                synchronized (lock) {
-                    p.withdraw(u, why, clock.millis());
-                    deliver(p, wake);
-                }
+                p.withdraw(u, why, clock.millis());
+                deliver(p);
             }
         }
-        wake.forEach(Runnable::run);
         sync(adoptedUnits, Set.of(p.node), false);
     }
 
@@ -652,22 +678,20 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (p.requestIncarnation != e.incarnation() && !r.full()) {
             return refuse(e, Problem.of(who, "$.message.full", "the first request of incarnation " + e.incarnation() + " must be full"));
         }
-        synchronized (lock) {
-            if (window != null) {
-                return requestInWindow(p, e, r);
-            }
-            if (p.lost && !r.full()) {
-                return refuse(e, Problem.of(who, "$.message.full", "job master " + p.id + " was declared lost after "
-                        + options.jobMasterTimeout().toSeconds() + " s of silence: send a full request"));
-            }
-            if (r.full()) {
-                p.lost = false;
-            }
+        if (window != null) {
+            return requestInWindow(p, e, r);
+        }
+        if (p.lost && !r.full()) {
+            return refuse(e, Problem.of(who, "$.message.full", "job master " + p.id + " was declared lost after "
+                    + options.jobMasterTimeout().toSeconds() + " s of silence: send a full request"));
+        }
+        if (r.full()) {
+            p.lost = false;
         }
         List<Problem> problems = new ArrayList<>();
         Set<String> listed = new HashSet<>();
         // Jobs in the engine not run by a job master (a request without jobs asks nothing of the engine).
-        Set<String> engineJobs = r.jobs().isEmpty() ? Set.of() : await(scheduler.query(v -> {
+        Set<String> engineJobs = r.jobs().isEmpty() ? Set.of() : query(v -> {
             Set<String> ids = new HashSet<>();
             r.jobs().forEach(j -> {
                 if (v.job(j.id()) != null) {
@@ -675,9 +699,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             });
             return ids;
-        }));
+        });
         // Holdings on nodes the engine does not know: their agents have not come back (yet).
-        Set<String> absent = r.holdings().isEmpty() ? Set.of() : await(scheduler.query(v -> {
+        Set<String> absent = r.holdings().isEmpty() ? Set.of() : query(v -> {
             Set<String> out = new HashSet<>();
             r.holdings().forEach(x -> {
                 if (v.cluster().node(x.node()) == null) {
@@ -685,30 +709,28 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             });
             return out;
-        }));
-        synchronized (lock) {
-            for (int i = 0; i < r.jobs().size(); i++) {
-                String job = r.jobs().get(i).id();
-                listed.add(job);
-                String owner = owners.get(job);
-                if (Restarts.isRestartJob(job)) {
-                    problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job ids starting with " + Restarts.PREFIX
-                            + " are the master's restarts of lost job masters, got " + job));
-                } else if (owner != null && !owner.equals(p.id)) {
-                    problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job " + job + " belongs to job master " + owner));
-                } else if (owner == null && engineJobs.contains(job)) {
-                    problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job " + job + " is in the cluster and not run by a job master"));
-                }
+        });
+        for (int i = 0; i < r.jobs().size(); i++) {
+            String job = r.jobs().get(i).id();
+            listed.add(job);
+            String owner = owners.get(job);
+            if (Restarts.isRestartJob(job)) {
+                problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job ids starting with " + Restarts.PREFIX
+                        + " are the master's restarts of lost job masters, got " + job));
+            } else if (owner != null && !owner.equals(p.id)) {
+                problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job " + job + " belongs to job master " + owner));
+            } else if (owner == null && engineJobs.contains(job)) {
+                problems.add(Problem.of(who, "$.message.jobs[" + i + "].id", "job " + job + " is in the cluster and not run by a job master"));
             }
-            for (int i = 0; i < r.desires().size(); i++) {
-                own(p, r.desires().get(i).unit().job(), "$.message.desires[" + i + "].unit", who, problems, listed);
-            }
-            for (int i = 0; i < r.cancels().size(); i++) {
-                own(p, r.cancels().get(i), "$.message.cancels[" + i + "]", who, problems, listed);
-            }
-            for (int i = 0; i < r.releases().size(); i++) {
-                own(p, r.releases().get(i).unit().job(), "$.message.releases[" + i + "].unit", who, problems, listed);
-            }
+        }
+        for (int i = 0; i < r.desires().size(); i++) {
+            own(p, r.desires().get(i).unit().job(), "$.message.desires[" + i + "].unit", who, problems, listed);
+        }
+        for (int i = 0; i < r.cancels().size(); i++) {
+            own(p, r.cancels().get(i), "$.message.cancels[" + i + "]", who, problems, listed);
+        }
+        for (int i = 0; i < r.releases().size(); i++) {
+            own(p, r.releases().get(i).unit().job(), "$.message.releases[" + i + "].unit", who, problems, listed);
         }
         if (!problems.isEmpty()) {
             return refuse(e, problems.toArray(new Problem[0]));
@@ -717,54 +739,52 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         List<JobSpec> fresh = new ArrayList<>();
         List<Recovered.Conversion> conversions = new ArrayList<>();
         List<JobSpec> known = new ArrayList<>();
-        synchronized (lock) {
-            if (r.full()) {
-                keepAbsent(p, r, absent);
-            }
-            if (r.full()) {
-                for (String job : p.jobs) {
-                    if (!listed.contains(job)) {
-                        dropped.add(job);
-                        recovered.forget(job);
-                    }
+        if (r.full()) {
+            keepAbsent(p, r, absent);
+        }
+        if (r.full()) {
+            for (String job : p.jobs) {
+                if (!listed.contains(job)) {
+                    dropped.add(job);
+                    recovered.forget(job);
                 }
             }
-            for (JobSpec j : r.jobs()) {
-                if (r.full() && !engineJobs.contains(j.id()) && j.units().stream().allMatch(u -> u.desired() == 0)) {
-                    // A job that ended while the master was away (or restarting): nothing to run, nothing to refuse.
-                    owners.remove(j.id());
-                    p.jobs.remove(j.id());
-                    continue;
+        }
+        for (JobSpec j : r.jobs()) {
+            if (r.full() && !engineJobs.contains(j.id()) && j.units().stream().allMatch(u -> u.desired() == 0)) {
+                // A job that ended while the master was away (or restarting): nothing to run, nothing to refuse.
+                owners.remove(j.id());
+                p.jobs.remove(j.id());
+                continue;
+            }
+            if (!p.jobs.contains(j.id()) || !engineJobs.contains(j.id())) {
+                // New, or gone from the engine meanwhile (a mock whose work all ended): submit it,
+                // without the slots kept for agents that have not come back — or, if that is all
+                // it wants, keep it out of the engine until one of them returns.
+                JobSpec rest = withoutKept(j);
+                if (rest.units().stream().allMatch(u -> u.desired() == 0)) {
+                    recovered.defer(j);
+                } else {
+                    recovered.undefer(j.id());
+                    fresh.add(rest);
                 }
-                if (!p.jobs.contains(j.id()) || !engineJobs.contains(j.id())) {
-                    // New, or gone from the engine meanwhile (a mock whose work all ended): submit it,
-                    // without the slots kept for agents that have not come back — or, if that is all
-                    // it wants, keep it out of the engine until one of them returns.
-                    JobSpec rest = withoutKept(j);
-                    if (rest.units().stream().allMatch(u -> u.desired() == 0)) {
-                        recovered.defer(j);
-                    } else {
-                        recovered.undefer(j.id());
-                        fresh.add(rest);
-                    }
-                    owners.put(j.id(), p.id);
-                    p.jobs.add(j.id());
-                    j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
-                    recovered.forget(j.id());
-                } else if (recovered.isMock(j.id())) {
-                    // The job master of a mock job returned (case 11): its real request replaces the mock.
-                    conversions.add(recovered.convert(j));
-                    j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
-                } else if (r.full()) {
-                    known.add(j);
-                }
+                owners.put(j.id(), p.id);
+                p.jobs.add(j.id());
+                j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
+                recovered.forget(j.id());
+            } else if (recovered.isMock(j.id())) {
+                // The job master of a mock job returned (case 11): its real request replaces the mock.
+                conversions.add(recovered.convert(j));
+                j.units().forEach(u -> unitSpecs.put(new UnitId(j.id(), u.name()), u));
+            } else if (r.full()) {
+                known.add(j);
             }
         }
         if (!known.isEmpty()) {
             // A full request is the whole truth of what the job master wants: a job it lists that the
             // master knows takes the listed desired counts (a job master that restarted and missed
             // exits asks for those tasks again: offline work runs at least once).
-            conversions.addAll(await(scheduler.query(v -> reconcile(known, v))));
+            conversions.addAll(query(v -> reconcile(known, v)));
         }
         for (Recovered.Conversion c : conversions) {
             for (UnitSpec u : c.added()) {
@@ -779,20 +799,16 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             try {
                 apply(new JobsSubmitted(fresh));
             } catch (InvalidRequestException ex) {
-                if (tooFewNodes(ex) && await(scheduler.query(v -> v.cluster().nodes().isEmpty()))) {
+                if (tooFewNodes(ex) && query(v -> v.cluster().nodes().isEmpty())) {
                     // No agent has registered yet (a master that just started, its window closed before
                     // they did): the jobs wait out of the engine until a node joins, instead of being
                     // refused (docs/recovery.md, "Rebuilding").
-                    synchronized (lock) {
-                        fresh.forEach(recovered::defer);
-                    }
+                    fresh.forEach(recovered::defer);
                 } else {
-                    synchronized (lock) {
-                        fresh.forEach(j -> {
-                            owners.remove(j.id());
-                            p.jobs.remove(j.id());
-                        });
-                    }
+                    fresh.forEach(j -> {
+                        owners.remove(j.id());
+                        p.jobs.remove(j.id());
+                    });
                     return refuse(e, ex.problems().toArray(new Problem[0]));
                 }
             }
@@ -802,23 +818,21 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             p.requestIncarnation = e.incarnation();
             back(p, r, reborn);
             List<CompletableFuture<Reply>> wake = new ArrayList<>();
-            await(scheduler.query(v -> {
-                synchronized (lock) {
-                    if (reborn) {
-                        addIfNotNull(wake, p.outbox.reset()); // its inbox numbering starts again
-                        p.applied = 0; // and so do its marks
-                    }
-                    fillPlacements(p, v);
-                    p.sendFull(clock.millis());
-                    // Holdings the master does not confirm are gone: say so, the job master may hold them still.
-                    for (Request.Holding x : r.holdings()) {
-                        if (p.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(x.node(), 0) == 0) {
-                            p.set(x.unit(), x.node(), 0, clock.millis());
-                        }
+            query(v -> {
+                if (reborn) {
+                    addIfNotNull(wake, p.outbox.reset()); // its inbox numbering starts again
+                    p.applied = 0; // and so do its marks
+                }
+                fillPlacements(p, v);
+                p.sendFull(clock.millis());
+                // Holdings the master does not confirm are gone: say so, the job master may hold them still.
+                for (Request.Holding x : r.holdings()) {
+                    if (p.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(x.node(), 0) == 0) {
+                        p.set(x.unit(), x.node(), 0, clock.millis());
                     }
                 }
                 return null;
-            }));
+            });
             wake.forEach(f -> f.complete(Reply.empty()));
         }
         List<String> touched = new ArrayList<>();
@@ -831,9 +845,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             // Slots kept for an agent that has not returned are not asked for again (docs/recovery.md).
             int kept;
-            synchronized (lock) {
-                kept = recovered.reserved(d.unit());
-            }
+            kept = recovered.reserved(d.unit());
             collect(problems, () -> apply(new UnitDesireChanged(d.unit(), Math.max(0, d.desired() - kept))));
         }
         List<String> cancels = new ArrayList<>(r.cancels());
@@ -846,26 +858,22 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         for (Request.Release x : r.releases()) {
             // Checked before the caps go down: a release of more than the unit holds there (an exit
             // released some of them meanwhile) is refused whole and stops no worker.
-            int held = await(scheduler.query(v -> v.cluster().node(x.node()) == null ? 0 : v.cluster().node(x.node()).slotsOf(x.unit())));
+            int held = query(v -> v.cluster().node(x.node()) == null ? 0 : v.cluster().node(x.node()).slotsOf(x.unit()));
             if (held < x.slots()) {
                 problems.add(Problem.of(who, "$.message.releases[" + r.releases().indexOf(x) + "].slots", "unit " + x.unit() + " holds " + held + " slots on node "
                         + x.node() + ", cannot release " + x.slots(), held, x.slots()));
                 continue;
             }
-            synchronized (lock) {
-                lower(x.node(), x.unit(), x.slots(), true);
-            }
+            lower(x.node(), x.unit(), x.slots(), true);
             units.add(x.unit());
             nodes.add(x.node());
             collect(problems, () -> apply(new GrantReleased(x.unit(), x.node(), x.slots())));
         }
         sync(units, nodes, true);
         deferEnded(keeping);
-        synchronized (lock) {
-            List<JobMasterPeer.Spot> spots = new ArrayList<>();
-            r.releases().forEach(x -> spots.add(new JobMasterPeer.Spot(x.unit(), x.node())));
-            p.applied(r.mark(), spots, clock.millis());
-        }
+        List<JobMasterPeer.Spot> spots = new ArrayList<>();
+        r.releases().forEach(x -> spots.add(new JobMasterPeer.Spot(x.unit(), x.node())));
+        p.applied(r.mark(), spots, clock.millis());
         return problems.isEmpty() ? Ack.applied(e.sequence()) : refuse(e, problems.toArray(new Problem[0]));
     }
 
@@ -884,37 +892,29 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private void cancel(JobMasterPeer p, String job, List<Problem> problems) {
         Set<UnitId> units = new LinkedHashSet<>();
         Set<String> nodes = new LinkedHashSet<>();
-        synchronized (lock) {
-            p.placements.forEach((unit, byNode) -> {
-                if (unit.job().equals(job)) {
-                    units.add(unit);
-                    nodes.addAll(byNode.keySet());
-                }
-            });
-        }
-        synchronized (lock) {
-            for (UnitId u : units) {
-                for (String node : nodes) {
-                    lower(node, u, Integer.MAX_VALUE, true);
-                }
+        p.placements.forEach((unit, byNode) -> {
+            if (unit.job().equals(job)) {
+                units.add(unit);
+                nodes.addAll(byNode.keySet());
+            }
+        });
+        for (UnitId u : units) {
+            for (String node : nodes) {
+                lower(node, u, Integer.MAX_VALUE, true);
             }
         }
-        synchronized (lock) {
-            recovered.cancelled(job); // nothing of it kept any more for agents that have not returned
-        }
+        recovered.cancelled(job); // nothing of it kept any more for agents that have not returned
         // A job whose slots are all kept for such agents, or whose work ended meanwhile, is not in the
         // engine: its cancel has nothing to take back there (its caps are withdrawn when they return).
-        if (await(scheduler.query(v -> v.job(job) != null))) {
+        if (query(v -> v.job(job) != null)) {
             collect(problems, () -> apply(new JobCancelled(job)));
         }
-        synchronized (lock) {
-            String owner = owners.remove(job);
-            if (owner != null) {
-                formerOwners.put(job, owner);
-            }
-            p.jobs.remove(job);
-            unitSpecs.keySet().removeIf(u -> u.job().equals(job));
+        String owner = owners.remove(job);
+        if (owner != null) {
+            formerOwners.put(job, owner);
         }
+        p.jobs.remove(job);
+        unitSpecs.keySet().removeIf(u -> u.job().equals(job));
         sync(units, nodes, true);
     }
 
@@ -922,7 +922,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * The slots kept for a returning agent leave the job masters' mirrors before the engine grants
      * what the agent still runs (counted from there on): counting both told a job master twice the
      * slots it held there, and it gave the surplus back — the running services' slots. The pair is
-     * in the next hint either way, with its count then (the kept slots forgotten: fewer). Under the lock.
+     * in the next hint either way, with its count then (the kept slots forgotten: fewer). In a turn of the loop.
      */
     private void unkept(List<Adoption> kept) {
         long now = clock.millis();
@@ -934,7 +934,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** The placements of {@code p}'s units from the engine, plus online slots kept for agents that have not returned. Under the lock, on the engine thread. */
+    /** The placements of {@code p}'s units from the engine, plus online slots kept for agents that have not returned. In a turn of the loop. */
     private void fillPlacements(JobMasterPeer p, EngineView v) {
         p.placements.clear();
         for (String job : p.jobs) {
@@ -978,9 +978,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     continue;
                 }
                 int kept;
-                synchronized (lock) {
-                    kept = recovered.reserved(id);
-                }
+                kept = recovered.reserved(id);
                 int want = Math.max(uv.granted(), Math.max(0, u.desired() - kept));
                 if (want != uv.desired()) {
                     desires.put(id, want);
@@ -1001,7 +999,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /**
      * After the window: online slots a job master holds on nodes whose agent has not come back are
-     * kept for the agent, not granted again elsewhere (case 17, job master back first). Under the lock.
+     * kept for the agent, not granted again elsewhere (case 17, job master back first). In a turn of the loop.
      */
     private void keepAbsent(JobMasterPeer p, Request r, Set<String> absent) {
         if (absent.isEmpty()) {
@@ -1020,7 +1018,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** {@code j} with each unit's desired count lowered by the slots kept for agents that have not returned. Under the lock. */
+    /** {@code j} with each unit's desired count lowered by the slots kept for agents that have not returned. In a turn of the loop. */
     private JobSpec withoutKept(JobSpec j) {
         List<UnitSpec> us = new ArrayList<>();
         for (UnitSpec u : j.units()) {
@@ -1037,13 +1035,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private Map<String, JobSpec> keptJobs(Collection<String> jobs) {
         Set<String> keeping = new HashSet<>();
-        synchronized (lock) {
-            jobs.stream().filter(recovered::keepsAny).forEach(keeping::add);
-        }
+        jobs.stream().filter(recovered::keepsAny).forEach(keeping::add);
         if (keeping.isEmpty()) {
             return Map.of();
         }
-        return await(scheduler.query(v -> {
+        return query(v -> {
             Map<String, JobSpec> out = new HashMap<>();
             for (String job : keeping) {
                 JobView j = v.job(job);
@@ -1052,7 +1048,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
             return out;
-        }));
+        });
     }
 
     /**
@@ -1068,20 +1064,18 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (before.isEmpty()) {
             return;
         }
-        Set<String> ended = await(scheduler.query(v -> {
+        Set<String> ended = query(v -> {
             Set<String> out = new HashSet<>();
             before.keySet().stream().filter(job -> v.job(job) == null).forEach(out::add);
             return out;
-        }));
-        synchronized (lock) {
-            for (String job : ended) {
-                if (owners.containsKey(job) && recovered.keepsAny(job)) {
-                    List<UnitSpec> us = new ArrayList<>();
-                    // what it wants now is what is kept (the engine held nothing more of it)
-                    before.get(job).units().forEach(u -> us.add(u.withDesired(recovered.reserved(new UnitId(job, u.name())))));
-                    JobSpec j = before.get(job);
-                    recovered.defer(new JobSpec(job, j.group(), j.user(), j.productionLevel(), j.gang(), us));
-                }
+        });
+        for (String job : ended) {
+            if (owners.containsKey(job) && recovered.keepsAny(job)) {
+                List<UnitSpec> us = new ArrayList<>();
+                // what it wants now is what is kept (the engine held nothing more of it)
+                before.get(job).units().forEach(u -> us.add(u.withDesired(recovered.reserved(new UnitId(job, u.name())))));
+                JobSpec j = before.get(job);
+                recovered.defer(new JobSpec(job, j.group(), j.user(), j.productionLevel(), j.gang(), us));
             }
         }
     }
@@ -1093,32 +1087,28 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private boolean desiredWhileDeferred(Request.Desire d) {
         JobSpec rest;
-        synchronized (lock) {
-            JobSpec spec = recovered.deferredJob(d.unit().job());
-            if (spec == null) {
-                return false;
-            }
-            List<UnitSpec> us = new ArrayList<>();
-            spec.units().forEach(u -> us.add(u.name().equals(d.unit().unit()) ? u.withDesired(d.desired()) : u));
-            spec = new JobSpec(spec.id(), spec.group(), spec.user(), spec.productionLevel(), spec.gang(), us);
-            recovered.defer(spec);
-            rest = withoutKept(spec);
-            if (rest.units().stream().allMatch(u -> u.desired() == 0)) {
-                return true;
-            }
+        JobSpec spec = recovered.deferredJob(d.unit().job());
+        if (spec == null) {
+            return false;
+        }
+        List<UnitSpec> us = new ArrayList<>();
+        spec.units().forEach(u -> us.add(u.name().equals(d.unit().unit()) ? u.withDesired(d.desired()) : u));
+        spec = new JobSpec(spec.id(), spec.group(), spec.user(), spec.productionLevel(), spec.gang(), us);
+        recovered.defer(spec);
+        rest = withoutKept(spec);
+        if (rest.units().stream().allMatch(u -> u.desired() == 0)) {
+            return true;
         }
         try {
             apply(new JobsSubmitted(List.of(rest)));
-            synchronized (lock) {
-                recovered.undefer(rest.id());
-            }
+            recovered.undefer(rest.id());
         } catch (InvalidRequestException ex) {
             // no node can hold it yet: submitted when one joins (submitDeferred)
         }
         return true;
     }
 
-    /** A full request during the window is the job master's report; anything else waits for the rebuild. Under the lock. */
+    /** A full request during the window is the job master's report; anything else waits for the rebuild. In a turn of the loop. */
     private Ack requestInWindow(JobMasterPeer p, Envelope e, Request r) {
         String who = e.sender().toString();
         if (!r.full()) {
@@ -1162,7 +1152,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return Ack.applied(e.sequence());
     }
 
-    /** Runs {@code r} on the master's timer thread, outside every lock (answers to parked polls). */
+    /** Runs {@code r} on the master's timer thread, off the loop (answers to parked polls). */
     private void wakeLater(Runnable r) {
         if (!closed) {
             timer.execute(r);
@@ -1172,27 +1162,23 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /** Closes the recovery window if it is due, rebuilds, then applies what was deferred. */
     private void recoverIfDue() {
         RecoveryWindow w;
-        synchronized (lock) {
-            if (window == null || rebuilding || closed || !window.due(clock.millis())) {
-                return;
-            }
-            w = window;
-            window = null;
-            rebuilding = true;
+        if (window == null || rebuilding || closed || !window.due(clock.millis())) {
+            return;
         }
+        w = window;
+        window = null;
+        rebuilding = true;
         try {
             rebuild(w.close());
         } finally {
             while (true) {
                 List<Runnable> batch;
-                synchronized (lock) {
-                    if (deferred.isEmpty()) {
-                        rebuilding = false;
-                        break;
-                    }
-                    batch = new ArrayList<>(deferred);
-                    deferred.clear();
+                if (deferred.isEmpty()) {
+                    rebuilding = false;
+                    break;
                 }
+                batch = new ArrayList<>(deferred);
+                deferred.clear();
                 for (Runnable r : batch) {
                     try {
                         r.run();
@@ -1211,41 +1197,33 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void rebuild(Rebuild b) {
         long now = clock.millis();
-        // Events are queued together and awaited after: the engine applies them in order, and the
-        // master does not wait for one answer per node and per grant (10,000s at scale).
         List<String> nodes = new ArrayList<>();
-        List<CompletableFuture<?>> added = new ArrayList<>();
         for (NodeSpec n : b.nodes()) {
-            added.add(scheduler.submit(new NodeAdded(n, true)));
-        }
-        for (int i = 0; i < added.size(); i++) {
             try {
-                await(added.get(i));
-                nodes.add(b.nodes().get(i).name());
+                apply(new NodeAdded(n, true));
+                nodes.add(n.name());
             } catch (InvalidRequestException ex) {
                 // a node the engine refuses (duplicate, bad capacity): its agent is told when it sends again
             }
         }
-        synchronized (lock) {
-            owners.putAll(b.owners());
-            // caps dropped by the rebuild are withdrawn: their workers' exits go to the job master they named
-            b.dropped().forEach(d -> {
-                if (!owners.containsKey(d.unit().job()) && d.jobMaster() != null) {
-                    formerOwners.put(d.unit().job(), d.jobMaster());
-                }
-            });
-            recoverRestarts(b, now);
-            for (JobSpec j : b.jobs()) {
-                j.units().forEach(u -> unitSpecs.putIfAbsent(new UnitId(j.id(), u.name()), u));
-                if (restarts.of(j.id()) != null) {
-                    continue; // a restart of a lost job master: the master's own, no placeholder holds it
-                }
-                if (b.mocks().contains(j.id())) {
-                    // A job master that has not returned: a placeholder holds its mock jobs until it does.
-                    JobMasterPeer jm = jobMasters.computeIfAbsent(b.owners().get(j.id()), JobMasterPeer::new);
-                    jm.jobs.add(j.id());
-                    jm.lastSeen = now;
-                }
+        owners.putAll(b.owners());
+        // caps dropped by the rebuild are withdrawn: their workers' exits go to the job master they named
+        b.dropped().forEach(d -> {
+            if (!owners.containsKey(d.unit().job()) && d.jobMaster() != null) {
+                formerOwners.put(d.unit().job(), d.jobMaster());
+            }
+        });
+        recoverRestarts(b, now);
+        for (JobSpec j : b.jobs()) {
+            j.units().forEach(u -> unitSpecs.putIfAbsent(new UnitId(j.id(), u.name()), u));
+            if (restarts.of(j.id()) != null) {
+                continue; // a restart of a lost job master: the master's own, no placeholder holds it
+            }
+            if (b.mocks().contains(j.id())) {
+                // A job master that has not returned: a placeholder holds its mock jobs until it does.
+                JobMasterPeer jm = jobMasters.computeIfAbsent(b.owners().get(j.id()), JobMasterPeer::new);
+                jm.jobs.add(j.id());
+                jm.lastSeen = now;
             }
         }
         List<JobSpec> noRoomYet = new ArrayList<>();
@@ -1262,69 +1240,55 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                         noRoomYet.add(j);
                         continue;
                     }
-                    synchronized (lock) {
-                        String owner = owners.remove(j.id());
-                        JobMasterPeer jm = owner == null ? null : jobMasters.get(owner);
-                        if (jm != null) {
-                            jm.jobs.remove(j.id());
-                        }
+                    String owner = owners.remove(j.id());
+                    JobMasterPeer jm = owner == null ? null : jobMasters.get(owner);
+                    if (jm != null) {
+                        jm.jobs.remove(j.id());
                     }
                 }
             }
         }
-        List<CompletableFuture<?>> adopted = new ArrayList<>();
         for (Adoption a : b.adoptions()) {
-            adopted.add(scheduler.submit(new GrantAdopted(a.unit(), a.node(), a.slots())));
-        }
-        for (CompletableFuture<?> f : adopted) {
             try {
-                await(f);
+                apply(new GrantAdopted(a.unit(), a.node(), a.slots()));
             } catch (InvalidRequestException ex) {
                 // not taken on: the full cap below withdraws it, the full hint says where the unit holds slots
             }
         }
-        List<Runnable> wake = new ArrayList<>();
-        await(scheduler.query(v -> {
-            synchronized (lock) {
-                recovered = new Recovered(b);
-                noRoomYet.forEach(recovered::defer);
-                for (AgentPeer a : agents.values()) {
-                    if (a.registration != null) {
-                        NodeView n = v.cluster().node(a.node);
-                        a.caps.clear();
-                        if (n != null) {
-                            a.caps.putAll(n.allocations());
-                        }
-                        a.sendFull(now);
-                        deliver(a, wake);
+        query(v -> {
+            recovered = new Recovered(b);
+            noRoomYet.forEach(recovered::defer);
+            for (AgentPeer a : agents.values()) {
+                if (a.registration != null) {
+                    NodeView n = v.cluster().node(a.node);
+                    a.caps.clear();
+                    if (n != null) {
+                        a.caps.putAll(n.allocations());
                     }
+                    a.sendFull(now);
+                    deliver(a);
                 }
-                for (JobMasterPeer j : jobMasters.values()) {
-                    fillPlacements(j, v);
-                    j.sendFull(now);
-                }
-                // Every pair a job master reported that the rebuild does not confirm is gone: say so.
-                b.holdings().forEach((id, held) -> {
-                    JobMasterPeer j = jobMasters.get(id);
-                    if (j != null) {
-                        for (Request.Holding x : held) {
-                            if (j.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(x.node(), 0) == 0) {
-                                j.set(x.unit(), x.node(), 0, now);
-                            }
-                        }
-                    }
-                });
-                jobMasters.values().forEach(j -> deliver(j, wake));
             }
+            for (JobMasterPeer j : jobMasters.values()) {
+                fillPlacements(j, v);
+                j.sendFull(now);
+            }
+            // Every pair a job master reported that the rebuild does not confirm is gone: say so.
+            b.holdings().forEach((id, held) -> {
+                JobMasterPeer j = jobMasters.get(id);
+                if (j != null) {
+                    for (Request.Holding x : held) {
+                        if (j.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(x.node(), 0) == 0) {
+                            j.set(x.unit(), x.node(), 0, now);
+                        }
+                    }
+                }
+            });
+            jobMasters.values().forEach(j -> deliver(j));
             return null;
-        }));
-        wake.forEach(Runnable::run);
-        List<CompletableFuture<?>> opened = new ArrayList<>();
+        });
         for (String n : nodes) {
-            opened.add(scheduler.submit(new NodeBlacklisted(n, false)));
-        }
-        for (CompletableFuture<?> f : opened) {
-            collect(new ArrayList<>(), () -> await(f));
+            collect(new ArrayList<>(), () -> apply(new NodeBlacklisted(n, false)));
         }
     }
 
@@ -1340,20 +1304,16 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void submitDeferred() {
         List<JobSpec> ready = new ArrayList<>();
-        synchronized (lock) {
-            for (JobSpec j : recovered.deferredJobs()) {
-                JobSpec rest = withoutKept(j);
-                if (rest.units().stream().anyMatch(u -> u.desired() > 0)) {
-                    ready.add(rest);
-                }
+        for (JobSpec j : recovered.deferredJobs()) {
+            JobSpec rest = withoutKept(j);
+            if (rest.units().stream().anyMatch(u -> u.desired() > 0)) {
+                ready.add(rest);
             }
         }
         for (JobSpec j : ready) {
             try {
                 apply(new JobsSubmitted(List.of(j)));
-                synchronized (lock) {
-                    recovered.undefer(j.id());
-                }
+                recovered.undefer(j.id());
             } catch (InvalidRequestException ex) {
                 // still no node that can hold it: tried again when the next one joins
             }
@@ -1362,9 +1322,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /** Whether the recovery keeps slots for {@code node}: its job masters held them when its agent had not come back. */
     private boolean keptFor(String node) {
-        synchronized (lock) {
-            return recovered.awaiting().stream().anyMatch(a -> a.node().equals(node));
-        }
+        return recovered.awaiting().stream().anyMatch(a -> a.node().equals(node));
     }
 
     /**
@@ -1375,7 +1333,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void returned(NodeSpec node, List<granary.protocol.Cap.Grant> caps) {
         Set<String> knownJobs = new HashSet<>();
-        Map<UnitId, UnitKind> kinds = await(scheduler.query(v -> {
+        Map<UnitId, UnitKind> kinds = query(v -> {
             Map<UnitId, UnitKind> out = new HashMap<>();
             for (granary.protocol.Cap.Grant g : caps) {
                 UnitView u = v.unit(g.unit());
@@ -1387,33 +1345,31 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
             return out;
-        }));
+        });
         Recovered.AgentReturn back;
-        synchronized (lock) {
-            List<Adoption> keptHere = recovered.awaiting().stream().filter(a -> a.node().equals(node.name())).toList();
-            back = recovered.agentReturned(node.name(), caps, kinds::get, jm -> {
-                JobMasterPeer j = jobMasters.get(jm);
-                return j != null && j.requestIncarnation >= 0;
-            }, knownJobs::contains);
-            unkept(keptHere);
-            for (JobSpec m : back.mocks()) {
-                // Case 17, agent first: its online caps of a job master that has not come back hold as a mock.
-                // (A deferred job coming back has its owner already.)
-                String owner = back.mockOwners().get(m.id());
-                if (owner == null) {
-                    continue;
-                }
-                if (Restarts.OWNER.equals(owner) && restartOf(m.id(), node.name(), caps, clock.millis())) {
-                    // a restarted job master's process, on an agent that came back late: still the master's restart
-                    m.units().forEach(u -> unitSpecs.put(new UnitId(m.id(), u.name()), u));
-                    continue;
-                }
-                owners.put(m.id(), owner);
-                m.units().forEach(u -> unitSpecs.put(new UnitId(m.id(), u.name()), u));
-                JobMasterPeer jm = jobMasters.computeIfAbsent(owner, JobMasterPeer::new);
-                jm.jobs.add(m.id());
-                jm.lastSeen = clock.millis();
+        List<Adoption> keptHere = recovered.awaiting().stream().filter(a -> a.node().equals(node.name())).toList();
+        back = recovered.agentReturned(node.name(), caps, kinds::get, jm -> {
+            JobMasterPeer j = jobMasters.get(jm);
+            return j != null && j.requestIncarnation >= 0;
+        }, knownJobs::contains);
+        unkept(keptHere);
+        for (JobSpec m : back.mocks()) {
+            // Case 17, agent first: its online caps of a job master that has not come back hold as a mock.
+            // (A deferred job coming back has its owner already.)
+            String owner = back.mockOwners().get(m.id());
+            if (owner == null) {
+                continue;
             }
+            if (Restarts.OWNER.equals(owner) && restartOf(m.id(), node.name(), caps, clock.millis())) {
+                // a restarted job master's process, on an agent that came back late: still the master's restart
+                m.units().forEach(u -> unitSpecs.put(new UnitId(m.id(), u.name()), u));
+                continue;
+            }
+            owners.put(m.id(), owner);
+            m.units().forEach(u -> unitSpecs.put(new UnitId(m.id(), u.name()), u));
+            JobMasterPeer jm = jobMasters.computeIfAbsent(owner, JobMasterPeer::new);
+            jm.jobs.add(m.id());
+            jm.lastSeen = clock.millis();
         }
         apply(new NodeAdded(node, true));
         try {
@@ -1428,10 +1384,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 collect(new ArrayList<>(), () -> apply(new GrantAdopted(a.unit(), a.node(), a.slots(), true)));
             }
             for (Map.Entry<UnitId, Integer> raise : back.raise().entrySet()) {
-                Integer desired = await(scheduler.query(v -> {
+                Integer desired = query(v -> {
                     UnitView u = v.unit(raise.getKey());
                     return u == null ? null : u.desired();
-                }));
+                });
                 if (desired != null) {
                     collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(raise.getKey(), desired + raise.getValue())));
                 }
@@ -1454,26 +1410,25 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         } else if (event instanceof Revoked r) {
             move(r.unit(), r.node(), -r.slots(), true);
         }
+        if (engine == null) {
+            sendDue(); // not in a turn: an event another component submitted (the HTTP API, a policy's timer)
+        }
     }
 
     private void move(UnitId unit, String node, int delta, boolean withdrawal) {
-        List<Runnable> wake = new ArrayList<>();
-        synchronized (lock) {
-            long now = clock.millis();
-            AgentPeer a = agents.get(node);
-            if (a != null) {
-                a.set(unit, a.caps.getOrDefault(unit, 0) + delta, withdrawal, now);
-                deliver(a, wake);
-            }
-            placed(unit, node, delta);
-            JobMasterPeer j = jobMasterOf(unit.job());
-            if (j != null) {
-                int held = j.placements.getOrDefault(unit, Map.of()).getOrDefault(node, 0);
-                j.set(unit, node, held + delta, now);
-                deliver(j, wake);
-            }
+        long now = clock.millis();
+        AgentPeer a = agents.get(node);
+        if (a != null) {
+            a.set(unit, a.caps.getOrDefault(unit, 0) + delta, withdrawal, now);
+            deliver(a);
         }
-        wake.forEach(Runnable::run);
+        placed(unit, node, delta);
+        JobMasterPeer j = jobMasterOf(unit.job());
+        if (j != null) {
+            int held = j.placements.getOrDefault(unit, Map.of()).getOrDefault(node, 0);
+            j.set(unit, node, held + delta, now);
+            deliver(j);
+        }
     }
 
     /**
@@ -1484,48 +1439,38 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (units.isEmpty()) {
             return;
         }
-        List<Runnable> wake = new ArrayList<>();
-        await(scheduler.query(v -> {
-            synchronized (lock) {
-                long now = clock.millis();
-                for (String node : nodes) {
-                    NodeView n = v.cluster().node(node);
-                    AgentPeer a = agents.get(node);
-                    for (UnitId u : units) {
-                        int slots = n == null ? 0 : n.slotsOf(u);
-                        if (a != null && a.caps.getOrDefault(u, 0) != slots) {
-                            a.set(u, slots, withdrawal, now);
-                        }
-                        JobMasterPeer j = jobMasterOf(u.job());
-                        if (j != null && j.placements.getOrDefault(u, Map.of()).getOrDefault(node, 0) != slots) {
-                            j.set(u, node, slots, now);
-                        }
+        query(v -> {
+            long now = clock.millis();
+            for (String node : nodes) {
+                NodeView n = v.cluster().node(node);
+                AgentPeer a = agents.get(node);
+                for (UnitId u : units) {
+                    int slots = n == null ? 0 : n.slotsOf(u);
+                    if (a != null && a.caps.getOrDefault(u, 0) != slots) {
+                        a.set(u, slots, withdrawal, now);
                     }
-                    if (a != null) {
-                        deliver(a, wake);
+                    JobMasterPeer j = jobMasterOf(u.job());
+                    if (j != null && j.placements.getOrDefault(u, Map.of()).getOrDefault(node, 0) != slots) {
+                        j.set(u, node, slots, now);
                     }
                 }
-                for (JobMasterPeer j : jobMasters.values()) {
-                    deliver(j, wake);
+                if (a != null) {
+                    deliver(a);
                 }
             }
+            for (JobMasterPeer j : jobMasters.values()) {
+                deliver(j);
+            }
             return null;
-        }));
-        wake.forEach(Runnable::run);
+        });
     }
 
     /**
-     * Queues the exits of workers on {@code node} for their job masters' next hint, each with its
-     * pair's current count (so that "last count − exits" is never taken for the truth when a
-     * re-grant kept the count unchanged), and answers their parked polls.
-     */
-    /**
      * An agent came back at another address (a restart on a new port): every job master holding slots
      * on its node is sent those placements again, unchanged but for the endpoint, or it would go on
-     * sending plans to the old address (docs/recovery.md, "Exits that never arrive"). Under the lock;
-     * the deliveries' wake-ups are added to {@code wake}.
+     * sending plans to the old address (docs/recovery.md, "Exits that never arrive").
      */
-    private void endpointMoved(String node, long now, List<Runnable> wake) {
+    private void endpointMoved(String node, long now) {
         for (JobMasterPeer j : jobMasters.values()) {
             boolean holds = false;
             for (Map.Entry<UnitId, Map<String, Integer>> u : new ArrayList<>(j.placements.entrySet())) {
@@ -1537,45 +1482,44 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             if (holds) {
                 j.forgetPass(node); // its agent registered again, perhaps with another token: a new pass with the placements
-                deliver(j, wake);
+                deliver(j);
             }
         }
     }
 
+    /**
+     * Queues the exits of workers on {@code node} for their job masters' next hint, each with its
+     * pair's current count (so that "last count − exits" is never taken for the truth when a
+     * re-grant kept the count unchanged), and answers their parked polls.
+     */
     private void tellJobMasters(String node, List<Heartbeat.Exit> exited) {
         if (exited.isEmpty()) {
             return;
         }
-        List<Runnable> wake = new ArrayList<>();
-        synchronized (lock) {
-            long now = clock.millis();
-            Set<JobMasterPeer> told = new LinkedHashSet<>();
-            for (Heartbeat.Exit x : exited) {
-                JobMasterPeer j = jobMasterOf(x.unit().job());
-                if (j != null) {
-                    j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped()), now);
-                    j.set(x.unit(), node, j.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(node, 0), now);
-                    told.add(j);
-                } else if (formerOwners.containsKey(x.unit().job()) && jobMasters.get(formerOwners.get(x.unit().job())) != null) {
-                    j = jobMasters.get(formerOwners.get(x.unit().job()));
-                    j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped()), now); // a worker of a job it cancelled: gone
-                    told.add(j);
-                }
+        long now = clock.millis();
+        Set<JobMasterPeer> told = new LinkedHashSet<>();
+        for (Heartbeat.Exit x : exited) {
+            JobMasterPeer j = jobMasterOf(x.unit().job());
+            if (j != null) {
+                j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped(), x.oom()), now);
+                j.set(x.unit(), node, j.placements.getOrDefault(x.unit(), Map.of()).getOrDefault(node, 0), now);
+                told.add(j);
+            } else if (formerOwners.containsKey(x.unit().job()) && jobMasters.get(formerOwners.get(x.unit().job())) != null) {
+                j = jobMasters.get(formerOwners.get(x.unit().job()));
+                j.exited(new Hint.Exit(x.unit(), node, x.slot(), x.exitCode(), x.stopped(), x.oom()), now); // a worker of a job it cancelled: gone
+                told.add(j);
             }
-            told.forEach(j -> deliver(j, wake));
         }
-        wake.forEach(Runnable::run);
+        told.forEach(j -> deliver(j));
     }
 
-    /** The job masters holding slots on each of {@code nodes} now: those to tell of a change of it. Under the lock or not. */
+    /** The job masters holding slots on each of {@code nodes} now: those to tell of a change of it In a turn of the loop. */
     private Map<String, List<JobMasterPeer>> holdersOn(List<String> nodes) {
         Map<String, List<JobMasterPeer>> out = new java.util.LinkedHashMap<>();
-        synchronized (lock) {
-            for (String node : nodes) {
-                for (JobMasterPeer j : jobMasters.values()) {
-                    if (j.holdsOn(node)) {
-                        out.computeIfAbsent(node, n -> new ArrayList<>()).add(j);
-                    }
+        for (String node : nodes) {
+            for (JobMasterPeer j : jobMasters.values()) {
+                if (j.holdsOn(node)) {
+                    out.computeIfAbsent(node, n -> new ArrayList<>()).add(j);
                 }
             }
         }
@@ -1592,38 +1536,32 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         if (toTell.isEmpty()) {
             return;
         }
-        List<Runnable> wake = new ArrayList<>();
-        synchronized (lock) {
-            long now = clock.millis();
-            Set<JobMasterPeer> told = new LinkedHashSet<>();
-            toTell.forEach((node, jms) -> jms.forEach(j -> {
-                j.nodeState(node, state, now);
-                if (Hint.NodeState.LOST.equals(state)) {
-                    j.toldLost.add(node);
-                } else {
-                    j.toldLost.remove(node);
-                }
-                told.add(j);
-            }));
-            told.forEach(j -> deliver(j, wake));
-        }
-        wake.forEach(Runnable::run);
+        long now = clock.millis();
+        Set<JobMasterPeer> told = new LinkedHashSet<>();
+        toTell.forEach((node, jms) -> jms.forEach(j -> {
+            j.nodeState(node, state, now);
+            if (Hint.NodeState.LOST.equals(state)) {
+                j.toldLost.add(node);
+            } else {
+                j.toldLost.remove(node);
+            }
+            told.add(j);
+        }));
+        told.forEach(j -> deliver(j));
     }
 
     /** The job masters told that {@code node} was lost: to be told it is back. */
     private Map<String, List<JobMasterPeer>> toldLost(String node) {
         Map<String, List<JobMasterPeer>> out = new java.util.LinkedHashMap<>();
-        synchronized (lock) {
-            for (JobMasterPeer j : jobMasters.values()) {
-                if (j.toldLost.contains(node)) {
-                    out.computeIfAbsent(node, n -> new ArrayList<>()).add(j);
-                }
+        for (JobMasterPeer j : jobMasters.values()) {
+            if (j.toldLost.contains(node)) {
+                out.computeIfAbsent(node, n -> new ArrayList<>()).add(j);
             }
         }
         return out;
     }
 
-    /** Takes {@code slots} off the mirror of {@code unit} on {@code node} (agent and job master). Under the lock. */
+    /** Takes {@code slots} off the mirror of {@code unit} on {@code node} (agent and job master). In a turn of the loop. */
     private void lower(String node, UnitId unit, int slots, boolean withdrawal) {
         long now = clock.millis();
         AgentPeer a = agents.get(node);
@@ -1651,57 +1589,57 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     @Override
     public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, long incarnation, String remote) {
         if (!options.lease().held()) {
-            return CompletableFuture.completedFuture(notLeader("connection from " + remote)); // HA: checked first
+            return done(notLeader("connection from " + remote)); // HA: checked first
         }
         Sender who = tokens.verify(Tokens.bearer(authorization));
         if (who == null) {
-            return CompletableFuture.completedFuture(reply(401, 0, Problem.of("connection from " + remote, "Authorization",
+            return done(reply(401, 0, Problem.of("connection from " + remote, "Authorization",
                     "no valid token: send 'Authorization: Bearer <token>' with a token the master issued")));
         }
-        CompletableFuture<Reply> poll = new CompletableFuture<>();
-        CompletableFuture<Reply> displaced;
-        Peer peer;
-        synchronized (lock) {
-            peer = peer(who);
-            if (peer instanceof JobMasterPeer j && incarnation != 0 && incarnation <= j.fencedThrough) {
-                return CompletableFuture.completedFuture(reply(409, 0, fenced(j, incarnation)));
-            }
-            if (peer == null || !peer.ready()) {
-                return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "after",
-                        "this master has no inbox for " + who + ": " + (who.role() == Role.AGENT ? "register" : "send a full request") + " first")));
-            }
-            if (peer instanceof JobMasterPeer j && j.lost) {
-                // Its offline jobs were dropped when it was declared lost: it must say what it runs again.
-                return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "after", "job master " + j.id
-                        + " was declared lost after " + options.jobMasterTimeout().toSeconds() + " s of silence: send a full request")));
-            }
-            long living = peer instanceof AgentPeer a ? a.registeredIncarnation : ((JobMasterPeer) peer).requestIncarnation;
-            if (incarnation != 0 && incarnation != living) {
-                // A late poll of an ended life must not acknowledge what was sent to the living one.
-                return CompletableFuture.completedFuture(reply(409, 0, Problem.of(who.toString(), "incarnation",
-                        "a poll from incarnation " + incarnation + "; the living one is " + living)));
-            }
-            peer.lastSeen = clock.millis();
-            Envelope due = due(peer, after);
-            if (due != null) {
-                return CompletableFuture.completedFuture(leased(new Reply(200, codec.encode(due))));
-            }
-            if (waitMillis <= 0 || closed) {
-                return CompletableFuture.completedFuture(Reply.empty());
-            }
-            displaced = peer.outbox.park(poll, after);
+        return turn(() -> polled(who, after, waitMillis, incarnation)).thenCompose(f -> f)
+                .exceptionally(ex -> failed(who.toString(), 0, ex));
+    }
+
+    /** A poll, in a turn of the loop: answered at once, or parked until something is due or its wait is over. */
+    private CompletableFuture<Reply> polled(Sender who, long after, long waitMillis, long incarnation) {
+        Peer peer = peer(who);
+        if (peer instanceof JobMasterPeer j && incarnation != 0 && incarnation <= j.fencedThrough) {
+            return done(reply(409, 0, fenced(j, incarnation)));
         }
+        if (peer == null || !peer.ready()) {
+            return done(reply(409, 0, Problem.of(who.toString(), "after",
+                    "this master has no inbox for " + who + ": " + (who.role() == Role.AGENT ? "register" : "send a full request") + " first")));
+        }
+        if (peer instanceof JobMasterPeer j && j.lost) {
+            // Its offline jobs were dropped when it was declared lost: it must say what it runs again.
+            return done(reply(409, 0, Problem.of(who.toString(), "after", "job master " + j.id
+                    + " was declared lost after " + options.jobMasterTimeout().toSeconds() + " s of silence: send a full request")));
+        }
+        long living = peer instanceof AgentPeer a ? a.registeredIncarnation : ((JobMasterPeer) peer).requestIncarnation;
+        if (incarnation != 0 && incarnation != living) {
+            // A late poll of an ended life must not acknowledge what was sent to the living one.
+            return done(reply(409, 0, Problem.of(who.toString(), "incarnation",
+                    "a poll from incarnation " + incarnation + "; the living one is " + living)));
+        }
+        peer.lastSeen = clock.millis();
+        Envelope due = due(peer, after);
+        if (due != null) {
+            return done(leased(new Reply(200, codec.encode(due))));
+        }
+        if (waitMillis <= 0 || closed) {
+            return done(Reply.empty());
+        }
+        CompletableFuture<Reply> poll = new CompletableFuture<>();
+        CompletableFuture<Reply> displaced = peer.outbox.park(poll, after);
         if (displaced != null) {
             displaced.complete(Reply.empty());
         }
-        timer.schedule(() -> {
-            synchronized (lock) {
-                if (peer.outbox.isParked(poll)) {
-                    peer.outbox.unpark();
-                }
+        timer.schedule(() -> turn(() -> {
+            if (peer.outbox.isParked(poll)) {
+                peer.outbox.unpark();
             }
-            poll.complete(Reply.empty());
-        }, Math.min(waitMillis, longestWait(peer)), TimeUnit.MILLISECONDS);
+            return null;
+        }).whenComplete((x, failure) -> poll.complete(Reply.empty())), Math.min(waitMillis, longestWait(peer)), TimeUnit.MILLISECONDS);
         return poll;
     }
 
@@ -1716,12 +1654,12 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return Math.min(Paths.MAX_WAIT_MILLIS, Math.max(500, timeout.toMillis() / 2));
     }
 
-    /** The agent or job master {@code who} is, or null. Under the lock. */
+    /** The agent or job master {@code who} is, or null. In a turn of the loop. */
     private Peer peer(Sender who) {
         return who.role() == Role.AGENT ? agents.get(who.id()) : who.role() == Role.JOB_MASTER ? jobMasters.get(who.id()) : null;
     }
 
-    /** The envelope due for {@code peer} after its sequence {@code after}, or null. Under the lock. */
+    /** The envelope due for {@code peer} after its sequence {@code after}, or null. In a turn of the loop. */
     private Envelope due(Peer peer, long after) {
         return peer.outbox.due(after, () -> {
             long since = peer.dirtySince;
@@ -1742,16 +1680,40 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         return more ? now : -1;
     }
 
-    /** Answers {@code peer}'s parked poll if something is due now. Under the lock; runs the answer after it. */
-    private void deliver(Peer peer, List<Runnable> wake) {
-        Outbox box = peer.outbox;
-        if (!box.hasParked()) {
+    /** {@code peer}'s parked poll is answered at the end of this turn if something is due then. */
+    private void deliver(Peer peer) {
+        if (peer.outbox.hasParked()) {
+            sendAfterTurn.add(peer);
+        }
+    }
+
+    /**
+     * Answers the parked polls of the peers whose news came in this turn, each with one message of
+     * all of it (docs/protocol.md, "Transport"): a turn that revokes, grants and tells a node's state
+     * sends a job master one hint of the three, never the grant before the state. Outside a turn (an
+     * output of an event another component submitted) at once.
+     */
+    private void sendDue() {
+        if (sendAfterTurn.isEmpty()) {
             return;
         }
-        Envelope e = due(peer, box.parkedAfter());
-        if (e != null) {
-            CompletableFuture<Reply> poll = box.unpark();
-            wake.add(() -> poll.complete(leased(new Reply(200, codec.encode(e)))));
+        List<Peer> peers = new ArrayList<>(sendAfterTurn);
+        sendAfterTurn.clear();
+        for (Peer peer : peers) {
+            Outbox box = peer.outbox;
+            try {
+                Envelope e = box.hasParked() ? due(peer, box.parkedAfter()) : null;
+                if (e != null) {
+                    box.unpark().complete(leased(new Reply(200, codec.encode(e))));
+                }
+            } catch (RuntimeException fault) {
+                // one peer's message that cannot be built must not keep the others' from leaving
+                String who = peer instanceof AgentPeer a ? "agent " + a.node : "job master " + ((JobMasterPeer) peer).id;
+                CompletableFuture<Reply> poll = box.unpark();
+                if (poll != null) {
+                    poll.complete(failed(who, 0, fault));
+                }
+            }
         }
     }
 
@@ -1782,8 +1744,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /**
      * A plan pass for the living incarnation of {@code jobMaster} (the one whose requests it applies)
      * at the agent of {@code node}, sealed with the key of
-     * the token that agent registered with (it knows no other); null if it has not registered. Under
-     * the lock.
+     * the token that agent registered with (it knows no other); null if it has not registered.
      */
     private String pass(JobMasterPeer jobMaster, String node) {
         AgentPeer a = agents.get(node);
@@ -1808,40 +1769,41 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /** Job masters whose plan passes come due get a hint with new ones. */
     private void renewPasses(long now) {
-        List<Runnable> wake = new ArrayList<>();
-        synchronized (lock) {
-            for (JobMasterPeer j : jobMasters.values()) {
-                if (!j.lost && j.renewPasses(now)) {
-                    deliver(j, wake);
-                }
+        for (JobMasterPeer j : jobMasters.values()) {
+            if (!j.lost && j.renewPasses(now)) {
+                deliver(j);
             }
         }
-        wake.forEach(Runnable::run);
     }
 
-    /** Declares silent peers lost (docs/protocol.md, "Timeouts"). Runs on its own thread. */
+    /** Declares silent peers lost (docs/protocol.md, "Timeouts"), in a turn of the loop. */
     void expire() {
+        onLoop(() -> {
+            expireNow();
+            return null;
+        });
+    }
+
+    private void expireNow() {
         if (closed) {
             return;
         }
         long now = clock.millis();
         List<AgentPeer> lostAgents = new ArrayList<>();
         List<JobMasterPeer> lostJobMasters = new ArrayList<>();
-        synchronized (lock) {
-            if (window != null || rebuilding) {
-                return; // nobody is lost before the master rebuilt
+        if (window != null || rebuilding) {
+            return; // nobody is lost before the master rebuilt
+        }
+        for (AgentPeer a : agents.values()) {
+            if (a.registration != null && !a.lost && now - a.lastSeen > options.agentTimeout().toMillis()) {
+                a.lost = true;
+                lostAgents.add(a);
             }
-            for (AgentPeer a : agents.values()) {
-                if (a.registration != null && !a.lost && now - a.lastSeen > options.agentTimeout().toMillis()) {
-                    a.lost = true;
-                    lostAgents.add(a);
-                }
-            }
-            for (JobMasterPeer j : jobMasters.values()) {
-                if (!j.lost && now - j.lastSeen > options.jobMasterTimeout().toMillis()) {
-                    j.lost = true;
-                    lostJobMasters.add(j);
-                }
+        }
+        for (JobMasterPeer j : jobMasters.values()) {
+            if (!j.lost && now - j.lastSeen > options.jobMasterTimeout().toMillis()) {
+                j.lost = true;
+                lostJobMasters.add(j);
             }
         }
         // Told after the slots there were taken back (so that their hint does not find offline slots
@@ -1859,15 +1821,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     revokeOffline(a.node);
                 }
                 Set<UnitId> units;
-                synchronized (lock) {
-                    units = new LinkedHashSet<>(a.caps.keySet());
-                }
+                units = new LinkedHashSet<>(a.caps.keySet());
                 sync(units, Set.of(a.node), true);
             } catch (RuntimeException ex) {
                 // The engine refused both; the next round tries again.
-                synchronized (lock) {
-                    a.lost = false;
-                }
+                a.lost = false;
             }
         }
         tellNodeState(toTell, Hint.NodeState.LOST);
@@ -1879,10 +1837,8 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 continue;
             }
             List<String> offline;
-            synchronized (lock) {
-                offline = new ArrayList<>(j.jobs);
-            }
-            Set<String> keep = await(scheduler.query(v -> {
+            offline = new ArrayList<>(j.jobs);
+            Set<String> keep = query(v -> {
                 Set<String> online = new HashSet<>();
                 for (String job : offline) {
                     JobView jv = v.job(job);
@@ -1891,13 +1847,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                     }
                 }
                 return online;
-            }));
+            });
             for (String job : offline) {
                 if (!keep.contains(job)) {
                     cancel(j, job, new ArrayList<>());
-                    synchronized (lock) {
-                        recovered.forget(job);
-                    }
+                    recovered.forget(job);
                 }
             }
         }
@@ -1907,7 +1861,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private void revokeOffline(String node) {
         List<int[]> counts = new ArrayList<>();
         List<UnitId> units = new ArrayList<>();
-        await(scheduler.query(v -> {
+        query(v -> {
             NodeView n = v.cluster().node(node);
             if (n != null) {
                 n.allocations().forEach((unit, slots) -> {
@@ -1919,16 +1873,14 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 });
             }
             return null;
-        }));
+        });
         for (int i = 0; i < units.size(); i++) {
             UnitId u = units.get(i);
             int slots = counts.get(i)[0];
             int desired = counts.get(i)[1];
             // A release lowers the desired count with the slots; raise it first so that they run again.
             collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(u, desired + slots)));
-            synchronized (lock) {
-                lower(node, u, slots, true);
-            }
+            lower(node, u, slots, true);
             collect(new ArrayList<>(), () -> apply(new GrantReleased(u, node, slots)));
         }
         sync(new LinkedHashSet<>(units), Set.of(node), true);
@@ -1947,9 +1899,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /** A lost job master is started again if it said how and still runs jobs (one that ended them has nothing to fail over). */
     private boolean restartable(JobMasterPeer j) {
-        synchronized (lock) {
-            return j.restart != null && !j.jobs.isEmpty();
-        }
+        return j.restart != null && !j.jobs.isEmpty();
     }
 
     /**
@@ -1963,11 +1913,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private void restart(JobMasterPeer j) {
         Restarts.Run old;
         String avoid;
-        synchronized (lock) {
-            j.retryAt = Long.MAX_VALUE;
-            old = restarts.current(j.id);
-            avoid = j.restart == null ? null : j.restart.node();
-        }
+        j.retryAt = Long.MAX_VALUE;
+        old = restarts.current(j.id);
+        avoid = j.restart == null ? null : j.restart.node();
         if (old != null) {
             avoid = old.node != null ? old.node : avoid;
             endRun(old);
@@ -1978,38 +1926,32 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /** Submits the restart job of {@code j}, kept off {@code avoid} when another node could hold its slot. */
     private void beginRun(JobMasterPeer j, String avoid) {
         Request.Restart spec;
-        synchronized (lock) {
-            spec = j.restart;
-            if (spec == null) {
-                j.restarting = null; // a full request withdrew the spec meanwhile
-                return;
-            }
+        spec = j.restart;
+        if (spec == null) {
+            j.restarting = null; // a full request withdrew the spec meanwhile
+            return;
         }
-        boolean elsewhere = avoid != null && await(scheduler.query(v -> {
+        boolean elsewhere = avoid != null && query(v -> {
             for (NodeView n : v.cluster().nodes()) {
                 if (!n.name().equals(avoid) && spec.size().fitsIn(n.capacity())) {
                     return true;
                 }
             }
             return false;
-        }));
+        });
         Restarts.Run run;
-        synchronized (lock) {
-            run = restarts.begin(j.id, spec, elsewhere ? avoid : null);
-            run.lostIncarnation = j.requestIncarnation;
-            unitSpecs.put(run.unit, run.spec);
-            j.restarting = "waiting for a node with room for " + spec.size() + (elsewhere ? " other than " + avoid : "");
-        }
+        run = restarts.begin(j.id, spec, elsewhere ? avoid : null);
+        run.lostIncarnation = j.requestIncarnation;
+        unitSpecs.put(run.unit, run.spec);
+        j.restarting = "waiting for a node with room for " + spec.size() + (elsewhere ? " other than " + avoid : "");
         try {
             apply(new JobsSubmitted(List.of(run.job())));
             makeRoom(j, run, spec, elsewhere ? avoid : null);
         } catch (InvalidRequestException ex) {
-            synchronized (lock) {
-                restarts.end(run);
-                unitSpecs.remove(run.unit);
-                j.restarting = "could not ask for a slot: " + ex.problems().get(0).message() + "; trying again";
-                j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
-            }
+            restarts.end(run);
+            unitSpecs.remove(run.unit);
+            j.restarting = "could not ask for a slot: " + ex.problems().get(0).message() + "; trying again";
+            j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
         }
     }
 
@@ -2023,11 +1965,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void makeRoom(JobMasterPeer j, Restarts.Run run, Request.Restart spec, String avoid) {
         Set<String> jobs;
-        synchronized (lock) {
-            jobs = new HashSet<>(j.jobs);
-        }
+        jobs = new HashSet<>(j.jobs);
         UnitId[] victim = new UnitId[1];
-        String node = await(scheduler.query(v -> {
+        String node = query(v -> {
             UnitView placed = v.unit(run.unit);
             if (placed == null || placed.granted() > 0) {
                 return null; // placed already (or gone)
@@ -2054,19 +1994,17 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 }
             }
             return best;
-        }));
+        });
         if (node == null) {
             return;
         }
-        Integer desired = await(scheduler.query(v -> v.unit(victim[0]) == null ? null : v.unit(victim[0]).desired()));
+        Integer desired = query(v -> v.unit(victim[0]) == null ? null : v.unit(victim[0]).desired());
         if (desired == null) {
             return;
         }
         // A release lowers the desired count with the slot: raise it first so that it is granted again later.
         collect(new ArrayList<>(), () -> apply(new UnitDesireChanged(victim[0], desired + 1)));
-        synchronized (lock) {
-            lower(node, victim[0], 1, true);
-        }
+        lower(node, victim[0], 1, true);
         collect(new ArrayList<>(), () -> apply(new GrantReleased(victim[0], node, 1)));
         sync(Set.of(victim[0]), Set.of(node), true);
     }
@@ -2074,23 +2012,19 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /** Cancels a run's job: its slot is freed and, if its process still runs, the withdrawn cap stops it. */
     private void endRun(Restarts.Run run) {
         String node;
-        synchronized (lock) {
-            restarts.end(run);
-            node = run.node;
-            if (node != null) {
-                lower(node, run.unit, Integer.MAX_VALUE, true);
-            }
+        restarts.end(run);
+        node = run.node;
+        if (node != null) {
+            lower(node, run.unit, Integer.MAX_VALUE, true);
         }
         collect(new ArrayList<>(), () -> apply(new JobCancelled(run.unit.job())));
-        synchronized (lock) {
-            unitSpecs.remove(run.unit);
-        }
+        unitSpecs.remove(run.unit);
         if (node != null) {
             sync(Set.of(run.unit), Set.of(node), true);
         }
     }
 
-    /** The engine granted (or took back) a restart's slot: the node it launches on. Under the lock. */
+    /** The engine granted (or took back) a restart's slot: the node it launches on. In a turn of the loop. */
     private void placed(UnitId unit, String node, int delta) {
         Restarts.Run run = restarts.of(unit.job());
         if (run == null) {
@@ -2111,19 +2045,17 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void restartsStarted(List<Heartbeat.Worker> started) {
         List<JobMasterPeer> running = new ArrayList<>();
-        synchronized (lock) {
-            for (Heartbeat.Worker w : started) {
-                Restarts.Run run = restarts.of(w.unit().job());
-                if (run != null && !restarts.isSpent(run)) {
-                    fence(run);
-                    addIfNotNull(running, jobMasters.get(run.jobMaster));
-                }
+        for (Heartbeat.Worker w : started) {
+            Restarts.Run run = restarts.of(w.unit().job());
+            if (run != null && !restarts.isSpent(run)) {
+                fence(run);
+                addIfNotNull(running, jobMasters.get(run.jobMaster));
             }
         }
         running.forEach(this::endSpent);
     }
 
-    /** The next incarnation of {@code run}'s job master runs: the lost one's messages are refused from now on. Under the lock. */
+    /** The next incarnation of {@code run}'s job master runs: the lost one's messages are refused from now on. In a turn of the loop. */
     private void fence(Restarts.Run run) {
         JobMasterPeer j = jobMasters.get(run.jobMaster);
         if (j != null && run.lostIncarnation >= 0) {
@@ -2140,22 +2072,18 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         for (Heartbeat.Exit x : exited) {
             Restarts.Run run;
             JobMasterPeer j;
-            synchronized (lock) {
-                run = restarts.of(x.unit().job());
-                j = run == null ? null : jobMasters.get(run.jobMaster);
-            }
+            run = restarts.of(x.unit().job());
+            j = run == null ? null : jobMasters.get(run.jobMaster);
             if (run == null || x.stopped()) {
                 continue;
             }
             endRun(run);
-            synchronized (lock) {
-                if (j != null && x.exitCode() == 0) {
-                    j.restart = null;
-                    j.restarting = null;
-                } else if (j != null && j.restarting != null) {
-                    j.restarting = "its start on " + run.node + " exited with " + x.exitCode() + "; trying again";
-                    j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
-                }
+            if (j != null && x.exitCode() == 0) {
+                j.restart = null;
+                j.restarting = null;
+            } else if (j != null && j.restarting != null) {
+                j.restarting = "its start on " + run.node + " exited with " + x.exitCode() + "; trying again";
+                j.retryAt = clock.millis() + options.jobMasterTimeout().toMillis();
             }
         }
     }
@@ -2169,7 +2097,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * Released at once, only this master's memory held the spec until the next launch reached an
      * agent, and a failover in between left the jobs to nobody (kit seed 8097; docs/recovery.md,
      * "Restarting a lost job master"). A spent run it displaces goes to {@code displaced}, to end.
-     * Under the lock.
+     * In a turn of the loop.
      */
     private boolean keepsLaunch(Heartbeat.Exit x, List<Restarts.Run> displaced) {
         Restarts.Run run = restarts.of(x.unit().job());
@@ -2194,9 +2122,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void endSpent(JobMasterPeer j) {
         Restarts.Run spent;
-        synchronized (lock) {
-            spent = restarts.takeSpent(j.id);
-        }
+        spent = restarts.takeSpent(j.id);
         if (spent != null) {
             endRun(spent);
         }
@@ -2211,31 +2137,27 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         List<JobMasterPeer> due = new ArrayList<>();
         List<JobMasterPeer> hung = new ArrayList<>();
         List<JobMasterPeer> settled = new ArrayList<>();
-        synchronized (lock) {
-            for (JobMasterPeer j : jobMasters.values()) {
-                Restarts.Run run = restarts.current(j.id);
-                if (j.restarting == null || j.restart == null) {
-                    continue;
+        for (JobMasterPeer j : jobMasters.values()) {
+            Restarts.Run run = restarts.current(j.id);
+            if (j.restarting == null || j.restart == null) {
+                continue;
+            }
+            if (run == null && j.retryAt <= now) {
+                j.retryAt = Long.MAX_VALUE;
+                if (j.diedAt > 0 && (j.lastSeen > j.diedAt || j.jobs.isEmpty())) {
+                    j.restarting = null; // another incarnation speaks for it, or its jobs ended: nothing to start
+                    settled.add(j);
+                } else {
+                    due.add(j);
                 }
-                if (run == null && j.retryAt <= now) {
-                    j.retryAt = Long.MAX_VALUE;
-                    if (j.diedAt > 0 && (j.lastSeen > j.diedAt || j.jobs.isEmpty())) {
-                        j.restarting = null; // another incarnation speaks for it, or its jobs ended: nothing to start
-                        settled.add(j);
-                    } else {
-                        due.add(j);
-                    }
-                    j.diedAt = 0;
-                } else if (run != null && run.node != null && now - run.launchedAt > options.jobMasterTimeout().toMillis()) {
-                    hung.add(j);
-                }
+                j.diedAt = 0;
+            } else if (run != null && run.node != null && now - run.launchedAt > options.jobMasterTimeout().toMillis()) {
+                hung.add(j);
             }
         }
         for (JobMasterPeer j : due) {
             Request.Restart spec;
-            synchronized (lock) {
-                spec = j.restart;
-            }
+            spec = j.restart;
             beginRun(j, spec == null ? null : spec.node());
         }
         hung.forEach(this::restart);
@@ -2252,27 +2174,25 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      */
     private void back(JobMasterPeer p, Request r, boolean reborn) {
         Restarts.Run waiting;
-        synchronized (lock) {
-            p.restart = r.restart();
-            p.restarting = null;
-            p.retryAt = Long.MAX_VALUE;
-            Restarts.Run run = restarts.current(p.id);
-            if (run != null && run.lostIncarnation < 0 && run.node != null && r.restart() != null
-                    && run.node.equals(r.restart().node()) && reborn) {
-                // A run this master found in an agent's caps after it restarted: the incarnation that
-                // reports from its node is its process, and every one before it is the lost one.
-                run.lostIncarnation = p.requestIncarnation - 1;
-            }
-            boolean lostOneBack = run != null && p.requestIncarnation == run.lostIncarnation;
-            if (run != null && !lostOneBack && run.node != null) {
-                fence(run);
-            }
-            waiting = run != null && (lostOneBack || run.node == null) ? run : null;
-            if (waiting != null && waiting.node != null) {
-                // its launch may have started a process already: that one is told to exit when it speaks
-                p.calledOffNode = waiting.node;
-                p.calledOffUntil = clock.millis() + options.jobMasterTimeout().toMillis();
-            }
+        p.restart = r.restart();
+        p.restarting = null;
+        p.retryAt = Long.MAX_VALUE;
+        Restarts.Run run = restarts.current(p.id);
+        if (run != null && run.lostIncarnation < 0 && run.node != null && r.restart() != null
+                && run.node.equals(r.restart().node()) && reborn) {
+            // A run this master found in an agent's caps after it restarted: the incarnation that
+            // reports from its node is its process, and every one before it is the lost one.
+            run.lostIncarnation = p.requestIncarnation - 1;
+        }
+        boolean lostOneBack = run != null && p.requestIncarnation == run.lostIncarnation;
+        if (run != null && !lostOneBack && run.node != null) {
+            fence(run);
+        }
+        waiting = run != null && (lostOneBack || run.node == null) ? run : null;
+        if (waiting != null && waiting.node != null) {
+            // its launch may have started a process already: that one is told to exit when it speaks
+            p.calledOffNode = waiting.node;
+            p.calledOffUntil = clock.millis() + options.jobMasterTimeout().toMillis();
         }
         if (waiting != null) {
             endRun(waiting);
@@ -2283,7 +2203,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /**
      * True if {@code e} comes from the process of a start the master called off (the lost
      * incarnation came back first): a newer incarnation whose first full request says it runs on the
-     * node that start was placed on, within a timeout of the call-off. Under the lock.
+     * node that start was placed on, within a timeout of the call-off. In a turn of the loop.
      */
     private boolean calledOff(JobMasterPeer p, Envelope e) {
         if (p.calledOffNode == null || clock.millis() > p.calledOffUntil) {
@@ -2297,7 +2217,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /**
      * The restarts the agents' caps hold (a cap of a restart slot carries its launch): taken on as
      * runs, so that a restart survives a failover of this master (docs/recovery.md, "Restarting a
-     * lost job master"). Under the lock.
+     * lost job master"). In a turn of the loop.
      */
     private void recoverRestarts(Rebuild b, long now) {
         Set<String> adopted = new HashSet<>();
@@ -2314,7 +2234,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
     }
 
-    /** Takes on restart job {@code job} from the caps a late agent brought. Under the lock. */
+    /** Takes on restart job {@code job} from the caps a late agent brought. In a turn of the loop. */
     private boolean restartOf(String job, String node, List<granary.protocol.Cap.Grant> caps, long now) {
         for (granary.protocol.Cap.Grant g : caps) {
             if (g.unit().job().equals(job) && g.slots() > 0 && recoverRestart(node, g, now)) {
@@ -2326,7 +2246,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     /**
      * Takes on the restart whose slot {@code g} on {@code node} holds, if it is one (its cap names
-     * the master as owner and carries the launch). Under the lock. Returns whether it was one.
+     * the master as owner and carries the launch). In a turn of the loop. Returns whether it was one.
      */
     private boolean recoverRestart(String node, granary.protocol.Cap.Grant g, long now) {
         if (g.launch() == null || !Restarts.OWNER.equals(g.jobMaster())) {
@@ -2361,7 +2281,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                         + "this process must exit");
     }
 
-    /** The job master a cap of {@code job} is issued for: its owner, or the master for a restart. Under the lock. */
+    /** The job master a cap of {@code job} is issued for: its owner, or the master for a restart. In a turn of the loop. */
     private String capOwner(String job) {
         String o = owners.get(job);
         return o != null ? o : restarts.owner(job);
@@ -2383,55 +2303,60 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * is a cap or hint that says something the engine does not hold.
      */
     public List<String> drift() {
-        return await(scheduler.query(v -> {
+        return onLoop(this::driftNow);
+    }
+
+    private List<String> driftNow() {
+        return query(v -> {
             List<String> out = new ArrayList<>();
-            synchronized (lock) {
-                if (window != null || rebuilding) {
-                    return out;
+            if (window != null || rebuilding) {
+                return out;
+            }
+            for (AgentPeer a : agents.values()) {
+                NodeView n = v.cluster().node(a.node);
+                if (a.registration == null || n == null) {
+                    continue;
                 }
-                for (AgentPeer a : agents.values()) {
-                    NodeView n = v.cluster().node(a.node);
-                    if (a.registration == null || n == null) {
+                Map<UnitId, Integer> engine = new HashMap<>(n.allocations());
+                if (!engine.equals(a.caps)) {
+                    out.add("agent " + a.node + ": the master's caps " + a.caps + ", its engine " + engine);
+                }
+            }
+            for (JobMasterPeer j : jobMasters.values()) {
+                for (String job : j.jobs) {
+                    JobView jv = v.job(job);
+                    if (jv == null) {
                         continue;
                     }
-                    Map<UnitId, Integer> engine = new HashMap<>(n.allocations());
-                    if (!engine.equals(a.caps)) {
-                        out.add("agent " + a.node + ": the master's caps " + a.caps + ", its engine " + engine);
-                    }
-                }
-                for (JobMasterPeer j : jobMasters.values()) {
-                    for (String job : j.jobs) {
-                        JobView jv = v.job(job);
-                        if (jv == null) {
-                            continue;
-                        }
-                        for (UnitView u : jv.units()) {
-                            Map<String, Integer> engine = new HashMap<>(u.allocations());
-                            Map<String, Integer> mirror = new HashMap<>(j.placements.getOrDefault(u.id(), Map.of()));
-                            // slots kept for an agent that has not come back (docs/recovery.md): not in the engine yet
-                            mirror.keySet().removeIf(node -> v.cluster().node(node) == null);
-                            if (!engine.equals(mirror)) {
-                                out.add("job master " + j.id + " unit " + u.id() + ": the master's hints " + mirror + ", its engine " + engine);
-                            }
+                    for (UnitView u : jv.units()) {
+                        Map<String, Integer> engine = new HashMap<>(u.allocations());
+                        Map<String, Integer> mirror = new HashMap<>(j.placements.getOrDefault(u.id(), Map.of()));
+                        // slots kept for an agent that has not come back (docs/recovery.md): not in the engine yet
+                        mirror.keySet().removeIf(node -> v.cluster().node(node) == null);
+                        if (!engine.equals(mirror)) {
+                            out.add("job master " + j.id + " unit " + u.id() + ": the master's hints " + mirror + ", its engine " + engine);
                         }
                     }
                 }
             }
             return out;
-        }));
+        });
     }
 
     /** Every agent the master knows, by node name. */
     @Override
     public List<PeerStatus> agents() {
+        return onLoop(this::agentsNow);
+    }
+
+    private List<PeerStatus> agentsNow() {
         long now = clock.millis();
         List<PeerStatus> out = new ArrayList<>();
-        synchronized (lock) {
-            for (AgentPeer a : agents.values()) {
-                if (a.registration != null) {
-                    out.add(new PeerStatus("agent", a.node, a.lost ? "lost" : "live", a.registeredIncarnation, now - a.lastSeen,
-                            a.caps.size(), a.slots(), a.workers, 0, a.registration.endpoint()));
-                }
+        for (AgentPeer a : agents.values()) {
+            if (a.registration != null) {
+                out.add(new PeerStatus("agent", a.node, a.lost ? "lost" : "live", a.registeredIncarnation, now - a.lastSeen,
+                        a.caps.size(), a.slots(), a.workers, 0, a.registration.endpoint(), "",
+                        a.usage == null ? null : a.usage.node(), a.unhealthy == null ? "" : a.unhealthy));
             }
         }
         out.sort(java.util.Comparator.comparing(PeerStatus::id));
@@ -2441,14 +2366,16 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /** Every job master the master knows, by id. */
     @Override
     public List<PeerStatus> jobMasters() {
+        return onLoop(this::jobMastersNow);
+    }
+
+    private List<PeerStatus> jobMastersNow() {
         long now = clock.millis();
         List<PeerStatus> out = new ArrayList<>();
-        synchronized (lock) {
-            for (JobMasterPeer j : jobMasters.values()) {
-                String state = j.restarting != null ? "restarting" : j.lost ? "lost" : "live";
-                out.add(new PeerStatus("job-master", j.id, state, j.requestIncarnation, now - j.lastSeen,
-                        j.placements.size(), j.slots(), -1, j.jobs.size(), "-", restartNote(j)));
-            }
+        for (JobMasterPeer j : jobMasters.values()) {
+            String state = j.restarting != null ? "restarting" : j.lost ? "lost" : "live";
+            out.add(new PeerStatus("job-master", j.id, state, j.requestIncarnation, now - j.lastSeen,
+                    j.placements.size(), j.slots(), -1, j.jobs.size(), "-", restartNote(j)));
         }
         out.sort(java.util.Comparator.comparing(PeerStatus::id));
         return out;
@@ -2459,23 +2386,23 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
      * the last {@value Latencies#KEPT} deliveries: {@code [count, p50, p99]} ({@code -1} with none).
      */
     public long[] deliveryLatency() {
-        synchronized (lock) {
-            return new long[] {latencies.count(), latencies.quantile(0.5), latencies.quantile(0.99)};
-        }
+        return onLoop(this::deliveryLatencyNow);
+    }
+
+    private long[] deliveryLatencyNow() {
+        return new long[] {latencies.count(), latencies.quantile(0.5), latencies.quantile(0.99)};
     }
 
     @Override
     public DeliveryStats deliveryStats() {
-        long count;
-        long sum;
-        long[] kept;
-        synchronized (lock) {
-            count = latencies.count();
-            sum = latencies.sum();
-            kept = latencies.kept();
-        }
-        java.util.Arrays.sort(kept); // off the lock: peers' messages need not wait for a scrape
-        return new DeliveryStats(count, sum, Latencies.quantile(kept, 0.5), Latencies.quantile(kept, 0.99));
+        long[] counts = new long[2];
+        long[] kept = onLoop(() -> {
+            counts[0] = latencies.count();
+            counts[1] = latencies.sum();
+            return latencies.kept();
+        });
+        java.util.Arrays.sort(kept); // off the loop: peers' messages need not wait for a scrape
+        return new DeliveryStats(counts[0], counts[1], Latencies.quantile(kept, 0.5), Latencies.quantile(kept, 0.99));
     }
 
     private String key(String jobMaster) {
@@ -2484,25 +2411,79 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     // ---- helpers --------------------------------------------------------------------------------
 
+    /** Applies {@code event} at once (a turn of the loop runs on the engine's thread). */
     private void apply(InputEvent event) {
-        await(scheduler.submit(event));
+        engine.apply(event);
     }
 
-    private <T> T await(CompletableFuture<T> f) {
+    /** Reads the engine at once (a turn of the loop runs on the engine's thread). */
+    private <T> T query(Function<? super EngineView, T> q) {
+        return q.apply(engine.view());
+    }
+
+    /**
+     * Runs {@code work} as one turn of the master's loop: on the engine's thread, between two
+     * events, with nothing else touching the master's state (docs/architecture.md, "The master's
+     * loop"). Within a turn, at once.
+     */
+    private <T> CompletableFuture<T> turn(java.util.function.Supplier<T> work) {
+        return scheduler.onEngine(access -> {
+            EngineAccess outer = engine;
+            engine = access;
+            try {
+                return work.get();
+            } finally {
+                engine = outer;
+                if (outer == null) {
+                    sendDue();
+                }
+            }
+        });
+    }
+
+    /** A turn of the loop, waited for (for callers outside it: monitors, the timer, tests). */
+    private <T> T onLoop(java.util.function.Supplier<T> work) {
+        return waitFor(turn(work), () -> {
+            throw new IllegalStateException("the master's loop did not answer within " + options.engineTimeout().toMillis() + " ms");
+        }, "a call");
+    }
+
+    private <T> T waitFor(CompletableFuture<T> f, java.util.function.Supplier<T> late, String what) {
         try {
             return f.get(options.engineTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException ex) {
-            if (ex.getCause() instanceof InvalidRequestException ire) {
-                throw ire;
+            if (ex.getCause() instanceof RuntimeException re) {
+                throw re;
             }
-            throw new IllegalStateException("the engine failed: " + ex.getCause(), ex.getCause());
+            throw new IllegalStateException("the master's loop failed on " + what + ": " + ex.getCause(), ex.getCause());
         } catch (TimeoutException ex) {
-            throw new InvalidRequestException(self.toString(), "$", "the engine did not answer within "
-                    + options.engineTimeout().toMillis() + " ms; send again");
+            return late.get();
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            throw new InvalidRequestException(self.toString(), "$", "interrupted while waiting for the engine");
+            throw new IllegalStateException("interrupted while waiting for the master's loop");
         }
+    }
+
+    private static CompletableFuture<Reply> done(Reply r) {
+        return CompletableFuture.completedFuture(r);
+    }
+
+    /**
+     * The answer to a message or poll whose turn did not end normally: 503 if the master is shutting
+     * down (its engine stopped), else 500 — a fault of the master, logged whole for its operators;
+     * the peer hears only that it may send again (nothing of the message was acknowledged).
+     */
+    private Reply failed(String subject, long sequence, Throwable ex) {
+        Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null ? ex.getCause() : ex;
+        if (closed || cause instanceof IllegalStateException && String.valueOf(cause.getMessage()).contains("stopped")) {
+            return shuttingDown(subject, sequence);
+        }
+        faults.accept(subject, cause);
+        return reply(500, sequence, Problem.of(subject, "$", "the master failed while applying this message (its log says why); send again"));
+    }
+
+    private Reply shuttingDown(String subject, long sequence) {
+        return reply(503, sequence, Problem.of(subject, "$", "the master is shutting down"));
     }
 
     private static void collect(List<Problem> problems, Runnable r) {
@@ -2546,11 +2527,16 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         timer.shutdownNow();
         expiry.shutdownNow();
         List<CompletableFuture<Reply>> parked = new ArrayList<>();
-        synchronized (lock) {
-            agents.values().forEach(a -> addIfNotNull(parked, a.outbox.unpark()));
-            jobMasters.values().forEach(j -> addIfNotNull(parked, j.outbox.unpark()));
+        try {
+            onLoop(() -> {
+                agents.values().forEach(a -> addIfNotNull(parked, a.outbox.unpark()));
+                jobMasters.values().forEach(j -> addIfNotNull(parked, j.outbox.unpark()));
+                return null;
+            });
+        } catch (RuntimeException engineGone) {
+            // the engine stopped first: its parked polls were failed with it, and answered 503 by the edge
         }
-        Reply bye = reply(503, 0, Problem.of(self.toString(), "$", "the master is shutting down"));
+        Reply bye = shuttingDown(self.toString(), 0);
         parked.forEach(f -> f.complete(bye));
     }
 }

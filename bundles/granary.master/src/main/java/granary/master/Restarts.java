@@ -17,7 +17,7 @@ import java.util.Set;
  * "Restarting a lost job master"). Each restart is a job of the master's own, {@code
  * granary.restart-<n>@<job master>}, with one online unit {@value #UNIT} of one slot of the size the
  * job master asked for: the engine places it within every node's capacity like any work, and the
- * cap of that slot carries the launch to its agent. Guarded by the master's lock.
+ * cap of that slot carries the launch to its agent. Touched only in turns of the master's loop.
  */
 final class Restarts {
 

@@ -92,7 +92,7 @@ class HostileMessagesTest {
                 Arguments.of("an array", "agent/n1", "[" + hb + "]", 400, "expected an object, got an array"),
                 Arguments.of("truncated", "agent/n1", hb.substring(0, hb.length() - 3), 400, "not valid JSON"),
                 Arguments.of("version 1", "agent/n1", hb.replaceFirst("\"version\": ?2", "\"version\":1"), 400,
-                        "protocol version 1 is not supported; this master speaks 2 to 5"),
+                        "protocol version 1 is not supported; this master speaks 2 to 6"),
                 Arguments.of("version as text", "agent/n1", hb.replaceFirst("\"version\": ?2", "\"version\":\"2\""), 400,
                         "expected a whole number"),
                 Arguments.of("no sender", "agent/n1", hb.replaceFirst("\"sender\": ?\\{[^}]*\\},", ""), 400, "is missing"),

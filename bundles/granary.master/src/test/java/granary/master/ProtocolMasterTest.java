@@ -25,6 +25,7 @@ import granary.protocol.WireCodec;
 import granary.protocol.link.LinkException;
 import granary.protocol.link.Paths;
 import granary.protocol.link.SyncLink;
+import granary.testkit.LiveEngine;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -110,6 +111,67 @@ class ProtocolMasterTest {
         DeliveryStats d = monitor.deliveryStats();
         assertEquals(h.master.deliveryLatency()[0], d.count());
         assertTrue(d.sumMillis() >= 0 && d.p50Millis() >= 0 && d.p99Millis() >= d.p50Millis(), d.toString());
+    }
+
+    /**
+     * An agent that says its node is unhealthy gets no new work there while its workers run on; the
+     * master shows why, and what the node uses; healthy again, it takes work again. An exit its
+     * memory limit ended reaches the job master with the limit and the peak (docs/agent.md).
+     */
+    @Test
+    void anUnhealthyNodeGetsNoNewWorkAndUsageAndOutOfMemoryArePassedOn() throws Exception {
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
+        assertFalse(agent.send(register("n1", 300)).isRefusal());
+        poll(agent, Cap.class);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(full(job("j1", 2))).isRefusal());
+        assertEquals(2, poll(agent, Cap.class).grants().get(0).slots());
+        poll(jm, Hint.class);
+
+        Heartbeat.Usage usage = new Heartbeat.Usage(Resources.of(150, 700), List.of());
+        Heartbeat sick = new Heartbeat(List.of(), List.of(new Heartbeat.Exit(TASKS, 0, 137, false, new Heartbeat.Oom(100, 180))),
+                null, List.of(), usage, new Heartbeat.Health(false, "3 launches failed in a row: logs/ is not a directory"));
+        assertFalse(agent.send(sick).isRefusal());
+        PeerStatus s = h.master.agents().get(0);
+        assertEquals("3 launches failed in a row: logs/ is not a directory", s.unhealthy());
+        assertEquals(Resources.of(150, 700), s.used());
+        assertTrue(s.line().contains("used=cpu=150,mem=700") && s.line().contains("health=unhealthy"), s.line());
+        assertTrue(h.live.<Boolean>query(v -> v.cluster().node("n1").blacklisted()), "no new work on it");
+        Hint told = poll(jm, Hint.class);
+        assertEquals(new Heartbeat.Oom(100, 180), told.exits().get(0).oom(), told.toString());
+
+        // the unit still wants 1 more slot (its job master asks again): not on the unhealthy node
+        assertFalse(jm.send(new Request(false, List.of(), List.of(new Request.Desire(TASKS, 2)), List.of(), List.of())).isRefusal());
+        assertEquals(1, (int) h.live.<Integer>query(v -> v.cluster().node("n1").slotsOf(TASKS)));
+        assertFalse(agent.send(new Heartbeat(List.of(), List.of(), null, List.of(), usage, Heartbeat.Health.OK)).isRefusal());
+        assertEquals("", h.master.agents().get(0).unhealthy());
+        assertEquals(2, (int) h.live.<Integer>query(v -> v.cluster().node("n1").slotsOf(TASKS)), "healthy: it takes work again");
+    }
+
+    /**
+     * A heartbeat is applied in one turn of the master's loop, on the engine's thread: its release
+     * goes to the engine at once, without a wait for another thread. A release the engine refuses —
+     * its slots were taken meanwhile by an event that has no output, so the master's mirror still
+     * counted them — is reconciled from the engine's counts in the same turn, and the exit is taken.
+     */
+    @Test
+    void aRefusedReleaseIsReconciledInTheSameTurn() throws Exception {
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
+        assertFalse(agent.send(register("n1", 300)).isRefusal());
+        poll(agent, Cap.class);
+        SyncLink jm = h.link(Role.JOB_MASTER, "jm1", 1);
+        assertFalse(jm.send(full(job("j1", 3))).isRefusal());
+        assertEquals(3, poll(agent, Cap.class).grants().get(0).slots());
+
+        // the unit's three slots are released behind the master's back (a release has no output
+        // event: the master's mirror still says 3); the master's release of the exit's slot then
+        // finds none, and is refused
+        h.live.loop.submit(new granary.api.event.GrantReleased(TASKS, "n1", 3)).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(3, h.master.agents().get(0).slots(), "the mirror does not know yet");
+        assertFalse(agent.send(new Heartbeat(List.of(), List.of(new Heartbeat.Exit(TASKS, 0, 0)), null)).isRefusal());
+        assertEquals(0, h.master.agents().get(0).slots(), "reconciled when the ack left");
+        assertEquals(0, (int) h.live.<Integer>query(v -> v.cluster().node("n1").slotsOf(TASKS)));
+        assertEquals(0, poll(agent, Cap.class).grants().stream().mapToInt(Cap.Grant::slots).sum(), "and the agent's next cap says so");
     }
 
     /**
@@ -246,7 +308,7 @@ class ProtocolMasterTest {
                 .replaceFirst("\"version\": ?2", "\"version\": 1");
         HttpResponse<byte[]> old = post(token, v2.getBytes(StandardCharsets.UTF_8));
         assertEquals(400, old.statusCode());
-        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2 to 5"), text(old));
+        assertTrue(text(old).contains("protocol version 1 is not supported; this master speaks 2 to 6"), text(old));
     }
 
     @Test

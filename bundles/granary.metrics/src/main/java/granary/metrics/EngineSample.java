@@ -38,8 +38,12 @@ record EngineSample(EngineStatus status, List<GroupRow> groups, List<QuotaRow> q
                     int runningJobs) {
     }
 
-    /** One group's guarantee and limit in a policy's quota report: a number of slots, {@link Resources}, or null. */
-    record QuotaRow(String policy, String group, Object min, Object max) {
+    /**
+     * One group's guarantee and limit in a policy's quota report (a number of slots, {@link Resources},
+     * or null), and, where the report says them, the slots preempted from it and the slot-seconds
+     * those slots had run (null where it does not).
+     */
+    record QuotaRow(String policy, String group, Object min, Object max, Number preempted, Number preemptedWork) {
     }
 
     /** Reads the sample; call on the engine thread (a {@code Scheduler} query). */
@@ -85,7 +89,8 @@ record EngineSample(EngineStatus status, List<GroupRow> groups, List<QuotaRow> q
         for (Row row : groups.rows()) {
             Cell group = row.cell("group");
             if (group != null && group.value() != null) {
-                rows.add(new QuotaRow(policyName, group.value().toString(), value(row.cell("min")), value(row.cell("max"))));
+                rows.add(new QuotaRow(policyName, group.value().toString(), value(row.cell("min")), value(row.cell("max")),
+                        number(row.cell("preempted_from")), number(row.cell("preempted_work_slot_seconds"))));
             }
         }
         return rows;
@@ -93,5 +98,9 @@ record EngineSample(EngineStatus status, List<GroupRow> groups, List<QuotaRow> q
 
     private static Object value(Cell c) {
         return c == null ? null : c.value();
+    }
+
+    private static Number number(Cell c) {
+        return c != null && c.value() instanceof Number n ? n : null;
     }
 }

@@ -140,11 +140,24 @@ final class EngineSampler implements MultiCollector {
     private static void quotas(EngineSample sample, List<MetricSnapshot> out) {
         List<Amounts.Amount> min = new ArrayList<>();
         List<Amounts.Amount> max = new ArrayList<>();
+        List<Amounts.Amount> preempted = new ArrayList<>();
+        List<Amounts.Amount> work = new ArrayList<>();
         for (EngineSample.QuotaRow q : sample.quotas()) {
             Labels l = Labels.of("policy", q.policy(), "group", q.group());
             min.addAll(Amounts.ofValue(l, q.min()));
             max.addAll(Amounts.ofValue(l, q.max()));
+            if (q.preempted() != null) {
+                preempted.add(new Amounts.Amount(l, q.preempted().doubleValue()));
+            }
+            if (q.preemptedWork() != null) {
+                work.add(new Amounts.Amount(l, q.preemptedWork().doubleValue()));
+            }
         }
+        out.add(Families.gauge("granary_group_preempted_slots",
+                "Slots preempted from a group since its policy instance started, from the quota report.", preempted));
+        out.add(Families.gauge("granary_group_preempted_work_slot_seconds",
+                "Work lost to preemption: the slot-seconds the slots preempted from a group had run, since its policy "
+                        + "instance started (its rate over granary_group_used_slots is the share of the group's work lost).", work));
         out.add(Families.gauge("granary_group_quota_min",
                 "A group's guarantee in force, from the quota report of each policy in effect that declares one "
                         + "(slots, or resources in base units).", min));

@@ -53,6 +53,7 @@ final class MasterSampler implements MultiCollector {
                         + "healthy, rising towards the timeout before a peer is declared lost.",
                 List.of(new Amounts.Amount(Labels.of("role", "agent"), silence(agents)),
                         new Amounts.Amount(Labels.of("role", "job_master"), silence(jobMasters)))));
+        usage(agents, out);
         RecoveryState state = m.recoveryState();
         List<Amounts.Amount> states = new ArrayList<>();
         for (RecoveryState s : RecoveryState.values()) {
@@ -63,6 +64,37 @@ final class MasterSampler implements MultiCollector {
                         + "grants not applied yet), rebuilding, or serving.", states));
         out.add(delivery(m.deliveryStats()));
         return new MetricSnapshots(out);
+    }
+
+    /**
+     * What the live agents say their nodes use now and whether they are fit for work (docs/agent.md,
+     * "What is reported", "Node health"): in use beside granted, the cluster's capacity less its free.
+     */
+    private static void usage(List<PeerStatus> agents, List<MetricSnapshot> out) {
+        granary.api.model.Resources inUse = granary.api.model.Resources.ZERO;
+        long reporting = 0;
+        long unhealthy = 0;
+        for (PeerStatus a : agents) {
+            if (!a.state().equals("live")) {
+                continue;
+            }
+            if (a.used() != null) {
+                inUse = inUse.plus(a.used());
+                reporting++;
+            }
+            if (!a.unhealthy().isEmpty()) {
+                unhealthy++;
+            }
+        }
+        out.add(Families.gauge("granary_cluster_in_use",
+                "What the nodes use now, as their agents last said, per resource in base units, summed over the live agents "
+                        + "that report it (granary_agents_reporting_usage); granted is granary_cluster_capacity less "
+                        + "granary_cluster_free.", Amounts.of(Labels.EMPTY, inUse)));
+        out.add(Families.gauge("granary_agents_reporting_usage",
+                "Live agents whose heartbeats say what their node uses (agents of protocol version 6 and later).", reporting));
+        out.add(Families.gauge("granary_agents_unhealthy",
+                "Live agents that say their node is not fit for work (launches failing, a failed health check): it gets "
+                        + "no new work until they say it is.", unhealthy));
     }
 
     private static List<Amounts.Amount> byState(List<PeerStatus> peers) {

@@ -161,6 +161,9 @@ class GranaryMetricsTest {
         assertEquals(6, e.get("granary_group_quota_max", "policy", "quota", "group", "g1", "resource", "slots", "unit", "integer"));
         assertEquals(4, e.get("granary_group_quota_min", "policy", "quota", "group", "g2", "resource", "slots", "unit", "integer"));
         assertEquals(8, e.get("granary_group_quota_max", "policy", "quota", "group", "g2", "resource", "slots", "unit", "integer"));
+        // preemption's cost, from the same report: nothing taken yet, but each group's series is there
+        assertEquals(0, e.get("granary_group_preempted_slots", "policy", "quota", "group", "g1"));
+        assertEquals(0, e.get("granary_group_preempted_work_slot_seconds", "policy", "quota", "group", "g2"));
         String g1 = live.query(v -> v.resolveGroup("g1"));
         assertTrue(e.get("granary_group_used_slots", "group", g1) <= 6, "quota holds g1 within its max");
     }
@@ -194,6 +197,11 @@ class GranaryMetricsTest {
             }
 
             @Override
+            public <T> CompletableFuture<T> onEngine(Function<? super granary.api.event.EngineAccess, T> work) {
+                return new CompletableFuture<>();
+            }
+
+            @Override
             public AutoCloseable subscribe(Consumer<? super OutputEvent> listener) {
                 return () -> { };
             }
@@ -217,8 +225,11 @@ class GranaryMetricsTest {
         MasterMonitor master = new MasterMonitor() {
             @Override
             public List<PeerStatus> agents() {
-                return List.of(peer("agent", "n1", "live", 1200), peer("agent", "n2", "live", 300),
-                        peer("agent", "n3", "lost", 90_000));
+                return List.of(new PeerStatus("agent", "n1", "live", 1, 1200, 0, 0, 0, 0, "-", "",
+                                granary.api.model.Resources.of(150, 512), "3 launches failed in a row"),
+                        new PeerStatus("agent", "n2", "live", 1, 300, 0, 0, 0, 0, "-", "", granary.api.model.Resources.of(50, 256), ""),
+                        peer("agent", "n4", "live", 300),
+                        new PeerStatus("agent", "n3", "lost", 1, 90_000, 0, 0, 0, 0, "-", "", granary.api.model.Resources.of(999, 999), "gone"));
             }
 
             @Override
@@ -239,8 +250,13 @@ class GranaryMetricsTest {
         metrics = metricsOf(live, List.of(), master);
         Exposition e = scrape();
         assertEquals(1, e.get("granary_master_active"));
-        assertEquals(2, e.get("granary_agents", "state", "live"));
+        assertEquals(3, e.get("granary_agents", "state", "live"));
         assertEquals(1, e.get("granary_agents", "state", "lost"));
+        // what the live nodes use (n4 does not say; the lost n3 is not counted), and how many are unfit
+        assertEquals(2.0, e.get("granary_cluster_in_use", "resource", "cpu", "unit", "core"), 1e-9);
+        assertEquals(768.0 * 1024 * 1024, e.get("granary_cluster_in_use", "resource", "memory", "unit", "byte"), 1e-3);
+        assertEquals(2, e.get("granary_agents_reporting_usage"));
+        assertEquals(1, e.get("granary_agents_unhealthy"));
         assertEquals(1, e.get("granary_job_masters", "state", "live"));
         assertEquals(0, e.get("granary_job_masters", "state", "lost"));
         assertEquals(1.2, e.get("granary_master_peer_silence_max_seconds", "role", "agent"), 1e-9);

@@ -90,12 +90,18 @@ public record Hint(List<Placement> placements, List<Exit> exits, List<NodeState>
     /**
      * The worker in {@code slot} of {@code unit} on {@code node} ended with {@code exitCode};
      * {@code stopped}: its agent stopped it when its cap went down (its slot went with the cap, the
-     * unit's desire is unchanged), as {@link Heartbeat.Exit#stopped}.
+     * unit's desire is unchanged), as {@link Heartbeat.Exit#stopped}; {@code oom}: its memory limit
+     * ended it, as the agent reported ({@link Heartbeat.Exit#oom}, protocol version 6; null otherwise).
      */
-    public record Exit(UnitId unit, String node, int slot, int exitCode, boolean stopped) {
+    public record Exit(UnitId unit, String node, int slot, int exitCode, boolean stopped, Heartbeat.Oom oom) {
         public Exit {
             Objects.requireNonNull(unit, "unit");
             Objects.requireNonNull(node, "node");
+        }
+
+        /** An exit that the memory limit did not cause. */
+        public Exit(UnitId unit, String node, int slot, int exitCode, boolean stopped) {
+            this(unit, node, slot, exitCode, stopped, null);
         }
 
         /** An exit that is a stop exactly when its code is {@link Heartbeat#STOPPED}. */

@@ -63,15 +63,26 @@ final class MessageReader {
     }
 
     private Heartbeat heartbeat(JsonObject o, String p) {
-        known(o, p, "started", "exited", "capacity", "uncapped");
+        known(o, p, "started", "exited", "capacity", "uncapped", "usage", "health");
         List<Heartbeat.Worker> started = list(o, "started", p, this::worker);
         List<Heartbeat.Exit> exited = list(o, "exited", p, (e, at) -> object(e, at, x ->
                 exit(x, at, json.int32(x, "exitCode", at, null), (code, stopped) -> new Heartbeat.Exit(unit(x, at),
-                        count(x, "slot", at), code, stopped)),
-                "unit", "slot", "exitCode", "stopped"));
+                        count(x, "slot", at), code, stopped, oom(x, at))),
+                "unit", "slot", "exitCode", "stopped", "oom"));
         Resources capacity = resources(o, "capacity", p, false);
         List<Heartbeat.Worker> uncapped = o.get("uncapped") == null ? List.of() : list(o, "uncapped", p, this::worker);
-        return json.ok() ? new Heartbeat(started, exited, capacity, uncapped) : null;
+        // usage and health (protocol version 6): absent means not reported, as from an older agent
+        Heartbeat.Usage usage = o.get("usage") == null ? null : object(o.get("usage"), p + ".usage", x -> new Heartbeat.Usage(
+                resources(x, "node", p + ".usage", true), list(x, "workers", p + ".usage", (e, at) -> object(e, at, w ->
+                        new Heartbeat.WorkerUsage(unit(w, at), count(w, "slot", at), resources(w, "used", at, true)),
+                        "unit", "slot", "used"))), "node", "workers");
+        Heartbeat.Health health = o.get("health") == null ? null : object(o.get("health"), p + ".health", x -> {
+            json.field(x, "healthy", p + ".health", true);
+            boolean healthy = json.bool(x, "healthy", p + ".health", true);
+            String reason = x.get("reason") == null ? "" : json.string(x, "reason", p + ".health", null);
+            return new Heartbeat.Health(healthy, reason);
+        }, "healthy", "reason");
+        return json.ok() ? new Heartbeat(started, exited, capacity, uncapped, usage, health) : null;
     }
 
     private Request request(JsonObject o, String p) {
@@ -148,8 +159,8 @@ final class MessageReader {
                 "unit", "node", "slots", "endpoint", "epoch"));
         List<Hint.Exit> exits = list(o, "exits", p, (e, at) -> object(e, at, x ->
                 exit(x, at, json.int32(x, "exitCode", at, null), (code, stopped) -> new Hint.Exit(unit(x, at),
-                        json.string(x, "node", at, null), count(x, "slot", at), code, stopped)),
-                "unit", "node", "slot", "exitCode", "stopped"));
+                        json.string(x, "node", at, null), count(x, "slot", at), code, stopped, oom(x, at))),
+                "unit", "node", "slot", "exitCode", "stopped", "oom"));
         List<Hint.NodeState> nodes = o.get("nodes") == null ? List.of() : list(o, "nodes", p, (e, at) -> object(e, at, x -> {
             String node = json.string(x, "node", at, null);
             String state = json.string(x, "state", at, null);
@@ -281,6 +292,16 @@ final class MessageReader {
     }
 
     /** An optional {@code epoch} (protocol version 4): 0 when absent, never negative. */
+    /** An exit's optional {@code oom} (protocol version 6): null when absent, an ordinary end. */
+    private Heartbeat.Oom oom(JsonObject x, String at) {
+        if (x.get("oom") == null) {
+            return null;
+        }
+        String here = at + ".oom";
+        return object(x.get("oom"), here, o -> new Heartbeat.Oom(notNegative(o, "limitMiB", here), notNegative(o, "peakMiB", here)),
+                "limitMiB", "peakMiB");
+    }
+
     /** An exit's code and whether its agent stopped it ({@code stopped}; absent: a stop exactly when the code is -15). */
     private <T> T exit(JsonObject x, String at, Integer code, java.util.function.BiFunction<Integer, Boolean, T> make) {
         int c = code == null ? 0 : code;

@@ -40,8 +40,8 @@ final class MessageWriter {
                 }
                 return x.build();
             }))
-                    .put("exits", list(h.exits(), x -> stopped(JsonObject.builder().put("unit", unit(x.unit()))
-                            .put("node", x.node()).put("slot", x.slot()).put("exitCode", x.exitCode()), x.exitCode(), x.stopped())));
+                    .put("exits", list(h.exits(), x -> stopped(oom(JsonObject.builder().put("unit", unit(x.unit()))
+                            .put("node", x.node()).put("slot", x.slot()).put("exitCode", x.exitCode()), x.oom()), x.exitCode(), x.stopped())));
             if (!h.nodes().isEmpty()) {
                 o.put("nodes", list(h.nodes(), n -> JsonObject.builder().put("node", n.node()).put("state", n.state()).build()));
             }
@@ -69,6 +69,14 @@ final class MessageWriter {
                 .put("problems", list(a.problems(), MessageWriter::problem)).build();
     }
 
+    /** An exit's {@code oom}, written only for an end its memory limit caused (protocol version 6). */
+    private static JsonObject.Builder oom(JsonObject.Builder o, Heartbeat.Oom oom) {
+        if (oom != null) {
+            o.put("oom", JsonObject.builder().put("limitMiB", oom.limitMiB()).put("peakMiB", oom.peakMiB()).build());
+        }
+        return o;
+    }
+
     /** An exit's {@code stopped}, written only where its code does not say it (a stop that ended with another code). */
     private static JsonObject stopped(JsonObject.Builder o, int code, boolean stopped) {
         if (stopped != (code == Heartbeat.STOPPED)) {
@@ -89,13 +97,25 @@ final class MessageWriter {
 
     private static JsonObject heartbeat(Heartbeat h) {
         JsonObject.Builder o = JsonObject.builder().put("started", list(h.started(), MessageWriter::worker))
-                .put("exited", list(h.exited(), x -> stopped(JsonObject.builder().put("unit", unit(x.unit()))
-                        .put("slot", x.slot()).put("exitCode", x.exitCode()), x.exitCode(), x.stopped())));
+                .put("exited", list(h.exited(), x -> stopped(oom(JsonObject.builder().put("unit", unit(x.unit()))
+                        .put("slot", x.slot()).put("exitCode", x.exitCode()), x.oom()), x.exitCode(), x.stopped())));
         if (h.capacity() != null) {
             o.put("capacity", JobCodec.resourcesJson(h.capacity()));
         }
         if (!h.uncapped().isEmpty()) {
             o.put("uncapped", list(h.uncapped(), MessageWriter::worker));
+        }
+        if (h.usage() != null) {
+            o.put("usage", JsonObject.builder().put("node", JobCodec.resourcesJson(h.usage().node()))
+                    .put("workers", list(h.usage().workers(), w -> JsonObject.builder().put("unit", unit(w.unit()))
+                            .put("slot", w.slot()).put("used", JobCodec.resourcesJson(w.used())).build())).build());
+        }
+        if (h.health() != null) {
+            JsonObject.Builder x = JsonObject.builder().put("healthy", h.health().healthy());
+            if (!h.health().reason().isEmpty()) {
+                x.put("reason", h.health().reason());
+            }
+            o.put("health", x.build());
         }
         return o.build();
     }

@@ -8,6 +8,7 @@ import granary.codec.json.JsonPath;
 import granary.codec.json.JsonReader;
 import granary.codec.json.JsonSyntaxException;
 import granary.codec.json.JsonValue;
+import granary.codec.json.JsonWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,9 @@ import java.util.Set;
  *
  * <p>Reading goes through {@link JsonReader}, the strict reader every input of Granary takes (files,
  * the HTTP API, the wire), so a malformed message is refused in the same words as a malformed file;
- * writing through Gson's streaming writer ({@link GsonWrite}).
+ * writing is the codec's compact {@link JsonWriter} (no whitespace; control, bidi and line-separator
+ * characters escaped), straight into one builder: the master writes an envelope for every ack, cap
+ * and hint on its loop.
  *
  * <p>Reading refuses, with a {@link ProtocolException} whose problems name the source (the peer)
  * and the JSON path: a message over {@value #MAX_MESSAGE_BYTES} bytes (checked before parsing),
@@ -43,20 +46,24 @@ public final class WireCodec {
     /**
      * The newest protocol version this code speaks. Version 3 added a full request's {@code restart}
      * and a cap grant's {@code launch}; version 4 a hint's {@code nodes} and {@code through}, a
-     * request's {@code mark}, node epochs, probes, a heartbeat's {@code uncapped} and a cap's {@code reason}; version 5 a hint's {@code passes} (docs/protocol.md, "Versioning"). A message is sent
+     * request's {@code mark}, node epochs, probes, a heartbeat's {@code uncapped} and a cap's {@code reason}; version 5 a hint's {@code passes}; version 6 a heartbeat's {@code usage} and {@code health} and an exit's {@code oom} (docs/protocol.md, "Versioning"; docs/agent.md). A message is sent
      * as the lowest version that carries it, so a peer of this version talks to an older master as
      * long as it does not need what came later.
      */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
 
     /** The oldest protocol version this code reads. */
     public static final int OLDEST = 2;
 
     /**
-     * The lowest version that carries {@code m}: 5 for plan passes; 4 for node states, epochs, probes, marks, an exit's
+     * The lowest version that carries {@code m}: 6 for a heartbeat's usage or health and an exit's {@code oom}; 5 for plan passes; 4 for node states, epochs, probes, marks, an exit's
      * {@code stopped}, uncapped workers or a cap's reason; 3 for a restart spec or a launch; else 2.
      */
     public static int versionFor(Message m) {
+        if (m instanceof Heartbeat b && (b.usage() != null || b.health() != null || b.exited().stream().anyMatch(x -> x.oom() != null))
+                || m instanceof Hint h && h.exits().stream().anyMatch(x -> x.oom() != null)) {
+            return 6;
+        }
         if (m instanceof Hint h && !h.passes().isEmpty()) {
             return 5;
         }
@@ -75,6 +82,16 @@ public final class WireCodec {
                 || m instanceof Cap c && (launches(c.grants()) || launches(c.withdrawals()))
                 || m instanceof Register r && launches(r.caps());
         return v3 ? 3 : OLDEST;
+    }
+
+    /** What protocol version {@code v} added, in words (refusals name it). */
+    private static String addedIn(int v) {
+        return switch (v) {
+            case 6 -> "a heartbeat's usage or health, or an exit's oom";
+            case 5 -> "plan passes";
+            case 4 -> "node states, epochs, probes, marks, a stopped exit, uncapped workers or a cap's reason";
+            default -> "a restart spec or a launch";
+        };
     }
 
     private static boolean launches(List<Cap.Grant> grants) {
@@ -122,7 +139,7 @@ public final class WireCodec {
                 .put("type", e.message().type())
                 .put("message", MessageWriter.write(e.message()))
                 .build();
-        return GsonWrite.compact(o);
+        return JsonWriter.compact(o);
     }
 
     /**
@@ -156,8 +173,7 @@ public final class WireCodec {
         long sequence = json.integer(o, "sequence", JsonPath.ROOT, null);
         Message message = message(json, o);
         if (message != null && versionFor(message) > version) {
-            json.problem(o.get("message"), "$.message", "carries " + (versionFor(message) == 4
-                    ? "node states, epochs, probes, marks, a stopped exit, uncapped workers or a cap's reason" : "a restart spec or a launch") + ", which protocol version "
+            json.problem(o.get("message"), "$.message", "carries " + addedIn(versionFor(message)) + ", which protocol version "
                     + versionFor(message) + " added; the envelope says version " + version);
         }
         long least = message instanceof Ack ? 0 : 1;

@@ -39,6 +39,25 @@ class WireCodecTest {
         assertEquals(codec.text(e), codec.text(back));
     }
 
+    /**
+     * Every UTF-16 unit a string may hold goes out escaped where JSON or a reader's terminal needs it
+     * (control, bidi and line-separator characters) and comes back the same.
+     */
+    @Test
+    void everyCharacterOfAStringRoundTripsAndNoControlCharacterTravelsRaw() {
+        StringBuilder all = new StringBuilder();
+        for (char c = 1; c < 0xd800; c++) {
+            all.append(c);
+        }
+        all.append("\ud83d\ude00"); // a surrogate pair
+        Ack refusal = Ack.refused(7, java.util.List.of(granary.api.model.Problem.of("n7", "$.x", all.toString())));
+        Envelope e = Envelope.of(Samples.AGENT, 1_700_000_000_000L, 42, refusal);
+        String text = codec.text(e);
+        assertTrue(text.chars().noneMatch(c -> c < 0x20 || c == 0x7f || c == 0x2028 || c == 0x2029 || c >= 0x202a && c <= 0x202e),
+                "raw control characters on the wire");
+        assertEquals(e, codec.decode(codec.encode(e), "test"));
+    }
+
     @Test
     void everyMessageTypeHasASample() {
         assertEquals(Message.TYPES, Samples.all().stream().map(Message::type).distinct().toList());
@@ -89,11 +108,11 @@ class WireCodecTest {
                         "$.message.placements[0].unit", "expected job/unit, got the string \"ju\""),
                 Arguments.of("sequence 0", envelope("hint", HINT).replace("\"sequence\": 3", "\"sequence\": 0"),
                         "$.sequence", "must be at least 1, got 0"),
-                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 6"),
-                        "$.version", "protocol version 6 is not supported; this master speaks 2 to 5"),
+                Arguments.of("bad version", envelope("hint", HINT).replace("\"version\": 2", "\"version\": 7"),
+                        "$.version", "protocol version 7 is not supported; this master speaks 2 to 6"),
                 Arguments.of("bad version with fields of its own", envelope("hint", "{\"new\": true}")
                         .replace("\"version\": 2", "\"version\": 1, \"extra\": 1"),
-                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 5"),
+                        "$.version", "protocol version 1 is not supported; this master speaks 2 to 6"),
                 Arguments.of("missing version", envelope("hint", HINT).replace("\"version\": 2,", ""),
                         "$.version", "is missing"),
                 Arguments.of("truncated JSON", envelope("hint", HINT).substring(0, envelope("hint", HINT).length() - 2),
@@ -186,12 +205,12 @@ class WireCodecTest {
 
     @Test
     void badVersionKeepsBothVersionsAsFields() {
-        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 6");
+        String input = envelope("hint", HINT).replace("\"version\": 2", "\"version\": 7");
         Problem p = assertThrows(ProtocolException.class,
                 () -> new WireCodec(Role.AGENT).decode(input.getBytes(StandardCharsets.UTF_8), "master m")).problems().get(0);
-        assertEquals("protocol version 6 is not supported; this agent speaks 2 to 5", p.message());
-        assertEquals(5L, p.limit());
-        assertEquals(6L, p.value());
+        assertEquals("protocol version 7 is not supported; this agent speaks 2 to 6", p.message());
+        assertEquals(6L, p.limit());
+        assertEquals(7L, p.value());
     }
 
     @Test
@@ -412,6 +431,49 @@ class WireCodecTest {
                 () -> codec.decode(asFour.getBytes(StandardCharsets.UTF_8), "agent n7"));
         assertTrue(ex.problems().get(0).message().endsWith("which protocol version 5 added; the envelope says version 4"),
                 ex.getMessage());
+    }
+
+    /**
+     * Usage, health and an exit's {@code oom} (version 6, docs/agent.md "What is reported") round-trip
+     * and go as version 6; a heartbeat of an agent before them (version 5, no such fields) is read with
+     * both null, "not reported"; a version-5 envelope carrying them is refused in words.
+     */
+    @Test
+    void usageHealthAndOomAreVersionSixAndAnOlderAgentsHeartbeatStillReads() {
+        UnitId u = Samples.MAP;
+        Heartbeat h = new Heartbeat(List.of(), List.of(new Heartbeat.Exit(u, 1, 137, false, new Heartbeat.Oom(256, 256))), null,
+                List.of(), new Heartbeat.Usage(Resources.of(150, 2048), List.of(new Heartbeat.WorkerUsage(u, 2, Resources.of(99, 120)))),
+                new Heartbeat.Health(false, "3 launches in a row failed"));
+        assertEquals(6, WireCodec.versionFor(h));
+        Envelope e = Envelope.of(Samples.AGENT, 1_700_000_000_000L, 42, h);
+        String text = codec.text(e);
+        assertTrue(text.startsWith("{\"version\":6,"), text);
+        assertTrue(text.contains("\"oom\":{\"limitMiB\":256,\"peakMiB\":256}"), text);
+        assertEquals(e, codec.decode(codec.encode(e), "test"));
+
+        String old = "{\"version\": 5, \"sender\": {\"role\": \"agent\", \"id\": \"n7\"}, \"incarnation\": 5, \"sequence\": 3,"
+                + " \"type\": \"heartbeat\", \"message\": {\"started\": [], \"exited\": [{\"unit\": \"wordcount/map\", \"slot\": 1,"
+                + " \"exitCode\": 137}]}}";
+        Heartbeat back = (Heartbeat) codec.decode(old.getBytes(StandardCharsets.UTF_8), "agent n7").message();
+        assertEquals(null, back.usage(), "an older agent reports no usage");
+        assertEquals(null, back.health(), "nor health");
+        assertEquals(null, back.exited().get(0).oom(), "an ordinary exit");
+
+        String asFive = text.replace("{\"version\":6,", "{\"version\":5,");
+        ProtocolException ex = assertThrows(ProtocolException.class,
+                () -> codec.decode(asFive.getBytes(StandardCharsets.UTF_8), "agent n7"));
+        assertTrue(ex.problems().get(0).message().endsWith("which protocol version 6 added; the envelope says version 5"),
+                ex.getMessage());
+
+        Hint hint = new Hint(List.of(), List.of(new Hint.Exit(u, "n1", 1, 137, false, new Heartbeat.Oom(256, 300))));
+        assertEquals(6, WireCodec.versionFor(hint));
+        Envelope he = Envelope.of(Samples.AGENT, 1, 1, hint);
+        assertEquals(he, codec.decode(codec.encode(he), "test"));
+
+        String negative = text.replace("\"peakMiB\":256", "\"peakMiB\":-1");
+        ProtocolException bad = assertThrows(ProtocolException.class,
+                () -> codec.decode(negative.getBytes(StandardCharsets.UTF_8), "agent n7"));
+        assertEquals("$.message.exited[0].oom.peakMiB", bad.problems().get(0).field(), bad.getMessage());
     }
 
     /**

@@ -62,6 +62,8 @@ public final class PlannerApp extends Application {
     WhatIfViewModel whatIf;
     PushViewModel push;
     LiveViewModel live;
+    /** Reads the master's status every 5 s for the connection bar; stopped with the application. */
+    private javafx.animation.Timeline statusPoll;
 
     @Override
     public void start(Stage stage) throws Exception {
@@ -82,10 +84,12 @@ public final class PlannerApp extends Application {
         push.masterProperty().bind(connection.clientProperty());
         push.draftSource(() -> editor.validTableProperty().get() == null ? null
                 : new PushViewModel.Draft(editor.text(), editor.workerSpansText()));
+        push.blockerSource(() -> editor.pushBlockerProperty().get());
         connection.clientProperty().addListener((o, was, now) -> {
             if (now == null) {
                 live.disconnect();
                 whatIf.inForceProperty().set(null);
+                whatIf.inForceRevisionProperty().set(null);
             } else {
                 live.connect(now);
                 refreshInForce(status);
@@ -102,6 +106,8 @@ public final class PlannerApp extends Application {
                 status.setText("import failed: the master's table does not read: " + e.getMessage());
                 return;
             }
+            // the revision first: a what-if that starts as the table arrives compares with this revision
+            whatIf.inForceRevisionProperty().set(t.revision());
             whatIf.inForceProperty().set(inForce(t));
             status.setText("imported the table in force (revision " + t.revision() + ") from " + connection.urlProperty().get());
             say("planner: imported");
@@ -126,9 +132,14 @@ public final class PlannerApp extends Application {
         BorderPane.setMargin(status, new Insets(4, 8, 4, 8));
         stage.setTitle("Granary planner");
         javafx.geometry.Rectangle2D screen = javafx.stage.Screen.getPrimary().getVisualBounds();
-        stage.setScene(new Scene(new VBox(root), Math.min(1400, screen.getWidth()), Math.min(860, screen.getHeight())));
+        stage.setScene(new Scene(new VBox(root), Math.min(1600, screen.getWidth()), Math.min(1000, screen.getHeight())));
         root.prefHeightProperty().bind(stage.getScene().heightProperty());
         stage.show();
+        // the connection bar's figures are live: the master's status is read again every 5 s
+        statusPoll = new javafx.animation.Timeline(
+                new javafx.animation.KeyFrame(javafx.util.Duration.seconds(5), e -> connection.refreshStatus()));
+        statusPoll.setCycleCount(javafx.animation.Animation.INDEFINITE);
+        statusPoll.play();
 
         // at start, what the command line asked for
         if (options.table() != null) {
@@ -151,6 +162,10 @@ public final class PlannerApp extends Application {
             }
         });
         push.stepProperty().addListener((o, was, now) -> {
+            if (now == PushViewModel.Step.APPLIED) {
+                // the table just applied is the what-if's baseline from now on
+                refreshInForce(status);
+            }
             if (now == PushViewModel.Step.REVIEW) {
                 say("planner: push reviewed: " + push.diff().size() + " change(s)");
             } else if (now == PushViewModel.Step.REFUSED) {
@@ -170,6 +185,9 @@ public final class PlannerApp extends Application {
                 if (now != null && was == null) {
                     if (act.contains("import")) {
                         doImport.run();
+                    }
+                    if (act.contains("acknowledge")) {
+                        editor.acknowledgeAll();
                     }
                     if (act.contains("preview")) {
                         push.preview();
@@ -195,6 +213,20 @@ public final class PlannerApp extends Application {
             });
         }
         say("planner: shown");
+        // "drawn" only once a frame with the window's content has been through layout and rendering:
+        // two pulses after showing (the first lays out, the second paints what was laid out)
+        int[] pulses = {0};
+        Runnable[] listener = new Runnable[1];
+        listener[0] = () -> {
+            if (++pulses[0] == 1) {
+                stage.getScene().getRoot().requestLayout();   // one more pulse, even if nothing else changes
+            } else if (pulses[0] == 2) {
+                stage.getScene().removePostLayoutPulseListener(listener[0]);
+                Platform.runLater(() -> say("planner: drawn"));
+            }
+        };
+        stage.getScene().addPostLayoutPulseListener(listener[0]);
+        stage.getScene().getRoot().requestLayout();
     }
 
     /**
@@ -204,10 +236,12 @@ public final class PlannerApp extends Application {
     private void refreshInForce(Label status) {
         connection.importTable(t -> {
             QuotaTable table = inForce(t);
+            whatIf.inForceRevisionProperty().set(table == null ? null : t.revision());
             whatIf.inForceProperty().set(table);
             status.setText(table == null ? "the master's table in force does not read: the what-if has nothing to compare with"
                     : "the what-if compares with the table in force on " + connection.urlProperty().get() + " (revision " + t.revision() + ")");
-        }, why -> status.setText("no table in force to compare with: " + why));
+        }, why -> status.setText("the what-if still compares with revision " + whatIf.inForceRevisionProperty().get()
+                + ": the table in force could not be read again (" + why + ")"));
     }
 
     private static Tab tab(String id, String title, javafx.scene.Node content) {
@@ -232,6 +266,9 @@ public final class PlannerApp extends Application {
 
     @Override
     public void stop() {
+        if (statusPoll != null) {
+            statusPoll.stop();
+        }
         if (live != null) {
             live.close();
         }

@@ -16,6 +16,7 @@ import java.util.List;
  * @param maxJobs    the what-if replays only the first jobs of the trace (0: all)
  * @param tab        the tab shown first: {@code table}, {@code whatif}, {@code push} or {@code live}
  * @param act        at start, also: {@code import} the table in force, {@code whatif} run the replay,
+ *                   {@code acknowledge} the draft's warnings (groups left with nothing: a script that shows the push review),
  *                   {@code preview} the push's dry run (for the screenshot script and demos)
  */
 public record PlannerOptions(String master, String token, Path table, String workerSpans, Path trace, long maxJobs, String tab,
@@ -31,10 +32,11 @@ public record PlannerOptions(String master, String token, Path table, String wor
             "  --trace=FILE          the trace for the what-if (the simulator's formats, e.g. Alibaba batch_task.csv.gz)",
             "  --max-jobs=N          the what-if replays only the first N jobs of the trace (default: all)",
             "  --tab=table|whatif|push|live   the tab shown first",
-            "  --act=import,whatif,preview    at start: import the table in force, run the what-if, dry-run the push");
+            "  --act=import,whatif,acknowledge,preview    at start: import the table in force, run the what-if,",
+            "                        acknowledge the draft's warnings, dry-run the push");
 
     static final List<String> TABS = List.of("table", "whatif", "push", "live");
-    static final List<String> ACTS = List.of("import", "whatif", "preview");
+    static final List<String> ACTS = List.of("import", "whatif", "acknowledge", "preview");
 
     public PlannerOptions {
         act = List.copyOf(act);

@@ -19,12 +19,12 @@ public final class ConnectionView extends HBox {
         setAlignment(Pos.CENTER_LEFT);
         TextField url = new TextField();
         url.setId("masterUrl");
-        url.setPrefColumnCount(18);
+        url.setPrefColumnCount(16);
         url.setPromptText("http://127.0.0.1:7070");
         url.textProperty().bindBidirectional(vm.urlProperty());
         PasswordField token = new PasswordField();
         token.setId("masterToken");
-        token.setPrefColumnCount(14);
+        token.setPrefColumnCount(9);
         token.setPromptText("token (--issue-token=reader/NAME)");
         token.textProperty().bindBidirectional(vm.tokenProperty());
         Button connect = new Button("Connect");
@@ -49,5 +49,11 @@ public final class ConnectionView extends HBox {
             }
         });
         state.setMinWidth(0);
+        // the fields keep their width: an address cut to "http://12" cannot be checked by eye
+        url.setMinWidth(Region.USE_PREF_SIZE);
+        token.setMinWidth(Region.USE_PREF_SIZE);
+        javafx.scene.control.Tooltip tip = new javafx.scene.control.Tooltip();
+        tip.textProperty().bind(vm.stateProperty());
+        state.setTooltip(tip);
     }
 }

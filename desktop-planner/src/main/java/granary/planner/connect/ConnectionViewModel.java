@@ -35,9 +35,81 @@ public final class ConnectionViewModel {
     private final ReadOnlyStringWrapper state = new ReadOnlyStringWrapper("not connected");
     private final ReadOnlyBooleanWrapper busy = new ReadOnlyBooleanWrapper();
 
+    private final java.time.Clock clock;
+    private static final java.time.format.DateTimeFormatter HMS = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss");
+    /** A status read in flight: refreshes do not pile up behind a slow master. */
+    private boolean refreshing;
+
     public ConnectionViewModel(Executor ui, Executor background) {
+        this(ui, background, java.time.Clock.systemDefaultZone());
+    }
+
+    /** @param clock what "as of hh:mm:ss" reads (the planner's time zone) */
+    public ConnectionViewModel(Executor ui, Executor background, java.time.Clock clock) {
         this.ui = ui;
         this.background = background;
+        this.clock = clock;
+    }
+
+    private String now() {
+        return java.time.LocalTime.now(clock).format(HMS);
+    }
+
+    /**
+     * Reads the master's status again (the shell calls it every few seconds), so that the figures in
+     * the bar are live: {@code connected: 200 nodes, 42 jobs at 14:02:07, unit order fifo}. A master that stops answering is
+     * said so, with when it last answered; the connection is kept (it may come back).
+     */
+    public void refreshStatus() {
+        MasterClient c = client.get();
+        if (c == null || busy.get() || refreshing) {
+            return;
+        }
+        refreshing = true;
+        String last = lastAnswer;
+        try {
+            background.execute(() -> refresh(c, last));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            refreshing = false;   // the planner is closing: nothing to read any more
+        }
+    }
+
+    private void refresh(MasterClient c, String last) {
+        String line;
+        boolean answered;
+        try {
+            line = connectedLine(c.api().toString(), c.status());
+            answered = true;
+        } catch (ApiError e) {
+            line = "the master at " + base(c) + " does not answer: " + e.getMessage()
+                    + (last == null ? "" : " (it last answered at " + last + ")");
+            answered = false;
+        }
+        String shown = line;
+        boolean ok = answered;
+        ui.execute(() -> {
+            refreshing = false;
+            if (client.get() == c) {
+                state.set(shown);
+                if (ok) {
+                    lastAnswer = now();
+                }
+            }
+        });
+    }
+
+    private String lastAnswer;
+
+    private static String base(MasterClient c) {
+        String api = c.api().toString();
+        return api.endsWith("/api/v1") ? api.substring(0, api.length() - "/api/v1".length()) : api;
+    }
+
+    /** The master's figures; its address is in the field beside, so the line stays short enough for a laptop's bar. */
+    private String connectedLine(String api, JsonObject s) {
+        // the live figures first: on a narrow bar the end of the line is what gives way
+        return "connected: " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs at " + now() + ", unit order "
+                + field(s, "policy.unit-order");
     }
 
     public StringProperty urlProperty() {
@@ -81,9 +153,9 @@ public final class ConnectionViewModel {
         background.execute(() -> {
             try {
                 JsonObject s = c.status();
-                String line = "connected to " + uri + ": " + field(s, "nodes") + " nodes, " + field(s, "jobs") + " jobs, unit order "
-                        + field(s, "policy.unit-order");
+                String line = connectedLine(uri.toString(), s);
                 ui.execute(() -> {
+                    lastAnswer = now();
                     client.set(c);
                     state.set(line);
                     busy.set(false);

@@ -69,7 +69,7 @@ public final class GroupChartView extends Region {
         QuotaSummary.Limits q = r.limits();
         g.setFill(Color.web("#e0e0e0"));
         g.fillText(r.path() + ": used " + r.used() + (q == null ? "" : ", min " + q.min() + ", max " + q.max()
-                + (q.state() == null ? "" : ", " + q.state())) + " (" + r.unit() + ", last hour)", 6, top + 11);
+                + (q.state() == null ? "" : ", " + QuotaSummary.stateName(q.state()))) + " (" + r.unit() + ", last hour)", 6, top + 11);
         double x0 = 6;
         double y0 = top + 15;
         double cw = Math.max(10, w - 12);

@@ -23,12 +23,21 @@ import javafx.scene.text.Font;
 
 /**
  * The nodes as a heatmap: one cell per node, grouped by room into labelled blocks, coloured by
- * utilisation (blue idle, yellow half, red full; grey blacklisted). A redraw is one pass over the
+ * utilisation on the viridis scale (dark purple idle, teal half, yellow full; grey blacklisted). A redraw is one pass over the
  * frame's arrays into an ARGB buffer, then one image onto the canvas: no node object, no shape per
  * node, so 10,000 nodes redraw in a few milliseconds. Room labels are on a second canvas drawn only
  * when the layout changes. Hovering shows a node's name and usage; clicking selects it.
  */
 public final class HeatmapView extends Pane {
+
+    /**
+     * Viridis at 0, 0.1, ..., 1: a sequential palette whose lightness rises steadily from dark purple
+     * to yellow, readable with every common colour-vision deficiency and in grey.
+     */
+    private static final Color[] VIRIDIS = {
+        Color.web("#440154"), Color.web("#482475"), Color.web("#414487"), Color.web("#355f8d"), Color.web("#2a788e"),
+        Color.web("#21918c"), Color.web("#22a884"), Color.web("#44bf70"), Color.web("#7ad151"), Color.web("#bddf26"),
+        Color.web("#fde725")};
 
     /** Colours of utilisation 0 %, 1 %, ..., 100 %, as ARGB. */
     private static final int[] SCALE = new int[101];
@@ -44,10 +53,11 @@ public final class HeatmapView extends Pane {
         }
     }
 
-    /** The colour of utilisation {@code u} (0-1): hue from 220 (blue) through 60 (yellow) to 0 (red). */
+    /** The colour of utilisation {@code u} (0-1) on the viridis scale: dark purple idle, teal half, yellow full. */
     public static Color colour(double u) {
-        double hue = u <= 0.5 ? 220 - (220 - 60) * (u / 0.5) : 60 - 60 * ((u - 0.5) / 0.5);
-        return Color.hsb(hue, 0.8, 0.9);
+        double x = Math.max(0, Math.min(1, u)) * (VIRIDIS.length - 1);
+        int k = Math.min(VIRIDIS.length - 2, (int) Math.floor(x));
+        return VIRIDIS[k].interpolate(VIRIDIS[k + 1], x - k);
     }
 
     private static int argb(Color c) {
@@ -147,12 +157,10 @@ public final class HeatmapView extends Pane {
 
     private String describe(int i) {
         Frame f = frame;
-        return String.format(Locale.ROOT, "%s (%s): %.0f%% used%ncpu %d of %d, mem %d of %d MiB%n%d slots granted since the snapshot%s",
-                f.topology().names()[i], roomOf(i), 100 * f.utilisation(i), f.grantedCpu(i), f.capacityCpu(i), f.grantedMem(i), f.capacityMem(i),
-                f.slots(i), f.blacklisted(i) ? "\nblacklisted" : "");
+        return NodeText.of(f, i, roomOf(i));
     }
 
-    private String roomOf(int i) {
+    String roomOf(int i) {
         for (Topology.Room r : frame.topology().rooms()) {
             for (int n : r.nodes()) {
                 if (n == i) {

@@ -109,7 +109,23 @@ public final class LiveView extends BorderPane {
         frameTimes.textProperty().bind(vm.frameTimesTextProperty());
         frameTimes.setStyle("-fx-background-color: rgba(0,0,0,0.6); -fx-text-fill: white; -fx-padding: 2 5;");
         heatmap.setMinSize(0, 0);
-        BorderPane pane = new BorderPane(heatmap);
+        // the past is not shown as the present: while the stream does not feed the map, it is grey and says since when
+        javafx.scene.effect.ColorAdjust grey = new javafx.scene.effect.ColorAdjust(0, -1, 0.25, -0.2);
+        heatmap.effectProperty().bind(Bindings.when(vm.staleProperty()).then((javafx.scene.effect.Effect) grey)
+                .otherwise((javafx.scene.effect.Effect) null));
+        Label staleBanner = new Label();
+        staleBanner.setId("staleBanner");
+        staleBanner.textProperty().bind(vm.staleTextProperty());
+        staleBanner.visibleProperty().bind(vm.staleProperty());
+        staleBanner.setStyle("-fx-background-color: rgba(40,40,40,0.85); -fx-text-fill: white; -fx-padding: 6 10; -fx-font-size: 14px;");
+        staleBanner.setMouseTransparent(true);
+        javafx.scene.layout.StackPane stack = new javafx.scene.layout.StackPane(heatmap, staleBanner);
+        javafx.scene.layout.StackPane.setAlignment(staleBanner, Pos.TOP_CENTER);
+        stack.setMinSize(0, 0);
+        BorderPane pane = new BorderPane(stack);
+        // the side panel keeps its share of the split: the map's bar gives way instead
+        pane.setMinWidth(0);
+        frameTimes.setMinWidth(0);
         // the frame time in the top right corner, beside the colour scale, where it hides no room
         BorderPane top = new BorderPane();
         top.setLeft(legend());
@@ -119,21 +135,32 @@ public final class LiveView extends BorderPane {
         return pane;
     }
 
-    /** The colour scale: idle to full, and blacklisted. */
+    /** The colour scale with its numbers: 0 % to 100 % granted, and blacklisted. */
     private HBox legend() {
         Stop[] stops = new Stop[11];
         for (int k = 0; k <= 10; k++) {
             stops[k] = new Stop(k / 10.0, HeatmapView.colour(k / 10.0));
         }
-        Rectangle scale = new Rectangle(160, 10, new LinearGradient(0, 0, 1, 0, true, CycleMethod.NO_CYCLE, stops));
+        double w = 200;
+        Rectangle scale = new Rectangle(w, 10, new LinearGradient(0, 0, 1, 0, true, CycleMethod.NO_CYCLE, stops));
+        javafx.scene.layout.Pane ticks = new javafx.scene.layout.Pane();
+        ticks.setPrefSize(w + 30, 14);
+        for (int p = 0; p <= 100; p += 25) {
+            Label t = new Label(p + "%");
+            t.setStyle("-fx-font-size: 10px;");
+            t.setLayoutX(p / 100.0 * w - (p == 0 ? 0 : p == 100 ? 22 : 10));
+            ticks.getChildren().add(t);
+        }
+        VBox scaleWithTicks = new VBox(1, scale, ticks);
         Rectangle black = new Rectangle(10, 10, Color.web("#6b6b6b"));
-        HBox legend = new HBox(5, new Label("utilisation 0%"), scale, new Label("100%"), black, new Label("blacklisted"));
+        HBox legend = new HBox(5, new Label("granted"), scaleWithTicks, black, new Label("blacklisted"));
         legend.getChildren().forEach(n -> {
             if (n instanceof Label l) {
                 l.setMinWidth(Region.USE_PREF_SIZE);
             }
         });
-        Tooltip.install(legend, new Tooltip("hover a node for its usage, click it for the jobs holding slots on it"));
+        Tooltip.install(legend, new Tooltip("a node's colour: the larger of its cpu and memory granted, as a share of its capacity; "
+                + "hover a node for its usage, click it for the jobs holding slots on it"));
         legend.setAlignment(Pos.CENTER_LEFT);
         legend.setPadding(new Insets(2, 6, 2, 6));
         legend.setId("legend");
@@ -159,9 +186,26 @@ public final class LiveView extends BorderPane {
         TitledPane queuePane = new TitledPane("Waiting work per queue", queues);
         queuePane.setCollapsible(false);
 
-        SplitPane side = new SplitPane(groups, queuePane, jobsPanel());
+        ListView<LiveViewModel.RoomRow> rooms = new ListView<>(vm.roomRows());
+        rooms.setId("rooms");
+        rooms.setPlaceholder(new Label("no rooms yet"));
+        rooms.setCellFactory(l -> new ListCell<>() {
+            @Override
+            protected void updateItem(LiveViewModel.RoomRow r, boolean empty) {
+                super.updateItem(r, empty);
+                setText(empty || r == null ? null : r.text());
+                setWrapText(true);
+                setPrefWidth(0);   // wrap to the list's width instead of scrolling sideways
+            }
+        });
+        TitledPane roomPane = new TitledPane("Rooms", rooms);
+        roomPane.setCollapsible(false);
+        chart.effectProperty().bind(Bindings.when(vm.staleProperty()).then((javafx.scene.effect.Effect)
+                new javafx.scene.effect.ColorAdjust(0, -1, 0.25, -0.2)).otherwise((javafx.scene.effect.Effect) null));
+
+        SplitPane side = new SplitPane(groups, roomPane, queuePane, jobsPanel());
         side.setOrientation(Orientation.VERTICAL);
-        side.setDividerPositions(0.42, 0.66);
+        side.setDividerPositions(0.36, 0.5, 0.68);
         return side;
     }
 
@@ -214,7 +258,29 @@ public final class LiveView extends BorderPane {
         why.setWrapText(true);
         why.textProperty().bind(vm.whyProperty());
         why.setPrefRowCount(6);
-        VBox box = new VBox(4, jobList, byId, why);
+        ListView<String> waitingList = new ListView<>(vm.waitingJobs());
+        waitingList.setId("waitingJobs");
+        waitingList.setPlaceholder(new Label("no job waits"));
+        waitingList.setPrefHeight(90);
+        Runnable askWaiting = () -> {
+            String line = waitingList.getSelectionModel().getSelectedItem();
+            if (line != null) {
+                String id = line.split(" ", 2)[0];
+                if (!id.equals(vm.selectedJobProperty().get())) {
+                    vm.selectJob(id);
+                }
+            }
+        };
+        waitingList.setOnMouseClicked(e -> askWaiting.run());
+        waitingList.setOnKeyReleased(e -> {
+            if (e.getCode().isNavigationKey() || e.getCode() == KeyCode.ENTER) {
+                askWaiting.run();
+            }
+        });
+        Label waitingLine = new Label();
+        waitingLine.setId("waitingText");
+        waitingLine.textProperty().bind(vm.waitingTextProperty());
+        VBox box = new VBox(4, new Label("Holding slots"), jobList, waitingLine, waitingList, byId, why);
         VBox.setVgrow(jobList, Priority.ALWAYS);
         TitledPane pane = new TitledPane("Jobs (click one: why do its units wait?)", box);
         pane.setCollapsible(false);

@@ -74,9 +74,16 @@ public final class LiveViewModel implements AutoCloseable {
     private final ReadOnlyStringWrapper why = new ReadOnlyStringWrapper(this, "why", "");
     private final ReadOnlyStringWrapper nodeDetail = new ReadOnlyStringWrapper(this, "nodeDetail", "");
     private final ReadOnlyStringWrapper frameTimesText = new ReadOnlyStringWrapper(this, "frameTimesText", "");
+    private final ReadOnlyStringWrapper lastUpdate = new ReadOnlyStringWrapper(this, "lastUpdate");
+    private final javafx.beans.property.ReadOnlyBooleanWrapper stale = new javafx.beans.property.ReadOnlyBooleanWrapper(this, "stale");
+    private final ReadOnlyStringWrapper staleText = new ReadOnlyStringWrapper(this, "staleText", "");
+    private static final java.time.format.DateTimeFormatter HMS = java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss");
     private final ObservableList<GroupRow> groups = FXCollections.observableArrayList();
     private final ObservableList<QueueRow> queues = FXCollections.observableArrayList();
     private final ObservableList<JobRow> jobs = FXCollections.observableArrayList();
+    private final ObservableList<RoomRow> rooms = FXCollections.observableArrayList();
+    private final ObservableList<String> waiting = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper waitingText = new ReadOnlyStringWrapper(this, "waitingText", "");
     // one read-only view of each list, so that every listener listens to the same object
     private final ObservableList<GroupRow> groupsShown = FXCollections.unmodifiableObservableList(groups);
     private final ObservableList<QueueRow> queuesShown = FXCollections.unmodifiableObservableList(queues);
@@ -138,6 +145,37 @@ public final class LiveViewModel implements AutoCloseable {
     public LiveViewModel(Executor ui, Timing timing) {
         this.ui = Objects.requireNonNull(ui, "ui");
         this.timing = Objects.requireNonNull(timing, "timing");
+        state.addListener((o, was, now) -> updateStale());
+        frame.addListener((o, was, now) -> updateStale());
+    }
+
+    /**
+     * True while a frame is shown but the stream does not feed it (disconnected, reconnecting, failed):
+     * what is shown is the past, and the view greys it out.
+     */
+    public javafx.beans.property.ReadOnlyBooleanProperty staleProperty() {
+        return stale.getReadOnlyProperty();
+    }
+
+    /** When the last frame came, {@code hh:mm:ss} (the planner's clock); null before the first. */
+    public ReadOnlyStringProperty lastUpdateProperty() {
+        return lastUpdate.getReadOnlyProperty();
+    }
+
+    /** While stale: {@code disconnected: last update 14:02:07}; else empty. */
+    public ReadOnlyStringProperty staleTextProperty() {
+        return staleText.getReadOnlyProperty();
+    }
+
+    private void updateStale() {
+        boolean now = frame.get() != null && state.get() != ConnectionState.CONNECTED;
+        stale.set(now);
+        staleText.set(!now ? "" : switch (state.get()) {
+            case RECONNECTING -> "reconnecting";
+            case CONNECTING -> "connecting";
+            case FAILED -> "not connected";
+            default -> "disconnected";
+        } + ": not live, last update " + (lastUpdate.get() == null ? "unknown" : lastUpdate.get()));
     }
 
     // ---- commands ----
@@ -222,9 +260,7 @@ public final class LiveViewModel implements AutoCloseable {
             nodeDetail.set("node " + name + " is not in the cluster any more");
             return;
         }
-        String usage = String.format(Locale.ROOT, "%s: %.0f%% used, cpu %d/%d, mem %d/%d MiB, %d slots granted since the snapshot%s",
-                name, 100 * f.utilisation(i), f.grantedCpu(i), f.capacityCpu(i), f.grantedMem(i), f.capacityMem(i), f.slots(i),
-                f.blacklisted(i) ? ", blacklisted" : "");
+        String usage = NodeText.of(f, i, roomOf(f, i)).replace("\n", "; ");
         nodeDetail.set(usage);
         if (s != null) {
             background.execute(() -> {
@@ -233,6 +269,70 @@ public final class LiveViewModel implements AutoCloseable {
                         + (on.size() > 20 ? " and " + (on.size() - 20) + " more" : ""))));
             });
         }
+    }
+
+    private static String roomOf(Frame f, int i) {
+        for (var r : f.topology().rooms()) {
+            for (int n : r.nodes()) {
+                if (n == i) {
+                    return r.name();
+                }
+            }
+        }
+        return "?";
+    }
+
+    /** One room of the cluster, summed: nodes, granted of capacity per resource, the mean of the nodes' utilisation. */
+    public record RoomRow(String room, int nodes, long grantedCpu, long capacityCpu, long grantedMem, long capacityMem,
+                          double meanUtilisation, int blacklisted) {
+        /** As the room summary shows it. */
+        public String text() {
+            return String.format(Locale.ROOT, "%s: %d nodes, %.0f%% granted on average; cpu %s of %s cores, memory %,d of %,d GiB%s",
+                    room, nodes, 100 * meanUtilisation, NodeText.cores(grantedCpu), NodeText.cores(capacityCpu),
+                    grantedMem / 1024, capacityMem / 1024, blacklisted == 0 ? "" : ", " + blacklisted + " blacklisted");
+        }
+    }
+
+    /** The frame's rooms, summed (the per-room summary). */
+    public static List<RoomRow> rooms(Frame f) {
+        List<RoomRow> out = new ArrayList<>();
+        if (f == null) {
+            return out;
+        }
+        for (var r : f.topology().rooms()) {
+            long gc = 0, cc = 0, gm = 0, cm = 0;
+            double u = 0;
+            int bl = 0;
+            for (int n : r.nodes()) {
+                gc += f.grantedCpu(n);
+                cc += f.capacityCpu(n);
+                gm += f.grantedMem(n);
+                cm += f.capacityMem(n);
+                u += f.utilisation(n);
+                bl += f.blacklisted(n) ? 1 : 0;
+            }
+            int count = r.nodes().length;
+            out.add(new RoomRow(r.name(), count, gc, cc, gm, cm, count == 0 ? 0 : u / count, bl));
+        }
+        return out;
+    }
+
+    /**
+     * The jobs that wait (want slots, hold none), read with the quota state ({@code GET /jobs?state=waiting},
+     * the first 200 by id): ids, to be clicked for why.
+     */
+    public ObservableList<String> waitingJobs() {
+        return FXCollections.unmodifiableObservableList(waiting);
+    }
+
+    /** How many jobs wait, and how many are listed; or why they cannot be read. */
+    public ReadOnlyStringProperty waitingTextProperty() {
+        return waitingText.getReadOnlyProperty();
+    }
+
+    /** Each room summed, refreshed with the jobs list (at most once a second). */
+    public ObservableList<RoomRow> roomRows() {
+        return FXCollections.unmodifiableObservableList(rooms);
     }
 
     /** Called by the view after each heatmap redraw: the frame-time figures. */
@@ -325,8 +425,10 @@ public final class LiveViewModel implements AutoCloseable {
     // ---- on the UI thread ----
 
     private void show(Frame f) {
-        frame.set(f);
         long now = System.currentTimeMillis();
+        lastUpdate.set(java.time.LocalTime.ofInstant(java.time.Instant.ofEpochMilli(now), java.time.ZoneId.systemDefault()).format(HMS));
+        frame.set(f);
+        updateStale();
         if (now - lastStatsMillis >= 1000) {
             eventsPerSecond = lastStatsMillis == 0 ? 0 : (f.eventsApplied() - lastStatsEvents) * 1000.0 / (now - lastStatsMillis);
             lastStatsMillis = now;
@@ -343,6 +445,10 @@ public final class LiveViewModel implements AutoCloseable {
         }
         if (now - lastJobsMillis >= timing.jobsMillis()) {
             lastJobsMillis = now;
+            List<RoomRow> rs = rooms(f);
+            if (!rs.equals(rooms)) {
+                rooms.setAll(rs);
+            }
             List<JobRow> js = new ArrayList<>(f.jobs().size());
             f.jobs().forEach(j -> js.add(new JobRow(j.job(), j.slots(), j.grants())));
             if (!js.equals(jobs)) {
@@ -400,8 +506,24 @@ public final class LiveViewModel implements AutoCloseable {
         } catch (RuntimeException e) {
             q = QuotaSummary.none("slice unknown: the quota state does not read: " + e);
         }
+        List<String> ids = new ArrayList<>();
+        String waitingLine;
+        try {
+            MasterClient.Page<MasterClient.JobSummary> page = s.client.waitingJobs(200);
+            page.items().forEach(j -> ids.add(j.id() + "   " + j.queue() + ", wants " + j.desired() + " slots"));
+            waitingLine = page.total() == 0 ? "no job waits" : page.total() + (page.total() == 1 ? " job waits" : " jobs wait")
+                    + (page.total() > page.items().size() ? " (the first " + page.items().size() + " listed)" : "")
+                    + ": click one for why";
+        } catch (ApiError e) {
+            waitingLine = "the waiting jobs cannot be read: " + e.getMessage();
+        }
+        String shownWaiting = waitingLine;
         QuotaSummary shown = q;
         onUi(s, () -> {
+            waitingText.set(shownWaiting);
+            if (!ids.equals(waiting)) {
+                waiting.setAll(ids);
+            }
             quota = shown;
             slice.set(shown.text());
             showGroups(frame.get());

@@ -135,4 +135,21 @@ public record QuotaSummary(String text, Map<String, Limits> limits) {
         JsonElement cpu = e.getAsJsonObject().get("cpu");
         return cpu == null ? -1 : cpu.getAsLong();
     }
+
+    /**
+     * A group state as docs/multi-tenancy.md, "Group states", names it: {@code Overused} is ordinary
+     * borrowing from the shared pool, so it says so.
+     */
+    public static String stateName(String state) {
+        if (state == null) {
+            return null;
+        }
+        return switch (state.toUpperCase(java.util.Locale.ROOT)) {
+            case "NORMAL" -> "Normal (within its min)";
+            case "OVERUSED" -> "Overused (borrowing from the shared pool: above min, below max)";
+            case "DRAWBACK" -> "Drawback (at its max: nothing new until work ends)";
+            case "UNFUNDED" -> "Unfunded (no quota in this slice)";
+            default -> state;
+        };
+    }
 }

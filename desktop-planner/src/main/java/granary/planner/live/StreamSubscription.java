@@ -133,7 +133,8 @@ public final class StreamSubscription implements AutoCloseable {
                 }
                 why = e.describe();
             } catch (IOException e) {
-                why = silent ? silence() : "the stream broke: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                why = silent ? silence() : "the stream broke off\ndetails: " + e.getClass().getSimpleName()
+                        + (e.getMessage() == null ? "" : ": " + e.getMessage());
             } finally {
                 current = null;
             }

@@ -21,11 +21,24 @@ public final class ApiError extends Exception {
     private final String type;
     private final List<Item> errors;
 
+    private final String cause;
+
     public ApiError(int status, String type, String detail, List<Item> errors) {
+        this(status, type, detail, errors, null);
+    }
+
+    /** @param cause what the system said, for a details line (null: nothing more to say) */
+    public ApiError(int status, String type, String detail, List<Item> errors, String cause) {
         super(detail);
         this.status = status;
         this.type = type;
         this.errors = List.copyOf(errors);
+        this.cause = cause;
+    }
+
+    /** The technical cause for a details line ({@code ConnectException: Connection refused}), or null. */
+    public String details() {
+        return cause;
     }
 
     /** The HTTP status, or 0 if the master could not be reached. */
@@ -46,6 +59,9 @@ public final class ApiError extends Exception {
     public String describe() {
         StringBuilder sb = new StringBuilder(status == 0 ? "" : status + " " + type + ": ").append(getMessage());
         errors.forEach(e -> sb.append('\n').append("  ").append(e));
+        if (cause != null) {
+            sb.append('\n').append("details: ").append(cause);
+        }
         return sb.toString();
     }
 }

@@ -122,6 +122,32 @@ public final class MasterClient {
                 : new Outcome(false, text(o, "previousRevision"), text(o, "revision"), diff, notes);
     }
 
+    /** One job of {@code GET /jobs}: its id, queue, and slots wanted and held. */
+    public record JobSummary(String id, String queue, long desired, long granted) {
+    }
+
+    /**
+     * {@code GET /jobs?state=waiting}: the first {@code limit} jobs that want slots and hold none (by id),
+     * and how many there are in all.
+     */
+    public Page<JobSummary> waitingJobs(int limit) throws ApiError {
+        JsonObject o = send(request("/jobs?state=waiting&limit=" + limit).GET()).json;
+        List<JobSummary> out = new java.util.ArrayList<>();
+        if (o.has("items") && o.get("items").isJsonArray()) {
+            for (JsonElement e : o.getAsJsonArray("items")) {
+                JsonObject j = e.getAsJsonObject();
+                out.add(new JobSummary(text(j, "id"), text(j, "queue"),
+                        j.has("desired") ? j.get("desired").getAsLong() : 0, j.has("granted") ? j.get("granted").getAsLong() : 0));
+            }
+        }
+        long total = o.has("total") ? o.get("total").getAsLong() : out.size();
+        return new Page<>(out, total);
+    }
+
+    /** A page of a list and the list's whole length. */
+    public record Page<T>(List<T> items, long total) {
+    }
+
     /** {@code GET /jobs/{id}/why}: why the job's units wait. */
     public JsonObject why(String jobId) throws ApiError {
         return send(request("/jobs/" + URLEncoder.encode(jobId, StandardCharsets.UTF_8).replace("+", "%20") + "/why").GET()).json;
@@ -193,9 +219,23 @@ public final class MasterClient {
         }
     }
 
+    /** A failure to reach the master in a planner's words; what Java said goes to the details line. */
     private ApiError unreachable(IOException e) {
-        String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return new ApiError(0, "unreachable", "cannot reach the master at " + base + ": " + why, List.of());
+        String master = base.getScheme() + "://" + base.getAuthority();
+        String words;
+        if (e instanceof java.net.ConnectException) {
+            words = "the master at " + master + " is not reachable: nothing answers there (is it running, and is this its address and port?)";
+        } else if (e instanceof java.net.http.HttpTimeoutException) {
+            words = "the master at " + master + " did not answer within " + TIMEOUT.toSeconds() + " s";
+        } else if (e instanceof java.net.UnknownHostException) {
+            words = "there is no host " + base.getHost() + ": check the master's address";
+        } else if (e instanceof javax.net.ssl.SSLException) {
+            words = "the secure connection to " + master + " failed (is it https, with a certificate this machine trusts?)";
+        } else {
+            words = "the master at " + master + " could not be reached";
+        }
+        String cause = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return new ApiError(0, "unreachable", words, List.of(), cause);
     }
 
     /** Reads problem JSON (RFC 9457); anything else is quoted as it came. */

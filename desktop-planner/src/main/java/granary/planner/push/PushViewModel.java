@@ -39,7 +39,11 @@ public final class PushViewModel {
     private final ReadOnlyStringWrapper message = new ReadOnlyStringWrapper("");
     private final ObservableList<String> diff = FXCollections.observableArrayList();
     private final ObservableList<String> problems = FXCollections.observableArrayList();
+    private final ReadOnlyStringWrapper appliedRevision = new ReadOnlyStringWrapper();
+    private final ObservableList<String> effect = FXCollections.observableArrayList();
+    private final javafx.beans.property.ReadOnlyBooleanWrapper confirming = new javafx.beans.property.ReadOnlyBooleanWrapper();
     private Supplier<Draft> draft = () -> null;
+    private Supplier<String> blocker = () -> null;
     /** The draft and the in-force revision the shown diff was made from: what {@link #apply} sends. */
     private Draft reviewed;
     private String reviewedRevision;
@@ -59,8 +63,51 @@ public final class PushViewModel {
         this.draft = source;
     }
 
+    /**
+     * Why the draft cannot be pushed, in the planner's words (problems, warnings not acknowledged, a
+     * table that funds nobody), or null: asked before every dry run.
+     */
+    public void blockerSource(Supplier<String> source) {
+        this.blocker = source;
+    }
+
     public ReadOnlyObjectProperty<Step> stepProperty() {
         return step.getReadOnlyProperty();
+    }
+
+    /**
+     * The dry run's effect per group and hour, before the JSON diff: {@code group3 00:00-09:00: 3000/3000 -> 3000/4000},
+     * computed from the table in force the master answered and the draft.
+     */
+    public ObservableList<String> effect() {
+        return effect;
+    }
+
+    /** True while Apply asks for the one confirmation (with {@link #effect()}). */
+    public javafx.beans.property.ReadOnlyBooleanProperty confirmingProperty() {
+        return confirming.getReadOnlyProperty();
+    }
+
+    /** Apply, as a person asks for it: asks once, with the summary; {@link #apply()} then loads. */
+    public void requestApply() {
+        if (step.get() != Step.REVIEW || reviewed == null) {
+            refuse("nothing reviewed to apply: run the dry run first", List.of());
+            return;
+        }
+        confirming.set(true);
+        message.set("apply " + diff.size() + " change(s) to the master's table in force? "
+                + (effect.isEmpty() ? "no group's quota changes at any hour" : effect.size() + " change(s) of a group's quota, listed below"));
+    }
+
+    /** Answers the confirmation: no. Nothing is sent; the review stays. */
+    public void dismissApply() {
+        confirming.set(false);
+        message.set("not applied: the review stays, Apply asks again");
+    }
+
+    /** The revision the last Apply put in force; null before one. */
+    public ReadOnlyStringProperty appliedRevisionProperty() {
+        return appliedRevision.getReadOnlyProperty();
     }
 
     /** One line: what happened last, or why nothing can be pushed. */
@@ -86,6 +133,11 @@ public final class PushViewModel {
             refuse("not connected to a master: connect first", List.of());
             return;
         }
+        String why = blocker.get();
+        if (why != null) {
+            refuse(why, List.of());
+            return;
+        }
         if (d == null) {
             refuse("the draft has problems (see the table's problem list): fix them before pushing", List.of());
             return;
@@ -93,14 +145,18 @@ public final class PushViewModel {
         step.set(Step.CHECKING);
         message.set("checking the draft on " + c.api() + " (dry run) ...");
         diff.clear();
+        effect.clear();
+        confirming.set(false);
         problems.clear();
         background.execute(() -> {
             try {
                 MasterClient.Outcome o = c.putQuota(d.tableJson(), d.workerSpans(), null, true);
                 List<String> lines = o.diff().stream().map(MasterClient.Change::toString).toList();
+                List<String> effects = effect(c, d, o.revision());
                 ui.execute(() -> {
                     reviewed = d;
                     reviewedRevision = o.revision();
+                    effect.setAll(effects);
                     diff.setAll(lines);
                     step.set(Step.REVIEW);
                     message.set(lines.isEmpty() ? "the draft is the table in force: nothing to change"
@@ -121,14 +177,16 @@ public final class PushViewModel {
         }
         Draft d = reviewed;
         String rev = reviewedRevision;
+        confirming.set(false);
         step.set(Step.APPLYING);
         message.set("applying ...");
         background.execute(() -> {
             try {
                 MasterClient.Outcome o = c.putQuota(d.tableJson(), d.workerSpans(), rev, false);
                 ui.execute(() -> {
-                    step.set(Step.APPLIED);
                     reviewed = null;
+                    appliedRevision.set(o.newRevision());
+                    step.set(Step.APPLIED);
                     message.set("applied: revision " + shortRev(o.newRevision()) + " is in force"
                             + (o.notes().isEmpty() ? "" : "; " + String.join("; ", o.notes())));
                 });
@@ -138,9 +196,33 @@ public final class PushViewModel {
         });
     }
 
+    /**
+     * The effect per group and hour of replacing the table in force (read again, at the dry run's
+     * revision) with the draft; a line saying why if it cannot be told.
+     */
+    private static List<String> effect(MasterClient c, Draft d, String revision) {
+        try {
+            MasterClient.InForce now = c.quota();
+            granary.planner.table.model.Draft before = granary.planner.table.model.DraftJson.read(now.tableJson(), "the table in force",
+                    granary.policy.quota.api.QuotaTableCodec.workerSpans(now.workerSpans()));
+            granary.planner.table.model.Draft after = granary.planner.table.model.DraftJson.read(d.tableJson(), "the draft",
+                    granary.policy.quota.api.QuotaTableCodec.workerSpans(d.workerSpans()));
+            List<String> out = new java.util.ArrayList<>(granary.planner.table.model.TableEffect.between(before, after).stream()
+                    .map(granary.planner.table.model.TableEffect.Change::text).toList());
+            if (revision != null && !revision.equals(now.revision())) {
+                out.add(0, "(the table in force changed while this was computed: run the dry run again)");
+            }
+            return out;
+        } catch (ApiError | RuntimeException e) {
+            return List.of("(the effect per group and hour cannot be told: " + e.getMessage() + ")");
+        }
+    }
+
     /** Drops the reviewed diff without applying it. */
     public void cancel() {
         reviewed = null;
+        confirming.set(false);
+        effect.clear();
         diff.clear();
         step.set(Step.IDLE);
         message.set("push cancelled: nothing was changed on the master");
@@ -148,9 +230,18 @@ public final class PushViewModel {
 
     private void refuse(ApiError e) {
         reviewed = null;
-        String head = e.status() == 0 ? e.getMessage()
+        String head = e.status() == 0 ? "nothing was pushed: " + e.getMessage()
+                : e.status() == 403 ? "this token may not push: the master refused (403 forbidden); pushing needs an admin token "
+                        + "(issued with --issue-token=admin/NAME). The master said: " + e.getMessage()
+                : e.status() == 409 && "stale-revision".equals(e.type())
+                        ? "someone loaded another table since the dry run: the master refused (409 stale-revision); run the dry "
+                        + "run again to see the new diff. The master said: " + e.getMessage()
                 : "the master refused (" + e.status() + " " + e.type() + "): " + e.getMessage();
-        refuse(head, e.errors().stream().map(ApiError.Item::toString).toList());
+        List<String> items = new java.util.ArrayList<>(e.errors().stream().map(ApiError.Item::toString).toList());
+        if (e.details() != null) {
+            items.add("details: " + e.details());
+        }
+        refuse(head, items);
     }
 
     private void refuse(String why, List<String> items) {

@@ -58,14 +58,14 @@ public final class TableEditorView extends BorderPane {
 
         setTop(toolbar());
         SpansChartView chart = new SpansChartView(vm);
-        VBox center = new VBox(4, timeline, chart);
+        VBox center = new VBox(4, legend(), timeline, offerBar(), spansFixBar(), chart);
         ScrollPane scroll = new ScrollPane(center);
         scroll.setFitToWidth(true);
         scroll.setFocusTraversable(false);
         setCenter(scroll);
 
         problems.setId("problems");
-        problems.setItems(vm.problems());
+        problems.setItems(vm.listed());
         problems.setPrefHeight(140);
         problems.setPlaceholder(new Label("No problems: the table can be pushed."));
         problems.setCellFactory(l -> new ListCell<>() {
@@ -73,6 +73,11 @@ public final class TableEditorView extends BorderPane {
             protected void updateItem(TableProblem p, boolean empty) {
                 super.updateItem(p, empty);
                 setText(empty || p == null ? null : p.text());
+                setStyle(empty || p == null ? "" : switch (p.kind()) {
+                    case PROBLEM -> "-fx-text-fill: #a02020;";
+                    case WARNING -> "-fx-text-fill: #7a4a00; -fx-font-weight: bold;";
+                    case ACKNOWLEDGED -> "-fx-text-fill: #555555;";
+                });
             }
         });
         problems.getSelectionModel().selectedItemProperty().addListener((o, a, p) -> vm.select(p));
@@ -87,18 +92,107 @@ public final class TableEditorView extends BorderPane {
         });
         Label status = new Label();
         status.setId("status");
+        status.setWrapText(true);
         status.textProperty().bind(Bindings.createStringBinding(this::status, vm.messageProperty(), vm.validProperty(),
-                vm.dirtyProperty(), vm.sourceProperty(), vm.problems()));
-        setBottom(new VBox(2, problems, status));
+                vm.dirtyProperty(), vm.sourceProperty(), vm.problems(), vm.pushBlockerProperty()));
+        Button ack = new Button("Acknowledge warning");
+        ack.setId("acknowledge");
+        ack.setTooltip(new Tooltip("The selected warning is meant: it no longer stops a push"));
+        ack.disableProperty().bind(Bindings.createBooleanBinding(() -> {
+            TableProblem p = problems.getSelectionModel().getSelectedItem();
+            return p == null || p.kind() != TableProblem.Kind.WARNING;
+        }, problems.getSelectionModel().selectedItemProperty(), vm.listed()));
+        ack.setOnAction(e -> vm.acknowledge(problems.getSelectionModel().getSelectedItem()));
+        Button ackAll = new Button("Acknowledge all warnings");
+        ackAll.setId("acknowledgeAll");
+        ackAll.disableProperty().bind(Bindings.createBooleanBinding(
+                () -> vm.warnings().stream().noneMatch(w -> w.kind() == TableProblem.Kind.WARNING), vm.warnings()));
+        ackAll.setOnAction(e -> vm.acknowledgeAll());
+        javafx.scene.layout.HBox ackBar = new javafx.scene.layout.HBox(6, ack, ackAll);
+        setBottom(new VBox(2, problems, ackBar, status));
 
         addEventHandler(KeyEvent.KEY_PRESSED, this::shortcut);
+    }
+
+    /** What the timeline's colours and patterns mean. */
+    private static javafx.scene.Node legend() {
+        javafx.scene.layout.HBox box = new javafx.scene.layout.HBox(14,
+                swatch(javafx.scene.paint.Color.web("#7fa7d9"), null, "its own slice (min/max)"),
+                swatch(TimelineView.FROM_DEFAULT, null, "from default (no slice covers the hour)"),
+                swatch(TimelineView.NOTHING, javafx.scene.paint.Color.web("#8a5a2b"), "nothing: the slice in force does not name the group"));
+        box.setId("sourceLegend");
+        box.setPadding(new javafx.geometry.Insets(2, 6, 0, 6));
+        box.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        return box;
+    }
+
+    private static Label swatch(javafx.scene.paint.Color fill, javafx.scene.paint.Color stripe, String text) {
+        javafx.scene.layout.StackPane sw = new javafx.scene.layout.StackPane(new javafx.scene.shape.Rectangle(18, 12, fill));
+        if (stripe != null) {
+            javafx.scene.shape.Line l = new javafx.scene.shape.Line(0, 12, 12, 0);
+            l.setStroke(stripe);
+            sw.getChildren().add(l);
+        }
+        Label label = new Label(text, sw);
+        label.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        return label;
+    }
+
+    /** After drawing a slice that leaves groups with nothing: copy their default entries, or leave them so. */
+    private javafx.scene.Node offerBar() {
+        return choiceBar("offer", vm.offerProperty(), o -> o.text(),
+                "Copy their default entries", "acceptOffer", vm::acceptOffer,
+                "Leave them with nothing", "declineOffer", vm::declineOffer);
+    }
+
+    /** After a slice with its own WorkerSpans entry was moved: move the entry too, or keep it. */
+    private javafx.scene.Node spansFixBar() {
+        return choiceBar("spansFix", vm.spansFixProperty(), f -> f.text(),
+                "Move the entry", "moveSpans", vm::moveSpans,
+                "Keep it", "keepSpans", vm::keepSpans);
+    }
+
+    /**
+     * A bar that asks a question with two answers while {@code question} holds one (its text shown),
+     * hidden otherwise. Its nodes are {@code id}, {@code id + "Text"} and the two buttons' ids.
+     */
+    private <T> javafx.scene.Node choiceBar(String id, javafx.beans.value.ObservableValue<T> question,
+                                            java.util.function.Function<T, String> textOf,
+                                            String yes, String yesId, Runnable onYes, String no, String noId, Runnable onNo) {
+        Label text = new Label();
+        text.setId(id + "Text");
+        text.setWrapText(true);
+        Button yesButton = new Button(yes);
+        yesButton.setId(yesId);
+        yesButton.setOnAction(e -> onYes.run());
+        Button noButton = new Button(no);
+        noButton.setId(noId);
+        noButton.setOnAction(e -> onNo.run());
+        yesButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        noButton.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        javafx.scene.layout.HBox bar = new javafx.scene.layout.HBox(8, text, yesButton, noButton);
+        javafx.scene.layout.HBox.setHgrow(text, javafx.scene.layout.Priority.ALWAYS);
+        bar.setId(id);
+        bar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        bar.setPadding(new javafx.geometry.Insets(4, 6, 4, 6));
+        bar.setStyle("-fx-background-color: #fff3d6; -fx-border-color: #c98a00;");
+        Runnable update = () -> {
+            T q = question.getValue();
+            bar.setVisible(q != null);
+            bar.setManaged(q != null);
+            text.setText(q == null ? "" : textOf.apply(q));
+        };
+        question.addListener((ob, a, b) -> update.run());
+        update.run();
+        return bar;
     }
 
     public TimelineView timeline() {
         return timeline;
     }
 
-    private ToolBar toolbar() {
+    /** The tool bar: a flow that wraps onto a second row on a narrow window, never hiding a control behind "»". */
+    private javafx.scene.layout.FlowPane toolbar() {
         Button open = button("open", "Open…", "Open a quota table file (Ctrl+O)", this::open);
         Button save = button("save", "Save", "Save the table (Ctrl+S)", this::save);
         Button saveAs = button("saveAs", "Save as…", "Save the table to another file (Ctrl+Shift+S)", this::saveAs);
@@ -134,8 +228,29 @@ public final class TableEditorView extends BorderPane {
         });
         vm.draftProperty().addListener((o, a, b) -> showWorkerSpans());
         showWorkerSpans();
-        return new ToolBar(open, save, saveAs, new Separator(), undo, redo, new Separator(), add, rename, remove,
-                new Separator(), new Label("WorkerSpans"), workerSpans);
+        Label spansLabel = new Label("WorkerSpans");
+        javafx.scene.layout.HBox spans = new javafx.scene.layout.HBox(6, spansLabel, workerSpans);
+        spans.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        javafx.scene.layout.FlowPane bar = new javafx.scene.layout.FlowPane(6, 4, open, save, saveAs, sep(), undo, redo, sep(), add,
+                rename, remove, sep(), spans);
+        bar.setId("tableToolbar");
+        bar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        bar.setPadding(new javafx.geometry.Insets(4, 6, 4, 6));
+        bar.getStyleClass().add("tool-bar");
+        bar.getChildren().forEach(n -> {
+            if (n instanceof Button b) {
+                b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+            }
+        });
+        spansLabel.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        workerSpans.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        return bar;
+    }
+
+    private static Separator sep() {
+        Separator s = new Separator(javafx.geometry.Orientation.VERTICAL);
+        s.setPrefHeight(22);
+        return s;
     }
 
     private static Button button(String id, String text, String tip, Runnable action) {
@@ -160,7 +275,11 @@ public final class TableEditorView extends BorderPane {
         }
         String where = vm.sourceProperty().get() + (vm.dirtyProperty().get() ? " (edited)" : "");
         int n = vm.problems().size();
-        return where + ": " + (n == 0 ? "valid" : n + (n == 1 ? " problem" : " problems") + ": cannot be pushed");
+        if (n > 0) {
+            return where + ": " + n + (n == 1 ? " problem" : " problems") + ": cannot be pushed";
+        }
+        String blocker = vm.pushBlockerProperty().get();
+        return where + ": valid" + (blocker == null ? "" : "; " + blocker);
     }
 
     private String selectedGroup() {

@@ -25,6 +25,7 @@ import granary.planner.table.model.Draft;
 import granary.planner.table.model.DraftJson;
 import granary.planner.table.model.History;
 import granary.planner.table.model.Hours;
+import granary.planner.table.model.QuotaSources;
 import granary.policy.quota.api.QuotaTable;
 import granary.policy.quota.api.QuotaTableCodec;
 import granary.policy.quota.api.TimeSlice;
@@ -43,8 +44,13 @@ import granary.policy.quota.api.WorkerSpans;
  *
  * <p>Files: a table read and saved without edits is written back byte for byte; an edited one is
  * written by {@code QuotaTableCodec.write} (see {@link DraftJson#write}). WorkerSpans are not part
- * of the file: opening a file keeps the WorkerSpans being drawn against, and changing them does not
- * make the table dirty. A failed load, open or save changes nothing in the editor and leaves its
+ * of the table's format: they are saved beside it ({@link #spansFile}) and read back on open (without
+ * that file, opening keeps the WorkerSpans being drawn against); changing them does not make the table
+ * dirty.
+ *
+ * <p>Besides its problems, a draft has warnings: groups left with nothing for hours in which
+ * {@code default} funds them ({@link QuotaSources}); they must be acknowledged before a push
+ * ({@link #pushBlockerProperty()}). A failed load, open or save changes nothing in the editor and leaves its
  * reason in {@link #messageProperty()}. Loading or opening a table is one undoable step, so even a
  * successful open does not lose the previous draft.
  *
@@ -66,6 +72,14 @@ public final class TableEditorViewModel {
     private final ReadOnlyBooleanWrapper valid = new ReadOnlyBooleanWrapper(this, "valid");
     private final ObservableList<TableProblem> problems = FXCollections.observableArrayList();
     private final ObservableList<TableProblem> problemsView = FXCollections.unmodifiableObservableList(problems);
+    private final ObservableList<TableProblem> warnings = FXCollections.observableArrayList();
+    private final ObservableList<TableProblem> warningsView = FXCollections.unmodifiableObservableList(warnings);
+    private final ObservableList<TableProblem> listed = FXCollections.observableArrayList();
+    private final ObservableList<TableProblem> listedView = FXCollections.unmodifiableObservableList(listed);
+    /** The warnings' texts the planner acknowledged: a warning that changes must be acknowledged again. */
+    private final java.util.Set<String> acknowledged = new java.util.HashSet<>();
+    private final ReadOnlyObjectWrapper<SliceOffer> offer = new ReadOnlyObjectWrapper<>(this, "offer");
+    private final ReadOnlyStringWrapper pushBlocker = new ReadOnlyStringWrapper(this, "pushBlocker");
     private final ReadOnlyBooleanWrapper dirty = new ReadOnlyBooleanWrapper(this, "dirty");
     private final ReadOnlyBooleanWrapper canUndo = new ReadOnlyBooleanWrapper(this, "canUndo");
     private final ReadOnlyBooleanWrapper canRedo = new ReadOnlyBooleanWrapper(this, "canRedo");
@@ -80,6 +94,8 @@ public final class TableEditorViewModel {
     /** The text and bytes {@link #saved} was read from or written as; null if it never was. */
     private String savedText;
     private byte[] savedBytes;
+    /** The WorkerSpans as last saved beside the file (or opened from there). */
+    private WorkerSpans savedSpans;
     /** The draft when a drag began: a whole drag is one undo step. */
     private Draft gestureStart;
 
@@ -129,8 +145,34 @@ public final class TableEditorViewModel {
             message.set(e.getMessage());
             throw e;
         }
-        replace(text, bytes, path.toString(), draft.get().workerSpans());
+        WorkerSpans spans = draft.get().workerSpans();
+        Path side = spansFile(path);
+        String spansNote = null;
+        if (java.nio.file.Files.isRegularFile(side)) {
+            try {
+                spans = QuotaTableCodec.workerSpans(new String(files.read(side), StandardCharsets.UTF_8).strip());
+            } catch (UncheckedIOException | InvalidRequestException e) {
+                spansNote = "the WorkerSpans beside the table (" + side.getFileName() + ") do not read, so the ones drawn against "
+                        + "are kept: " + e.getMessage();
+            }
+        }
+        replace(text, bytes, path.toString(), spans);
         file.set(path);
+        savedSpans = draft.get().workerSpans();
+        if (spansNote != null && message.get() == null) {
+            message.set(spansNote);
+            show(draft.get());
+        }
+    }
+
+    /**
+     * Where a table's WorkerSpans are kept beside it: {@code NAME.workerspans} for {@code NAME.json}, one
+     * line in the format's WorkerSpans text ({@code default:5000,0-9:15000}); docs/planner.md, "The quota table editor".
+     */
+    public static Path spansFile(Path table) {
+        String name = table.getFileName().toString();
+        String base = name.endsWith(".json") ? name.substring(0, name.length() - ".json".length()) : name;
+        return table.resolveSibling(base + ".workerspans");
     }
 
     private void replace(String text, byte[] bytes, String name, WorkerSpans spans) {
@@ -148,6 +190,9 @@ public final class TableEditorViewModel {
         source.set(name);
         selection.set(null);
         message.set(next.workerForm() ? null : readOnlyReason());
+        acknowledged.clear();
+        offer.set(null);
+        spansFix.set(null);
         show(next);
     }
 
@@ -163,10 +208,17 @@ public final class TableEditorViewModel {
         byte[] bytes = sameTable(now, saved) && savedBytes != null ? savedBytes : text.getBytes(StandardCharsets.UTF_8);
         try {
             files.write(path, bytes);
+            WorkerSpans ws = now.workerSpans();
+            if (ws != null) {
+                files.write(spansFile(path), (ws + "\n").getBytes(StandardCharsets.UTF_8));
+            } else {
+                files.delete(spansFile(path));
+            }
         } catch (UncheckedIOException e) {
             message.set(e.getMessage());
             throw e;
         }
+        savedSpans = now.workerSpans();
         savedText = text;
         savedBytes = bytes;
         saved = now;
@@ -222,6 +274,117 @@ public final class TableEditorViewModel {
     /** Every problem of the draft, placed at its slice and group. */
     public ObservableList<TableProblem> problems() {
         return problemsView;
+    }
+
+    /**
+     * The warnings: each group left with nothing for hours in which {@code default} gives it a quota
+     * ({@code group1 gets nothing 20:00-24:00 (it had 2000/5000 from default)}), acknowledged or not.
+     */
+    public ObservableList<TableProblem> warnings() {
+        return warningsView;
+    }
+
+    /** What the problem list shows: the problems, then the warnings. */
+    public ObservableList<TableProblem> listed() {
+        return listedView;
+    }
+
+    /** Acknowledges a warning: the planner means it; it stays listed, and no longer stops a push. */
+    public void acknowledge(TableProblem warning) {
+        if (warning != null && warning.isWarning()) {
+            acknowledged.add(warning.message());
+            showWarnings();
+        }
+    }
+
+    /** Acknowledges every warning listed now. */
+    public void acknowledgeAll() {
+        warnings.forEach(w -> acknowledged.add(w.message()));
+        showWarnings();
+    }
+
+    /**
+     * Why the draft cannot be pushed now, in the planner's words; null if it can: problems, a warning
+     * not acknowledged, or a table that funds no group at all.
+     */
+    public ReadOnlyStringProperty pushBlockerProperty() {
+        return pushBlocker.getReadOnlyProperty();
+    }
+
+    /**
+     * After drawing a slice that leaves groups out which {@code default} funds: the offer to copy their
+     * {@code default} entries into it. Null when there is none.
+     */
+    public ReadOnlyObjectProperty<SliceOffer> offerProperty() {
+        return offer.getReadOnlyProperty();
+    }
+
+    /**
+     * A slice with its own WorkerSpans entry was given other hours: the entry still names the old hours,
+     * so the slice falls back to {@code default}. The planner moves it or keeps it; until then this says
+     * what to fix. Null when there is nothing to fix.
+     */
+    public record SpansFix(TimeSlice from, TimeSlice to, long workers) {
+        public String text() {
+            return "The WorkerSpans entry " + from + ":" + workers + " is for hours slice " + to + " no longer has: " + to
+                    + " falls back to the default entry. Move the entry to " + to + "?";
+        }
+    }
+
+    private final ReadOnlyObjectWrapper<SpansFix> spansFix = new ReadOnlyObjectWrapper<>(this, "spansFix");
+
+    public ReadOnlyObjectProperty<SpansFix> spansFixProperty() {
+        return spansFix.getReadOnlyProperty();
+    }
+
+    /** Moves the WorkerSpans entry to the slice's new hours (one undoable step). */
+    public boolean moveSpans() {
+        SpansFix f = spansFix.get();
+        if (f == null) {
+            return false;
+        }
+        spansFix.set(null);
+        return edit(d -> d.withSpans(f.from(), null).withSpans(f.to(), f.workers()));
+    }
+
+    /** Leaves the entry where it is (the slice uses the default entry). */
+    public void keepSpans() {
+        spansFix.set(null);
+    }
+
+    /** The offer made after a drawn slice left groups with nothing. */
+    public record SliceOffer(TimeSlice slice, List<String> groups, String text) {
+    }
+
+    /** Copies the offered groups' {@code default} entries into the slice (one undoable step). */
+    public boolean acceptOffer() {
+        SliceOffer o = offer.get();
+        if (o == null) {
+            return false;
+        }
+        offer.set(null);
+        return edit(d -> {
+            Draft out = d;
+            for (String g : o.groups()) {
+                out = out.withGroupIn(o.slice(), g);
+            }
+            return out;
+        });
+    }
+
+    /** Leaves the offered groups with nothing in the slice, on purpose: their warnings are acknowledged. */
+    public void declineOffer() {
+        SliceOffer o = offer.get();
+        if (o == null) {
+            return;
+        }
+        offer.set(null);
+        for (TableProblem w : warnings) {
+            if (o.groups().contains(w.group()) && w.slice() != null && w.slice().equals(o.slice())) {
+                acknowledged.add(w.message());
+            }
+        }
+        showWarnings();
     }
 
     /** True when saving would change the file (WorkerSpans are not in it). */
@@ -316,6 +479,10 @@ public final class TableEditorViewModel {
             return null;
         }
         selection.set(new CellRef(s, group));
+        List<String> left = QuotaSources.leftOut(draft.get(), s);
+        offer.set(left.isEmpty() ? null : new SliceOffer(s, left, "Slice " + s + " leaves " + String.join(", ", left)
+                + " with nothing from " + String.format("%02d:00 to %02d:00", s.from(), s.to())
+                + ": a slice replaces default whole. Copy their default entries into " + s + "?"));
         return s;
     }
 
@@ -326,9 +493,15 @@ public final class TableEditorViewModel {
      */
     public TimeSlice setSliceHours(TimeSlice slice, TimeSlice hours) {
         CellRef sel = selection.get();
+        Draft before = draft.get();
+        SpansFix pending = spansFix.get();
         if (slice.isDefault() || !edit(d -> d.withHours(slice, hours))) {
             return slice;
         }
+        TimeSlice origin = pending != null && pending.to().equals(slice) ? pending.from() : slice;
+        Long own = ownSpans(before, origin);
+        spansFix.set(own == null || origin.equals(hours) || ownSpans(draft.get(), hours) != null ? null
+                : new SpansFix(origin, hours, own));
         if (sel != null && slice.equals(sel.slice())) {
             selection.set(new CellRef(hours, sel.group()));
         }
@@ -538,6 +711,16 @@ public final class TableEditorViewModel {
             problems.setAll(e.problems().stream().map(TableProblem::of).toList());
         }
         valid.set(validTable.get() != null);
+        SliceOffer o = offer.get();
+        if (o != null) {
+            List<String> still = QuotaSources.leftOut(d, o.slice()).stream().filter(o.groups()::contains).toList();
+            offer.set(still.isEmpty() ? null : still.equals(o.groups()) ? o : new SliceOffer(o.slice(), still, o.text()));
+        }
+        SpansFix fix = spansFix.get();
+        if (fix != null && (d.slice(fix.to()) == null || ownSpans(d, fix.from()) == null || d.slice(fix.from()) != null)) {
+            spansFix.set(null);
+        }
+        showWarnings();
         CellRef sel = selection.get();
         if (sel != null) {
             TimeSlice s = sel.slice() == null ? null : d.slice(sel.slice()) != null ? sel.slice() : samePlace(before, d, sel.slice());
@@ -558,6 +741,38 @@ public final class TableEditorViewModel {
         }
         var now = after.slices().get(i);
         return now.cells().equals(before.slices().get(i).cells()) && !now.slice().isDefault() ? now.slice() : null;
+    }
+
+    private static Long ownSpans(Draft d, TimeSlice slice) {
+        return d.spans().stream().filter(x -> x.slice().equals(slice)).map(x -> x.workers()).findFirst().orElse(null);
+    }
+
+    private void showWarnings() {
+        Draft d = draft.get();
+        warnings.setAll(QuotaSources.losses(d).stream()
+                .map(l -> TableProblem.warning(l, acknowledged.contains(l.text()))).toList());
+        List<TableProblem> all = new java.util.ArrayList<>(problems);
+        all.addAll(warnings);
+        listed.setAll(all);
+        pushBlocker.set(blocker(d));
+    }
+
+    private String blocker(Draft d) {
+        if (!problems.isEmpty()) {
+            int n = problems.size();
+            return "the draft has " + n + (n == 1 ? " problem" : " problems") + " (see the table's problem list): fix "
+                    + (n == 1 ? "it" : "them") + " before pushing";
+        }
+        List<TableProblem> open = warnings.stream().filter(w -> w.kind() == TableProblem.Kind.WARNING).toList();
+        if (!open.isEmpty()) {
+            return open.size() + (open.size() == 1 ? " warning is" : " warnings are") + " not acknowledged ("
+                    + open.get(0).message() + (open.size() > 1 ? ", ..." : "")
+                    + "): acknowledge them in the table's problem list, or give those groups quota, before pushing";
+        }
+        if (d.slices().stream().allMatch(s -> s.cells().isEmpty())) {
+            return "the table funds no group: pushing it would leave every group with nothing";
+        }
+        return null;
     }
 
     private void updateFlags() {

@@ -24,6 +24,7 @@ import granary.planner.table.model.CellRef;
 import granary.planner.table.model.Draft;
 import granary.planner.table.model.GroupRow;
 import granary.planner.table.model.Hours;
+import granary.planner.table.model.QuotaSources;
 import granary.planner.table.model.SliceRow;
 import granary.policy.quota.api.GroupQuota;
 import granary.policy.quota.api.TimeSlice;
@@ -55,6 +56,11 @@ public final class TimelineView extends Region {
     private static final Color BAND_BAR = Color.web("#c9ccd2");
     private static final Color PROBLEM = Color.web("#d23c3c");
     private static final Color SELECTED = Color.web("#1d2733");
+    /** An hour a group has from {@code default} (no range slice covers it): a pale version of the default bar. */
+    public static final Color FROM_DEFAULT = Color.web("#dcebd3");
+    /** An hour a group gets nothing: pale, with dark diagonal stripes, so it reads without colour too. */
+    public static final Color NOTHING = Color.web("#f3dfc8");
+    private static final Color NOTHING_STRIPE = Color.web("#8a5a2b");
 
     private enum Mode { NONE, DRAW, RESIZE_START, RESIZE_END }
 
@@ -502,6 +508,7 @@ public final class TimelineView extends Region {
             gc.setTextAlign(TextAlignment.LEFT);
             gc.setFill(bad.contains(new CellRef(null, group.name())) ? PROBLEM : Color.web("#222"));
             gc.fillText(group.name() + " (" + group.groupId() + ")", 4, g.rowY(r) + TimelineGeometry.ROW / 2, TimelineGeometry.LABEL - 8);
+            sources(gc, g, r, QuotaSources.of(d, group.name()));
             for (SliceRow s : d.slices()) {
                 GroupQuota q = s.cell(group.name());
                 CellRef at = new CellRef(s.slice(), group.name());
@@ -522,6 +529,58 @@ public final class TimelineView extends Region {
                 bar(gc, g, row, ghost, BAR, ghost.toString(), false, false);
                 gc.setGlobalAlpha(1);
             }
+        }
+    }
+
+    /**
+     * Under a group's bars, where its quota comes from in the hours no bar of its own covers: runs
+     * of hours from {@code default} (pale green, labelled with the quota) and runs of hours it gets
+     * nothing (striped, labelled "nothing").
+     */
+    private static void sources(GraphicsContext gc, TimelineGeometry g, int row, List<QuotaSources.At> hours) {
+        double y = g.rowY(row) + 3;
+        double h = g.rowHeight(row) - 6;
+        int hour = 0;
+        while (hour < Hours.DAY) {
+            QuotaSources.Source src = hours.get(hour).source();
+            int end = hour + 1;
+            while (end < Hours.DAY && hours.get(end).source() == src
+                    && java.util.Objects.equals(hours.get(end).quota(), hours.get(hour).quota())) {
+                end++;
+            }
+            double x0 = g.x(hour) + 1;
+            double x1 = g.x(end) - 1;
+            if (src == QuotaSources.Source.DEFAULT) {
+                gc.setFill(FROM_DEFAULT);
+                gc.fillRect(x0, y, x1 - x0, h);
+                gc.setFill(Color.web("#4a6340"));
+                gc.setTextAlign(TextAlignment.LEFT);
+                var q = hours.get(hour).quota();
+                gc.fillText("default " + q.min() + "/" + q.max(), x0 + 3, y + h / 2, Math.max(1, x1 - x0 - 6));
+            } else if (src == QuotaSources.Source.NOTHING) {
+                gc.setFill(NOTHING);
+                gc.fillRect(x0, y, x1 - x0, h);
+                gc.save();
+                gc.beginPath();
+                gc.rect(x0, y, x1 - x0, h);
+                gc.clip();
+                gc.setStroke(NOTHING_STRIPE);
+                gc.setLineWidth(1);
+                for (double sx = x0 - h; sx < x1; sx += 8) {
+                    gc.strokeLine(sx, y + h, sx + h, y);
+                }
+                gc.restore();
+                gc.setFill(Color.web("#5a3311"));
+                gc.setTextAlign(TextAlignment.LEFT);
+                double tw = Math.min(52, x1 - x0 - 4);
+                if (tw > 8) {
+                    gc.setFill(Color.web("#fff8f0"));
+                    gc.fillRect(x0 + 2, y + h / 2 - 7, tw, 14);
+                    gc.setFill(Color.web("#5a3311"));
+                    gc.fillText("nothing", x0 + 4, y + h / 2, tw - 4);
+                }
+            }
+            hour = end;
         }
     }
 

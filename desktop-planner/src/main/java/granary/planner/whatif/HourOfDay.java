@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Time-weighted means per hour of the day (0-23) of a value that holds over intervals of trace time:
  * an interval crossing hours counts in each for the part it spends there, so a sample every 30 s and
- * one every 6 h give the same means. Trace time 0 is a midnight (the simulator's default start).
+ * one every 6 h give the same means. Trace time 0 is {@code offsetS} seconds after a midnight (the
+ * replay's start time of day; 0 for the simulator's default start).
  */
 final class HourOfDay {
 
@@ -14,6 +15,16 @@ final class HourOfDay {
 
     private final double[] weighted = new double[24];
     private final double[] seconds = new double[24];
+    private final long offsetS;
+
+    HourOfDay() {
+        this(0);
+    }
+
+    /** @param offsetS the replay's start, seconds after midnight */
+    HourOfDay(long offsetS) {
+        this.offsetS = Math.floorMod(offsetS, 24 * HOUR_S);
+    }
 
     /** {@code value} held over {@code (fromS, toS]}. */
     void add(long fromS, long toS, double value) {
@@ -22,9 +33,9 @@ final class HourOfDay {
         }
         long t = Math.max(0, fromS);
         while (t < toS) {
-            long hourEnd = (t / HOUR_S + 1) * HOUR_S;
+            long hourEnd = ((t + offsetS) / HOUR_S + 1) * HOUR_S - offsetS;
             long end = Math.min(hourEnd, toS);
-            int hour = (int) ((t / HOUR_S) % 24);
+            int hour = (int) (((t + offsetS) / HOUR_S) % 24);
             weighted[hour] += value * (end - t);
             seconds[hour] += end - t;
             t = end;

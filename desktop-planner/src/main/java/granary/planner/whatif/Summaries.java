@@ -20,9 +20,20 @@ final class Summaries {
     }
 
     static RunSummary of(String label, RunResult r, TableGroups names) {
+        return of(label, r, names, null, 0);
+    }
+
+    /**
+     * @param table        the side's table: each group's min and max over real time come from the slice in
+     *                     force at each moment (null: none drawn)
+     * @param startEpochMs when trace time 0 was replayed (its time of day places the hours)
+     */
+    static RunSummary of(String label, RunResult r, TableGroups names, granary.policy.quota.api.QuotaTable table,
+                         long startEpochMs) {
+        long offsetS = Math.floorMod(startEpochMs / 1000, 86_400L);
         RunResult.Jobs jobs = r.jobs();
-        HourOfDay cpu = new HourOfDay();
-        HourOfDay mem = new HourOfDay();
+        HourOfDay cpu = new HourOfDay(offsetS);
+        HourOfDay mem = new HourOfDay(offsetS);
         Csv series = new Csv(r.series());
         long last = 0;
         for (String[] row : series.rows) {
@@ -32,7 +43,7 @@ final class Summaries {
             mem.add(last, t, series.doubleAt(row, "mem_util"));
             last = t;
         }
-        Map<String, GroupHours> hours = groupHours(table(r.reportSeries(), "groups", "used", "used_cpu"), names);
+        Map<String, GroupHours> hours = groupHours(table(r.reportSeries(), "groups", "used", "used_cpu"), names, offsetS);
         Map<String, double[]> billing = billing(table(r.reportTables(), "billing", "slot_seconds", "slot_seconds"), names);
 
         Map<String, GroupSummary> groups = new LinkedHashMap<>();
@@ -45,19 +56,73 @@ final class Summaries {
         r.groups().forEach((replayName, row) -> rows.put(names.tableName(replayName), row));
         for (String g : groups.keySet()) {
             RunResult.GroupRow row = rows.get(g);
-            GroupHours h = hours.getOrDefault(g, new GroupHours());
+            GroupHours h = hours.getOrDefault(g, new GroupHours(offsetS));
             double[] billed = billing.getOrDefault(g, new double[2]);
+            double spanH = r.simulatedMs() / 3_600_000.0;
             groups.put(g, new GroupSummary(g, row == null ? 0 : row.jobs(), row == null ? 0 : row.timeouts(),
-                    row == null ? 0 : row.peakSlots(), h.used.means(), h.min.means(), h.max.means(), billed[0], billed[1]));
+                    row == null ? 0 : row.peakSlots(), h.used.means(), h.min.means(), h.max.means(), billed[0], billed[1],
+                    row == null ? 0 : row.belowMinSeconds(), row == null ? 0 : row.revokedSlots(),
+                    new Curve(h.usedHours, h.usedValues), quotaCurve(table, g, offsetS, spanH, true),
+                    quotaCurve(table, g, offsetS, spanH, false)));
         }
         return new RunSummary(label, r, jobs.submitted() + jobs.refused(), jobs.finished(), jobs.refused(),
                 r.timeouts().jobs(), r.timeouts().share(), r.waits().jobs(), cpu.means(), mem.means(), groups);
     }
 
     private static final class GroupHours {
-        final HourOfDay used = new HourOfDay();
-        final HourOfDay min = new HourOfDay();
-        final HourOfDay max = new HourOfDay();
+        final HourOfDay used;
+        final HourOfDay min;
+        final HourOfDay max;
+        final List<Double> usedHours = new java.util.ArrayList<>();
+        final List<Double> usedValues = new java.util.ArrayList<>();
+
+        GroupHours(long offsetS) {
+            used = new HourOfDay(offsetS);
+            min = new HourOfDay(offsetS);
+            max = new HourOfDay(offsetS);
+        }
+    }
+
+    /**
+     * A group's MinQuota or MaxQuota over the replay's real time, read from the table at each hour:
+     * the slice in force then (a group the slice does not name has 0). A step at each change.
+     * Amounts as the quota report gives them: slots, or cores for a table of resources.
+     */
+    static Curve quotaCurve(granary.policy.quota.api.QuotaTable table, String group, long offsetS, double spanH, boolean min) {
+        if (table == null || spanH <= 0) {
+            return Curve.EMPTY;
+        }
+        List<Double> hs = new java.util.ArrayList<>();
+        List<Double> vs = new java.util.ArrayList<>();
+        long firstHour = offsetS / 3600;
+        double value = Double.NaN;
+        // the start, then each hour of the day's beginning after it, in whole hours: no rounding can stall
+        for (long k = 0; ; k++) {
+            double t = k == 0 ? 0 : ((firstHour + k) * 3600 - offsetS) / 3600.0;
+            if (t > spanH) {
+                break;
+            }
+            int hour = (int) ((firstHour + k) % 24);
+            granary.policy.quota.api.TimeSlice s = table.sliceAt(hour);
+            granary.policy.quota.api.GroupQuota q = s == null ? null : table.groups(s).get(group);
+            double v = q == null ? 0 : amount(min ? q.min() : q.max());
+            if (Double.isNaN(value) || v != value) {
+                if (!Double.isNaN(value)) {
+                    hs.add(t);
+                    vs.add(value);
+                }
+                hs.add(t);
+                vs.add(v);
+                value = v;
+            }
+        }
+        hs.add(spanH);
+        vs.add(value);
+        return new Curve(hs, vs);
+    }
+
+    private static double amount(granary.policy.quota.api.Quota q) {
+        return q.isWorkers() ? q.workers() : q.resources().cpu() / 100.0;
     }
 
     /**
@@ -65,7 +130,7 @@ final class Summaries {
      * the interval since the sample before. Worker tables give {@code used}; resource tables
      * {@code used_cpu} in 1/100 cores, shown in cores.
      */
-    private static Map<String, GroupHours> groupHours(Csv t, TableGroups names) {
+    private static Map<String, GroupHours> groupHours(Csv t, TableGroups names, long offsetS) {
         Map<String, GroupHours> out = new LinkedHashMap<>();
         if (t == null) {
             return out;
@@ -80,8 +145,10 @@ final class Summaries {
                 previous = current;
                 current = time;
             }
-            GroupHours h = out.computeIfAbsent(names.tableName(t.at(row, "group")), g -> new GroupHours());
+            GroupHours h = out.computeIfAbsent(names.tableName(t.at(row, "group")), g -> new GroupHours(offsetS));
             h.used.add(previous, time, t.doubleAt(row, "used" + suffix) * scale);
+            h.usedHours.add(time / 3600.0);
+            h.usedValues.add(t.doubleAt(row, "used" + suffix) * scale);
             h.min.add(previous, time, t.doubleAt(row, "min" + suffix) * scale);
             h.max.add(previous, time, t.doubleAt(row, "max" + suffix) * scale);
         }

@@ -19,9 +19,21 @@ import granary.sim.trace.TraceFormat;
  * @param unitOrder    the unit-order policy paired with quota, e.g. {@code submitwindow}
  * @param draft        the drafted table (it may carry WorkerSpans)
  * @param inForce      the table in force (it may carry WorkerSpans)
+ * @param startEpochMs the moment (UTC) trace time 0 is replayed at: the slices and billing days count hours
+ *                     from it, so a replay may start at any time of day and date
  */
 public record WhatIfRequest(Path trace, TraceFormat format, String cluster, long maxJobs, long untilSeconds,
-                            GroupAssignment groups, String unitOrder, QuotaTable draft, QuotaTable inForce) {
+                            GroupAssignment groups, String unitOrder, QuotaTable draft, QuotaTable inForce,
+                            long startEpochMs) {
+
+    /** A replay starting at the simulator's default moment, 2024-01-01 00:00 UTC. */
+    public WhatIfRequest(Path trace, TraceFormat format, String cluster, long maxJobs, long untilSeconds,
+                         GroupAssignment groups, String unitOrder, QuotaTable draft, QuotaTable inForce) {
+        this(trace, format, cluster, maxJobs, untilSeconds, groups, unitOrder, draft, inForce, DEFAULT_START);
+    }
+
+    /** The simulator's default start: 2024-01-01T00:00:00Z. */
+    public static final long DEFAULT_START = granary.sim.run.SimSettings.DEFAULT_START;
 
     /** The unit order a what-if pairs with quota unless told otherwise (docs/policies.md, "submitwindow"). */
     public static final String DEFAULT_UNIT_ORDER = "submitwindow";
@@ -43,22 +55,26 @@ public record WhatIfRequest(Path trace, TraceFormat format, String cluster, long
     /** The trace, the defaults: its own cluster, every job, hashed into the tables' groups, {@code submitwindow}. */
     public static WhatIfRequest of(Path trace, TraceFormat format, QuotaTable draft, QuotaTable inForce) {
         return new WhatIfRequest(trace, format, "", 0, 0, GroupAssignment.hashIntoTableGroups(), DEFAULT_UNIT_ORDER,
-                draft, inForce);
+                draft, inForce, DEFAULT_START);
     }
 
     public WhatIfRequest withCluster(String text) {
-        return new WhatIfRequest(trace, format, text, maxJobs, untilSeconds, groups, unitOrder, draft, inForce);
+        return new WhatIfRequest(trace, format, text, maxJobs, untilSeconds, groups, unitOrder, draft, inForce, startEpochMs);
     }
 
     public WhatIfRequest withMaxJobs(long n) {
-        return new WhatIfRequest(trace, format, cluster, n, untilSeconds, groups, unitOrder, draft, inForce);
+        return new WhatIfRequest(trace, format, cluster, n, untilSeconds, groups, unitOrder, draft, inForce, startEpochMs);
     }
 
     public WhatIfRequest withGroups(GroupAssignment g) {
-        return new WhatIfRequest(trace, format, cluster, maxJobs, untilSeconds, g, unitOrder, draft, inForce);
+        return new WhatIfRequest(trace, format, cluster, maxJobs, untilSeconds, g, unitOrder, draft, inForce, startEpochMs);
+    }
+
+    public WhatIfRequest withStart(long epochMs) {
+        return new WhatIfRequest(trace, format, cluster, maxJobs, untilSeconds, groups, unitOrder, draft, inForce, epochMs);
     }
 
     public WhatIfRequest withUnitOrder(String name) {
-        return new WhatIfRequest(trace, format, cluster, maxJobs, untilSeconds, groups, name, draft, inForce);
+        return new WhatIfRequest(trace, format, cluster, maxJobs, untilSeconds, groups, name, draft, inForce, startEpochMs);
     }
 }

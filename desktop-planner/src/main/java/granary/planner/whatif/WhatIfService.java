@@ -95,7 +95,7 @@ public final class WhatIfService {
             List<PolicySetSpec> sets = List.of(set(DRAFT, draftFile, request.draft(), request.unitOrder()),
                     set(IN_FORCE, inForceFile, request.inForce(), request.unitOrder()));
             Replay.Request replay = new Replay.Request(request.format(), request.trace(), traceOptions(request, names),
-                    cluster(request.cluster()), sets, SimSettings.DEFAULTS, 1,
+                    cluster(request.cluster()), sets, SimSettings.DEFAULTS.withStart(request.startEpochMs()), 1,
                     request.maxJobs() == 0 ? Long.MAX_VALUE : request.maxJobs(),
                     request.untilSeconds() == 0 ? Long.MAX_VALUE : request.untilSeconds() * 1000);
             report.update(0, "reading " + request.trace().getFileName() + " (" + request.format().id() + ")");
@@ -141,8 +141,8 @@ public final class WhatIfService {
 
     private WhatIfResult result(WhatIfRequest request, TableGroups names, long jobs, List<RunResult> runs, Path draftFile,
                                 Path inForceFile) {
-        RunSummary draft = Summaries.of(DRAFT, runs.get(0), names);
-        RunSummary inForce = Summaries.of(IN_FORCE, runs.get(1), names);
+        RunSummary draft = Summaries.of(DRAFT, runs.get(0), names, request.draft(), request.startEpochMs());
+        RunSummary inForce = Summaries.of(IN_FORCE, runs.get(1), names, request.inForce(), request.startEpochMs());
         List<String> notes = new ArrayList<>();
         if (request.draft().workerForm() != request.inForce().workerForm()) {
             notes.add("the draft counts " + form(request.draft()) + " but the table in force " + form(request.inForce())

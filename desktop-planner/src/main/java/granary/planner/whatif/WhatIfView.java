@@ -54,10 +54,14 @@ public final class WhatIfView extends BorderPane {
     private final javafx.beans.property.ObjectProperty<Long> maxJobsAsObject;
 
     private final WhatIfViewModel vm;
-    private final BarChart<String, Number> timeouts = barChart("timeoutsChart", "Wait-for-resource timeouts (jobs)", "jobs");
-    private final BarChart<String, Number> waits = barChart("waitsChart", "Job wait (s)", "seconds");
+    private final BarChart<String, Number> timeouts = barChart("timeoutsChart",
+            "Timeouts (waits over 10 s)", "jobs");
+    private final BarChart<String, Number> waits = barChart("waitsChart", "Job wait: p50, p90, p99 (seconds)", "seconds");
     private final BarChart<String, Number> billing = barChart("billingChart", "Billing", "");
-    private final LineChart<Number, Number> utilisation = hourChart("utilisationChart", "Utilisation by hour of day (%)", "%");
+    private final LineChart<Number, Number> utilisation = hourChart("utilisationChart",
+            "Utilisation by hour of day: share of the cluster's cpu and memory granted (%)", "% of capacity");
+    private final Label verdictSentence = new Label();
+    private final GridPane verdict = new GridPane();
     private final TilePane groups = new TilePane(8, 8);
     private final Label notes = new Label();
     private final Label summary = new Label();
@@ -66,7 +70,7 @@ public final class WhatIfView extends BorderPane {
         this.maxJobsAsObject = vm.maxJobsProperty().asObject();
         this.vm = vm;
         setPadding(new Insets(8));
-        setTop(new VBox(8, form(), runBar()));
+        setTop(new VBox(8, form(), runBar(), baselineLine()));
         groups.setId("groupsChart");
         groups.setPrefColumns(3);
         groups.setMaxWidth(Double.MAX_VALUE);   // as many charts a row as the width takes
@@ -77,7 +81,16 @@ public final class WhatIfView extends BorderPane {
         utilisation.setPrefHeight(300);
         HBox bars = new HBox(8, timeouts, waits, billing);
         bars.getChildren().forEach(c -> HBox.setHgrow(c, Priority.ALWAYS));
-        VBox charts = new VBox(8, bars, summary, utilisation, new Label("Per group: used against min and max, by hour of day"), groups, notes);
+        verdictSentence.setId("verdictSentence");
+        verdictSentence.setWrapText(true);
+        verdictSentence.setStyle("-fx-font-weight: bold; -fx-font-size: 13px;");
+        verdict.setId("verdict");
+        verdict.setHgap(16);
+        verdict.setVgap(3);
+        Label groupsTitle = new Label("Per group over the replay's real time: what it held, and its MinQuota and MaxQuota "
+                + "from the slice in force at each moment");
+        groupsTitle.setWrapText(true);
+        VBox charts = new VBox(8, verdictSentence, verdict, bars, summary, utilisation, groupsTitle, groups, notes);
         charts.setPadding(new Insets(8, 0, 0, 0));
         ScrollPane scroll = new ScrollPane(charts);
         scroll.setFitToWidth(true);
@@ -142,6 +155,16 @@ public final class WhatIfView extends BorderPane {
         g.addRow(0, new Label("Trace"), trace, choose, new Label("Format"), format);
         g.addRow(1, new Label("Cluster"), cluster, new Label("Jobs"), maxJobs);
         g.addRow(2, new Label("Groups"), assignment, new Label("with quota"), unitOrder);
+        javafx.scene.control.DatePicker date = new javafx.scene.control.DatePicker();
+        date.setId("startDate");
+        date.valueProperty().bindBidirectional(vm.startDateProperty());
+        javafx.scene.control.Spinner<Integer> hour = new javafx.scene.control.Spinner<>(0, 23, vm.startHourProperty().get());
+        hour.setId("startHour");
+        hour.setPrefWidth(80);
+        hour.valueProperty().addListener((o, a, b) -> vm.startHourProperty().set(b == null ? 0 : b));
+        vm.startHourProperty().addListener((o, a, b) -> hour.getValueFactory().setValue(b.intValue()));
+        hour.setTooltip(new Tooltip("the hour of the day (UTC) the trace's first moment is replayed at: the slices count from it"));
+        g.addRow(3, new Label("Starts"), new HBox(6, date, new Label("at"), hour, new Label(":00 UTC")));
         GridPane.setHgrow(trace, Priority.ALWAYS);
         return g;
     }
@@ -168,9 +191,26 @@ public final class WhatIfView extends BorderPane {
         status.setTooltip(tip);
         status.setMaxWidth(Double.MAX_VALUE);
         HBox.setHgrow(status, Priority.ALWAYS);
+        // Run and Cancel keep their size whatever the status line says; the status line gives way
+        run.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        cancel.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        progress.setMinWidth(120);
+        status.setMinWidth(0);
         HBox bar = new HBox(8, run, cancel, progress, status);
         bar.setAlignment(Pos.CENTER_LEFT);
         return bar;
+    }
+
+    /** What the what-if compares with, and whether the result shown is out of date. */
+    private Label baselineLine() {
+        Label baseline = new Label();
+        baseline.setId("baseline");
+        baseline.setWrapText(true);
+        baseline.textProperty().bind(vm.baselineProperty());
+        baseline.styleProperty().bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> vm.baselineProperty().get().startsWith("out of date") ? "-fx-text-fill: #8a3b00; -fx-font-weight: bold;" : "",
+                vm.baselineProperty()));
+        return baseline;
     }
 
     private void chooseTrace() {
@@ -243,9 +283,12 @@ public final class WhatIfView extends BorderPane {
         groups.getChildren().clear();
         notes.setText("");
         summary.setText("");
+        verdict.getChildren().clear();
+        verdictSentence.setText("");
         if (r == null) {
             return;
         }
+        showVerdict(Verdict.of(r));
         for (RunSummary s : List.of(r.draft(), r.inForce())) {
             XYChart.Series<String, Number> t = series(s.label());
             t.getData().add(new XYChart.Data<>("all", s.timeouts()));
@@ -266,19 +309,24 @@ public final class WhatIfView extends BorderPane {
             utilisation.getData().add(hours(s.label() + " mem", s.memByHour(), 100));
         }
         billing.setTitle("Billing (" + (r.workerForm() ? "slot" : "core") + "-hours)");
+        long start = vm.startEpochMs();
+        double spanH = Math.max(r.draft().run().simulatedMs(), r.inForce().run().simulatedMs()) / 3_600_000.0;
+        timeouts.setTitle("Timeouts (waits over " + r.draft().run().timeouts().thresholdMs() / 1000 + " s)");
+        Tooltip.install(timeouts, new Tooltip("a timeout is a job that waited more than "
+                + r.draft().run().timeouts().thresholdMs() / 1000 + " s for resources (the wait-for-resource timeout)"));
         for (String g : r.groups()) {
-            LineChart<Number, Number> c = hourChart("group-" + g, g + " (" + r.unit() + ")", r.unit());
-            c.setPrefSize(390, 270);
+            TimeChartView c = new TimeChartView("group-" + g, g + ": " + r.unit() + " held, MinQuota and MaxQuota", r.unit(), start, spanH);
+            c.setPrefSize(520, 300);
             double held = 0;
             double limit = 0;
             for (RunSummary s : List.of(r.draft(), r.inForce())) {
                 GroupSummary gs = s.groups().get(g);
                 if (gs != null) {
-                    c.getData().add(hours(s.label() + " used", gs.usedByHour(), 1));
-                    c.getData().add(hours(s.label() + " min", gs.minByHour(), 1));
-                    c.getData().add(hours(s.label() + " max", gs.maxByHour(), 1));
-                    held = Math.max(held, Math.max(top(gs.usedByHour()), top(gs.minByHour())));
-                    limit = Math.max(limit, top(gs.maxByHour()));
+                    c.getData().add(curve(s.label() + " held", gs.used()));
+                    c.getData().add(curve(s.label() + " min", gs.min()));
+                    c.getData().add(curve(s.label() + " max", gs.max()));
+                    held = Math.max(held, Math.max(top(gs.used().values()), top(gs.min().values())));
+                    limit = Math.max(limit, top(gs.max().values()));
                 }
             }
             if (held > 0 && limit > 3 * held) {
@@ -289,12 +337,50 @@ public final class WhatIfView extends BorderPane {
                 y.setLowerBound(0);
                 y.setUpperBound(upper);
                 y.setTickUnit(upper / 5);
-                c.setTitle(g + " (" + r.unit() + ")\nmax up to " + String.format(Locale.ROOT, "%,.0f", limit) + ": off the scale");
+                c.setTitle(c.getTitle() + "\nmax up to " + String.format(Locale.ROOT, "%,.0f", limit) + ": off the scale");
             }
             groups.getChildren().add(c);
         }
         summary.setText(line(r.draft()) + "\n" + line(r.inForce()));
         notes.setText(r.notes().isEmpty() ? "" : "Notes:\n" + String.join("\n", r.notes()));
+    }
+
+    /** The verdict: a sentence, then a row per measure (draft, in force, difference, which is better). */
+    private void showVerdict(Verdict v) {
+        verdictSentence.setText(v.sentence());
+        String[] head = {"measure", "draft", "in force", "difference (draft − in force)", "better"};
+        for (int c = 0; c < head.length; c++) {
+            Label l = new Label(head[c]);
+            l.setStyle("-fx-font-weight: bold;");
+            verdict.add(l, c, 0);
+        }
+        int row = 1;
+        for (Verdict.Measure m : v.measures()) {
+            Label better = new Label(m.betterText());
+            better.setId("better-" + row);
+            better.setStyle(switch (m.better()) {
+                case DRAFT -> "-fx-text-fill: #1a5e1a; -fx-font-weight: bold;";
+                case IN_FORCE -> "-fx-text-fill: #8a3b00; -fx-font-weight: bold;";
+                case SAME -> "";
+            });
+            Label name = new Label(m.name());
+            name.setWrapText(true);
+            name.setMaxWidth(360);
+            verdict.addRow(row++, name, new Label(m.format(m.draft())), new Label(m.format(m.inForce())),
+                    new Label(m.differenceText()), better);
+        }
+    }
+
+    private static XYChart.Series<Number, Number> curve(String name, Curve c) {
+        XYChart.Series<Number, Number> s = new XYChart.Series<>();
+        s.setName(name);
+        for (int i = 0; i < c.size(); i++) {
+            double v = c.values().get(i);
+            if (!Double.isNaN(v)) {
+                s.getData().add(new XYChart.Data<>(c.hours().get(i), v));
+            }
+        }
+        return s;
     }
 
     /** One side's headline numbers, for reading off exactly what the bars show. */
@@ -351,7 +437,7 @@ public final class WhatIfView extends BorderPane {
 
     private static LineChart<Number, Number> hourChart(String id, String title, String unit) {
         NumberAxis x = new NumberAxis(0, 23, 3);
-        x.setLabel("hour of day (UTC)");
+        x.setLabel("hour of day (UTC): the mean over every day the replay ran through that hour");
         NumberAxis y = new NumberAxis();
         y.setLabel(unit);
         LineChart<Number, Number> c = new LineChart<>(x, y);

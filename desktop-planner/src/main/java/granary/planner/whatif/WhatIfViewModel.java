@@ -56,6 +56,14 @@ public final class WhatIfViewModel {
     private final ObservableList<GroupAssignment> groupChoices = FXCollections.unmodifiableObservableList(
             FXCollections.observableArrayList(GroupAssignment.hashIntoTableGroups(), GroupAssignment.asInTrace()));
     private final StringProperty unitOrder = new SimpleStringProperty(this, "unitOrder", WhatIfRequest.DEFAULT_UNIT_ORDER);
+    private final ObjectProperty<java.time.LocalDate> startDate = new SimpleObjectProperty<>(this, "startDate",
+            java.time.Instant.ofEpochMilli(WhatIfRequest.DEFAULT_START).atZone(java.time.ZoneOffset.UTC).toLocalDate());
+    private final javafx.beans.property.IntegerProperty startHour = new javafx.beans.property.SimpleIntegerProperty(this, "startHour", 0);
+    private final ReadOnlyObjectWrapper<Verdict> verdict = new ReadOnlyObjectWrapper<>(this, "verdict");
+    private final StringProperty inForceRevision = new SimpleStringProperty(this, "inForceRevision");
+    private final ReadOnlyStringWrapper baseline = new ReadOnlyStringWrapper(this, "baseline", "no table in force yet");
+    /** The revision the shown result compared with. */
+    private String resultRevision;
     private final ObservableList<String> unitOrders;
 
     private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress", 0);
@@ -77,6 +85,8 @@ public final class WhatIfViewModel {
         this.ui = ui;
         this.service = service;
         this.unitOrders = FXCollections.unmodifiableObservableList(FXCollections.observableArrayList(service.unitOrders()));
+        inForce.addListener((o, a, b) -> updateBaseline());
+        inForceRevision.addListener((o, a, b) -> updateBaseline());
         trace.addListener((o, before, path) -> {
             TraceFormat guess = guessFormat(path, format.get());
             if (guess != null) {
@@ -95,6 +105,35 @@ public final class WhatIfViewModel {
     /** The table imported from a master; null until one is. */
     public ObjectProperty<QuotaTable> inForceProperty() {
         return inForce;
+    }
+
+    /** The revision of the table in force ({@link #inForceProperty}), as the master named it; null if unknown. */
+    public StringProperty inForceRevisionProperty() {
+        return inForceRevision;
+    }
+
+    /**
+     * What the what-if compares with, in words: the revision in force, and whether the shown result
+     * compared with an older one ({@code ... the table in force is now rev-b: run again}).
+     */
+    public ReadOnlyStringProperty baselineProperty() {
+        return baseline.getReadOnlyProperty();
+    }
+
+    private void updateBaseline() {
+        String now = inForceRevision.get();
+        if (inForce.get() == null) {
+            baseline.set("no table in force to compare with: connect to a master");
+        } else if (result.get() != null && !java.util.Objects.equals(resultRevision, now)) {
+            baseline.set("out of date: this result compared with revision " + rev(resultRevision)
+                    + ", but the table in force is now revision " + rev(now) + ": run again");
+        } else {
+            baseline.set("compares the draft with the table in force, revision " + rev(now));
+        }
+    }
+
+    private static String rev(String r) {
+        return r == null ? "(unknown)" : r.length() > 12 ? r.substring(0, 12) : r;
     }
 
     // ---- the form ----
@@ -143,6 +182,27 @@ public final class WhatIfViewModel {
         return unitOrder;
     }
 
+    /** The date (UTC) the replay starts on: trace time 0 is replayed at {@link #startHourProperty} of it. */
+    public ObjectProperty<java.time.LocalDate> startDateProperty() {
+        return startDate;
+    }
+
+    /** The hour of the day (UTC, 0-23) the replay starts at. */
+    public javafx.beans.property.IntegerProperty startHourProperty() {
+        return startHour;
+    }
+
+    /** When trace time 0 is replayed, as epoch milliseconds (UTC). */
+    public long startEpochMs() {
+        java.time.LocalDate d = startDate.get() == null ? java.time.LocalDate.of(2024, 1, 1) : startDate.get();
+        return d.atTime(Math.floorMod(startHour.get(), 24), 0).toInstant(java.time.ZoneOffset.UTC).toEpochMilli();
+    }
+
+    /** Which table did better, measure by measure; null while there is no result. */
+    public ReadOnlyObjectProperty<Verdict> verdictProperty() {
+        return verdict.getReadOnlyProperty();
+    }
+
     /** The installed unit-order policies. */
     public ObservableList<String> unitOrders() {
         return unitOrders;
@@ -183,14 +243,16 @@ public final class WhatIfViewModel {
             return;
         }
         WhatIfRequest request = new WhatIfRequest(trace.get(), format.get(), cluster.get(), maxJobs.get(), untilSeconds.get(),
-                groups.get(), unitOrder.get(), draft.get(), inForce.get());
+                groups.get(), unitOrder.get(), draft.get(), inForce.get(), startEpochMs());
         long id = ++generation;
+        String revision = inForceRevision.get();
         cancelled = false;
         result.set(null);
+        verdict.set(null);
         progress.set(0);
         running.set(true);
         status.set("starting: " + request.trace().getFileName());
-        Thread t = new Thread(() -> work(id, request), "granary-whatif-" + id);
+        Thread t = new Thread(() -> work(id, request, revision), "granary-whatif-" + id);
         t.setDaemon(true);   // a replay in progress must not keep the planner from closing
         worker = t;
         t.start();
@@ -225,13 +287,16 @@ public final class WhatIfViewModel {
         if (format.get() == null) {
             return "no trace format: choose the format of " + p.getFileName();
         }
+        if (startHour.get() < 0 || startHour.get() > 23) {
+            return "the start hour must be 0 to 23 (UTC), not " + startHour.get();
+        }
         if (maxJobs.get() < 0 || untilSeconds.get() < 0) {
             return "the job limit and until must not be negative (0: no limit)";
         }
         return null;
     }
 
-    private void work(long id, WhatIfRequest request) {
+    private void work(long id, WhatIfRequest request, String revision) {
         long start = System.nanoTime();
         try {
             WhatIfResult r = service.run(request, (fraction, message) -> publish(id, () -> {
@@ -245,7 +310,10 @@ public final class WhatIfViewModel {
                     finish("cancelled");
                     return;
                 }
+                verdict.set(Verdict.of(r));
+                resultRevision = revision;
                 result.set(r);
+                updateBaseline();
                 progress.set(1);
                 finish(String.format(Locale.ROOT, "done in %.1f s: %d jobs of %s replayed through the draft and the table "
                         + "in force", seconds, r.jobs(), r.trace()) + (r.notes().isEmpty() ? "" : " (" + r.notes().size()
@@ -275,13 +343,17 @@ public final class WhatIfViewModel {
         });
     }
 
-    /** The exception's message on one line; bad input says what and where already, anything else says what it is. */
+    /**
+     * The exception's message on one line; bad input says what and where already; anything else is said
+     * in words, with what Java said on a details line.
+     */
     static String describe(RuntimeException e, WhatIfRequest request) {
         String m = e.getMessage() == null ? "" : e.getMessage().strip().replaceAll("\\s*\\R\\s*", "; ");
         if (e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException) {
-            return m.isEmpty() ? e.getClass().getSimpleName() + " replaying " + request.trace() : m;
+            return m.isEmpty() ? "the replay of " + request.trace().getFileName() + " stopped on bad input" : m;
         }
-        return e.getClass().getName() + (m.isEmpty() ? "" : ": " + m) + " (replaying " + request.trace() + ")";
+        return "the replay of " + request.trace().getFileName() + " stopped on an internal error (please report it)"
+                + "\ndetails: " + e.getClass().getSimpleName() + (m.isEmpty() ? "" : ": " + m);
     }
 
     /** The format a trace file's name tells, or null; {@code batch_task.csv} is v2017 unless v2018 is chosen. */

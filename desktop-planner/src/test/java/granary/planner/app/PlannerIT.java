@@ -120,15 +120,32 @@ class PlannerIT {
         assertEquals(150, fx(() -> app.whatIf.resultProperty().get().draft().jobs()));
         assertEquals(150, fx(() -> app.whatIf.resultProperty().get().inForce().jobs()));
 
+        // the article's table leaves group2 with nothing from 0 to 9: a warning acknowledged before a push
+        select("table");
+        assertTrue(fx(() -> app.editor.pushBlockerProperty().get()).contains("group2 gets nothing 00:00-09:00"),
+                () -> robot.lookup("#status").queryAs(Label.class).getText());
+        robot.clickOn("#acknowledgeAll");
+        assertNull(fx(() -> app.editor.pushBlockerProperty().get()));
+
         // push: dry run, the diff, apply
         select("push");
         robot.clickOn("#preview");
         await("the dry run", 30, () -> app.push.stepProperty().get() == PushViewModel.Step.REVIEW, () -> app.push.messageProperty().get());
         assertEquals("[~ $[\"0-9\"].group3.MaxQuota: 3000 -> 4000]", fx(() -> app.push.diff().toString()));
+        assertEquals("[group3 00:00-09:00: 3000/3000 -> 3000/4000]", fx(() -> app.push.effect().toString()));
         robot.clickOn("#apply");
+        assertTrue(fx(() -> app.push.confirmingProperty().get()), "Apply asks once, with the summary");
+        assertEquals(PushViewModel.Step.REVIEW, fx(() -> app.push.stepProperty().get()), "nothing sent before the answer");
+        robot.clickOn("#confirmApply");
         await("the load", 30, () -> app.push.stepProperty().get() == PushViewModel.Step.APPLIED, () -> app.push.messageProperty().get());
-        String inForce = new MasterClient(URI.create(master.url()), master.token("reader/check")).quota().tableJson();
+        MasterClient.InForce now = new MasterClient(URI.create(master.url()), master.token("reader/check")).quota();
+        String inForce = now.tableJson();
         assertTrue(inForce.contains("\"MaxQuota\":4000"), inForce);
+        // nothing stale: the what-if's baseline is the revision just applied, and its earlier result says it is out of date
+        await("the what-if's baseline re-read", 30, () -> now.revision().equals(app.whatIf.inForceRevisionProperty().get()),
+                () -> app.whatIf.baselineProperty().get());
+        assertTrue(fx(() -> app.whatIf.baselineProperty().get()).startsWith("out of date: this result compared with revision "),
+                () -> app.whatIf.baselineProperty().get());
 
         // live: the demo cluster's heatmap frames move
         select("live");

@@ -31,7 +31,7 @@ class PlannerOptionsTest {
     @Test
     void aWrongArgumentSaysWhatIsWrong() {
         assertTrue(message("--tab=charts").startsWith("--tab: 'charts' is none of [table, whatif, push, live]"));
-        assertTrue(message("--act=import,deploy").startsWith("--act: 'deploy' is none of [import, whatif, preview]"));
+        assertTrue(message("--act=import,deploy").startsWith("--act: 'deploy' is none of [import, whatif, acknowledge, preview]"));
         assertTrue(message("--max-jobs=-3").startsWith("--max-jobs: '-3' is not a whole number of jobs"));
         assertTrue(message("--max-jobs=lots").startsWith("--max-jobs: 'lots' is not a whole number of jobs"));
         assertTrue(message("--table=" + tmp.resolve("nope.json")).startsWith("--table: no file at "));

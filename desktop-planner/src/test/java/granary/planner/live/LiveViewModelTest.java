@@ -104,7 +104,8 @@ class LiveViewModelTest {
         await("RECONNECTING with a retry", () -> vm.stateProperty().get() == ConnectionState.RECONNECTING
                 && vm.connectionTextProperty().get().contains("retrying"));
         String text = onUi(() -> vm.connectionTextProperty().get());
-        assertTrue(text.contains("cannot reach the master at http://127.0.0.1:" + port + "/api/v1"), text);
+        assertTrue(text.contains("the master at http://127.0.0.1:" + port + " is not reachable: nothing answers there"), text);
+        assertTrue(text.indexOf("Exception") > text.indexOf("details: "), "a class name only on the details line: " + text);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package granary.planner.live;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,6 +24,7 @@ import javafx.application.Platform;
 import javafx.geometry.Point2D;
 import javafx.scene.Scene;
 import javafx.scene.canvas.Canvas;
+import javafx.scene.control.Label;
 import javafx.scene.control.ListCell;
 import javafx.scene.control.TextArea;
 import javafx.scene.image.WritableImage;
@@ -51,6 +53,10 @@ class LiveViewTest {
                 + "\"detail\":\"the quota policy is not installed\"}"));
         master.on("/api/v1/jobs/j3/why", r -> FakeMaster.Answer.json(200, "{\"job\":\"j3\",\"queue\":\"root.a\",\"state\":\"running\","
                 + "\"waitingSlots\":2,\"units\":[],\"sentences\":[\"j3/u1 waits for 2 slots: no node has 8 cpu free (best 4), 17 times.\"]}"));
+        master.on("/api/v1/jobs", r -> FakeMaster.Answer.json(200, "{\"items\":[{\"id\":\"j9\",\"queue\":\"root.b\",\"state\":\"waiting\","
+                + "\"desired\":4,\"granted\":0}],\"total\":1,\"offset\":0,\"limit\":200}"));
+        master.on("/api/v1/jobs/j9/why", r -> FakeMaster.Answer.json(200, "{\"job\":\"j9\",\"queue\":\"root.b\",\"state\":\"waiting\","
+                + "\"waitingSlots\":4,\"units\":[],\"sentences\":[\"j9/u1 waits for 4 slots: root.b is at its max.\"]}"));
         vm = new LiveViewModel(Platform::runLater, new LiveViewModel.Timing(33, 60_000, 50, 100, 1000, 10_000));
         view = new LiveView(vm);
         stage.setScene(new Scene(view, 1100, 700));
@@ -112,6 +118,12 @@ class LiveViewTest {
         Point2D onScreen = fx(() -> canvas.localToScreen(half));
         robot.clickOn(onScreen);
         await("n1's jobs", () -> vm.nodeDetailProperty().get().contains("jobs: j1, j2"));
+        String detail = fx(() -> vm.nodeDetailProperty().get());
+        assertTrue(detail.startsWith("n1 in room ") && detail.contains(" cores, memory ") && detail.contains(" MiB"), detail);
+        // the per-room summary
+        await("rooms summed", () -> !vm.roomRows().isEmpty());
+        assertTrue(fx(() -> vm.roomRows().get(0).text()).matches(".+: \\d+ nodes, \\d+% granted on average; cpu .+ cores, memory .+ GiB.*"),
+                fx(() -> vm.roomRows().get(0).text()));
 
         // a job's click shows why it waits
         await("j3 listed", () -> vm.jobs().stream().anyMatch(j -> j.job().equals("j3")));
@@ -123,5 +135,45 @@ class LiveViewTest {
         await("j3's why shown", () -> why.getText().contains("no node has 8 cpu free (best 4)"));
         assertEquals(1, master.requests("/api/v1/jobs/j3/why").size());
         Png.write(fx(() -> view.snapshot(null, null)), Path.of("target/live-view.png"));
+
+        // a waiting job holds no grant: it is listed apart, and a click asks why it waits
+        await("j9 listed as waiting", () -> vm.waitingJobs().stream().anyMatch(j -> j.startsWith("j9 ")));
+        assertEquals("1 job waits: click one for why", fx(() -> vm.waitingTextProperty().get()));
+        WaitForAsyncUtils.waitForFxEvents();
+        ListCell<?> j9 = robot.lookup("#waitingJobs .list-cell").queryAllAs(ListCell.class).stream()
+                .filter(c -> c.getText() != null && c.getText().startsWith("j9 ")).findFirst().orElseThrow();
+        robot.clickOn(j9);
+        await("j9's why shown", () -> why.getText().contains("root.b is at its max"));
+
+        // disconnected: the map is the past, greyed out, and says since when
+        Label banner = robot.lookup("#staleBanner").queryAs(Label.class);
+        assertFalse(fx(banner::isVisible), "live: no banner");
+        robot.clickOn("#disconnect");
+        await("stale", () -> vm.staleProperty().get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(fx(banner::isVisible));
+        assertTrue(fx(banner::getText).matches("disconnected: not live, last update \\d\\d:\\d\\d:\\d\\d"), fx(banner::getText));
+        WritableImage grey = fx(() -> map.snapshot(null, null));
+        Png.write(grey, Path.of("target/live-heatmap-stale.png"));
+        Color was = grey.getPixelReader().getColor((int) full.getX(), (int) full.getY());
+        assertTrue(Math.abs(was.getRed() - was.getGreen()) < 0.03 && Math.abs(was.getGreen() - was.getBlue()) < 0.03,
+                "a full node is grey while not live: " + was);
+    }
+
+    @Test
+    void thePaletteIsViridisAndItsLightnessRisesWithUtilisation() {
+        assertColour(Color.web("#440154"), HeatmapView.colour(0), "idle");
+        assertColour(Color.web("#21918c"), HeatmapView.colour(0.5), "half");
+        assertColour(Color.web("#fde725"), HeatmapView.colour(1), "full");
+        double last = -1;
+        for (int p = 0; p <= 100; p += 5) {
+            Color c = HeatmapView.colour(p / 100.0);
+            double luminance = 0.2126 * c.getRed() + 0.7152 * c.getGreen() + 0.0722 * c.getBlue();
+            assertTrue(luminance > last, "lightness rises at " + p + " %: read in grey or by any colour vision");
+            last = luminance;
+        }
+        assertEquals("Overused (borrowing from the shared pool: above min, below max)", QuotaSummary.stateName("OVERUSED"));
+        assertEquals("12.5", NodeText.cores(1250));
+        assertEquals("64", NodeText.cores(6400));
     }
 }

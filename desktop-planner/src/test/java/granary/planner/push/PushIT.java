@@ -94,7 +94,7 @@ class PushIT {
         c.connect();
         until("connected", () -> c.clientProperty().get() != null || !c.busyProperty().get());
         assertNotNull(c.clientProperty().get(), c.stateProperty().get());
-        assertTrue(c.stateProperty().get().startsWith("connected to " + master.url()), c.stateProperty().get());
+        assertTrue(c.stateProperty().get().startsWith("connected: "), c.stateProperty().get());
         return c;
     }
 
@@ -117,6 +117,11 @@ class PushIT {
         until("the dry run", () -> push.stepProperty().get() != PushViewModel.Step.CHECKING);
         assertEquals(PushViewModel.Step.REVIEW, push.stepProperty().get(), push.messageProperty().get());
         assertEquals(List.of("~ $[\"0-9\"].group3.MaxQuota: 3000 -> 4000"), push.diff());
+        assertEquals(List.of("group3 00:00-09:00: 3000/3000 -> 3000/4000"), push.effect(), "the effect per group and hour, before the diff");
+        push.requestApply();
+        assertTrue(push.confirmingProperty().get(), "Apply asks once");
+        assertTrue(push.messageProperty().get().startsWith("apply 1 change(s) to the master's table in force? 1 change(s) of a group's quota"),
+                push.messageProperty().get());
         assertTrue(master.token("reader/x") != null);
         assertTrue(new MasterClient(URI.create(master.url()), reader).quota().tableJson().contains("3000"),
                 "a dry run changes nothing");
@@ -141,7 +146,7 @@ class PushIT {
         asReader.draftSource(() -> new PushViewModel.Draft(ARTICLE, SPANS));
         asReader.preview();
         until("refused", () -> asReader.stepProperty().get() == PushViewModel.Step.REFUSED);
-        assertTrue(asReader.messageProperty().get().startsWith("the master refused (403 forbidden)"), asReader.messageProperty().get());
+        assertTrue(asReader.messageProperty().get().startsWith("this token may not push: the master refused (403 forbidden)"), asReader.messageProperty().get());
 
         PushViewModel push = new PushViewModel(ui, background);
         push.masterProperty().bind(connected(admin).clientProperty());
@@ -192,7 +197,9 @@ class PushIT {
             new MasterClient(URI.create("http://127.0.0.1:1"), admin).status();
         } catch (ApiError e) {
             assertEquals(0, e.status());
-            assertTrue(e.getMessage().startsWith("cannot reach the master at http://127.0.0.1:1/api/v1"), e.getMessage());
+            assertEquals("the master at http://127.0.0.1:1 is not reachable: nothing answers there (is it running, and is this its "
+                    + "address and port?)", e.getMessage(), "in a planner's words");
+            assertTrue(e.details().startsWith("ConnectException"), "the cause on the details line: " + e.details());
             return;
         }
         throw new AssertionError("port 1 answered");

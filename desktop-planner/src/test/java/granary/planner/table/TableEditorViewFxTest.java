@@ -1,6 +1,7 @@
 package granary.planner.table;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,7 +73,32 @@ class TableEditorViewFxTest {
 
     private List<String> problemTexts(FxRobot robot) {
         ListView<TableProblem> list = robot.lookup("#problems").queryListView();
-        return list.getItems().stream().map(TableProblem::text).toList();
+        return list.getItems().stream().filter(p -> !p.isWarning()).map(TableProblem::text).toList();
+    }
+
+    /** The warnings the list shows, as it shows them. */
+    private List<String> warningTexts(FxRobot robot) {
+        ListView<TableProblem> list = robot.lookup("#problems").queryListView();
+        return list.getItems().stream().filter(TableProblem::isWarning).map(TableProblem::text).toList();
+    }
+
+    /** The share of pixels along an hour range of a row (near the top of its bars, clear of labels) that are exactly {@code c}. */
+    private double share(FxRobot robot, int row, int fromHour, int toHour, javafx.scene.paint.Color c) {
+        WritableImage[] shot = new WritableImage[1];
+        robot.interact(() -> shot[0] = view.timeline().snapshot(null, null));
+        TimelineGeometry g = view.timeline().geometry();
+        int y = (int) (g.rowY(row) + 5);
+        int n = 0;
+        int hits = 0;
+        for (int x = (int) g.x(fromHour) + 3; x < (int) g.x(toHour) - 3; x++) {
+            javafx.scene.paint.Color p = shot[0].getPixelReader().getColor(x, y);
+            n++;
+            if (Math.abs(p.getRed() - c.getRed()) < 0.02 && Math.abs(p.getGreen() - c.getGreen()) < 0.02
+                    && Math.abs(p.getBlue() - c.getBlue()) < 0.02) {
+                hits++;
+            }
+        }
+        return n == 0 ? 0 : (double) hits / n;
     }
 
     /** With -Dtable.snapshots=DIR, writes what the editor looks like (for people, not for asserting). */
@@ -123,6 +149,43 @@ class TableEditorViewFxTest {
         assertNotNull(vm.draft().slice(NIGHT));
         assertEquals(List.of(), problemTexts(robot));
         assertNotNull(vm.validTableProperty().get());
+    }
+
+    @Test
+    void theTimelineShowsWhereEachHoursQuotaComesFromAndOffersTheDefaultsToALeftOutGroup(FxRobot robot) {
+        assertNotNull(robot.lookup("#sourceLegend").query());
+        assertTrue(robot.lookup("#sourceLegend .label").queryAll().stream()
+                .map(n -> ((javafx.scene.control.Label) n).getText()).anyMatch(t -> t.startsWith("nothing")));
+        // group1 (row 0) is in the 0-9 slice, and has its default entry from 9 to 24
+        assertTrue(share(robot, 0, 12, 17, TimelineView.FROM_DEFAULT) > 0.95, "12-17 from default");
+        // group2 (row 1) gets nothing from 0 to 9: the slice in force does not name it
+        assertTrue(share(robot, 1, 1, 8, TimelineView.NOTHING) > 0.5, "0-9 nothing for group2");
+        assertTrue(warningTexts(robot).contains(
+                "warning: group2 gets nothing 00:00-09:00 (it had 2000/5000 from default): acknowledge it before pushing"),
+                warningTexts(robot).toString());
+
+        drag(robot, at(12.5, 1), at(16.5, 1));
+        assertNotNull(vm.draft().cell(TimeSlice.parse("12-17"), "group2"));
+        assertTrue(share(robot, 0, 12, 17, TimelineView.NOTHING) > 0.5, "group1 now gets nothing 12-17");
+        assertTrue(robot.lookup("#offer").query().isVisible());
+        assertTrue(robot.lookup("#offerText").queryLabeled().getText().startsWith("Slice 12-17 leaves group1 with nothing"));
+        assertTrue(warningTexts(robot).stream().anyMatch(t -> t.contains("group1 gets nothing 12:00-17:00 (it had 3000/5000 from default)")),
+                warningTexts(robot).toString());
+        snapshot(robot, "left-out.png");
+
+        robot.clickOn("#acceptOffer");
+        assertEquals(3000, vm.draft().cell(TimeSlice.parse("12-17"), "group1").min().workers());
+        assertFalse(robot.lookup("#offer").query().isVisible());
+        assertTrue(share(robot, 0, 12, 17, TimelineView.NOTHING) < 0.05, "group1 has its own slice 12-17 now");
+
+        // acknowledging the remaining warning from the list
+        ListCell<?> cell = robot.lookup("#problems .list-cell")
+                .match((ListCell<?> c) -> c.getText() != null && c.getText().contains("group2 gets nothing 00:00-09:00")).query();
+        robot.clickOn(cell);
+        robot.clickOn("#acknowledge");
+        assertNull(vm.pushBlockerProperty().get(), vm.pushBlockerProperty().get());
+        assertTrue(warningTexts(robot).contains("warning (acknowledged): group2 gets nothing 00:00-09:00 (it had 2000/5000 from default)"),
+                warningTexts(robot).toString());
     }
 
     @Test

@@ -154,4 +154,22 @@ class WhatIfViewModelTest {
         assertFalse(vm.formats().contains(TraceFormat.SYNTHETIC), "a what-if replays a file");
         assertTrue(vm.unitOrders().contains("submitwindow"));
     }
+
+    @Test
+    void aResultAgainstAnOlderRevisionSaysItIsOutOfDate() throws InterruptedException {
+        vm.inForceRevisionProperty().set("rev-a");
+        assertEquals("compares the draft with the table in force, revision rev-a", vm.baselineProperty().get());
+        runToTheEnd();
+        assertNotNull(vm.resultProperty().get(), vm.statusProperty().get());
+        assertNotNull(vm.verdictProperty().get());
+        assertEquals("compares the draft with the table in force, revision rev-a", vm.baselineProperty().get());
+
+        // a push applied: the shell sets the new table in force and its revision
+        vm.inForceProperty().set(Tables.maxima("a", 2, "b", 4));
+        vm.inForceRevisionProperty().set("rev-b");
+        assertEquals("out of date: this result compared with revision rev-a, but the table in force is now revision rev-b: run again",
+                vm.baselineProperty().get());
+        runToTheEnd();
+        assertEquals("compares the draft with the table in force, revision rev-b", vm.baselineProperty().get());
+    }
 }

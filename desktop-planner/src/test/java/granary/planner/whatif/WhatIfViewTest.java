@@ -57,6 +57,14 @@ class WhatIfViewTest {
     @Test
     void runDrawsBothTablesInEveryChart(FxRobot robot) throws Exception {
         assertTrue(robot.lookup("#cancel").queryAs(Button.class).isDisabled(), "nothing to cancel yet");
+        // the replay starts at 22:00 on 27 November 2026 (UTC), set in the form
+        robot.interact(() -> {
+            robot.lookup("#startDate").queryAs(javafx.scene.control.DatePicker.class).setValue(java.time.LocalDate.of(2026, 11, 27));
+            @SuppressWarnings("unchecked")
+            javafx.scene.control.Spinner<Integer> hour = robot.lookup("#startHour").queryAs(javafx.scene.control.Spinner.class);
+            hour.getValueFactory().setValue(22);
+        });
+        assertEquals(java.time.Instant.parse("2026-11-27T22:00:00Z").toEpochMilli(), vm.startEpochMs());
         robot.clickOn("#run");
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(
                 () -> vm.resultProperty().get() != null || !vm.runningProperty().get()).get());
@@ -91,9 +99,28 @@ class WhatIfViewTest {
                 groups.getChildren().stream().map(Node::getId).toList());
         for (Node n : groups.getChildren()) {
             XYChart<?, ?> c = (XYChart<?, ?>) n;
-            assertEquals(List.of("draft used", "draft min", "draft max", "in force used", "in force min", "in force max"), names(c));
+            assertEquals(List.of("draft held", "draft min", "draft max", "in force held", "in force min", "in force max"), names(c));
             c.getData().forEach(s -> assertFalse(s.getData().isEmpty(), n.getId() + " " + s.getName()));
+            TimeChartView t = (TimeChartView) c;
+            assertEquals("d1 22:00", t.clock(0), "over real time, from the start");
+            assertEquals("d2 00:00", t.clock(2));
+            assertTrue(((javafx.scene.chart.NumberAxis) t.getXAxis()).getLabel().startsWith("time since the replay's start"));
+            assertTrue(t.getTitle().startsWith(n.getId().substring("group-".length()) + ": slots held, MinQuota and MaxQuota"), t.getTitle());
         }
+
+        // the verdict: a sentence, and per measure both values, the difference and which is better
+        String sentence = robot.lookup("#verdictSentence").queryAs(Label.class).getText();
+        assertTrue(sentence.startsWith("The draft is better: the draft wins "), sentence);
+        assertTrue(sentence.contains("Timeouts: "), sentence);
+        javafx.scene.layout.GridPane verdict = robot.lookup("#verdict").queryAs(javafx.scene.layout.GridPane.class);
+        List<String> firstRow = verdict.getChildren().stream().filter(x -> Integer.valueOf(1).equals(javafx.scene.layout.GridPane.getRowIndex(x)))
+                .map(x -> ((Label) x).getText()).toList();
+        assertEquals("timeouts: jobs that waited more than 10 s for resources", firstRow.get(0));
+        assertTrue(firstRow.get(1).endsWith(" jobs") && firstRow.get(2).endsWith(" jobs"), firstRow.toString());
+        assertTrue(firstRow.get(3).startsWith("-"), "the draft times out less: " + firstRow);
+        assertEquals("draft", robot.lookup("#better-1").queryAs(Label.class).getText());
+        assertTrue(verdict.getChildren().stream().map(x -> ((Label) x).getText())
+                .anyMatch(x -> x.equals("ads: time below its MinQuota with work waiting")));
 
         WritableImage screen = WaitForAsyncUtils.asyncFx(() -> stage.getScene().snapshot(null)).get();
         Png.write(screen, Path.of("target/whatif-view.png"));

@@ -71,10 +71,20 @@ class SlowClientsIT {
             for (int i = 0; i < 10; i++) {
                 greedyOnes.add(open(port, "POST", "/protocol/v1/messages", "Bearer " + greedy, 1000, "{"));
             }
+            // "at once": before the 10 s body limit could answer the four that are read (408); a loaded
+            // machine may take more than a moment, so each unanswered one is asked again until then
             int refusedAtOnce = 0;
-            for (Socket s : greedyOnes) {
-                if (statusLine(s, 1_500).startsWith("HTTP/1.1 429")) {
-                    refusedAtOnce++;
+            List<Socket> unanswered = new ArrayList<>(greedyOnes);
+            long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(7);
+            while (!unanswered.isEmpty() && refusedAtOnce < 6 && System.nanoTime() < until) {
+                for (java.util.Iterator<Socket> it = unanswered.iterator(); it.hasNext(); ) {
+                    String status = statusLine(it.next(), 250);
+                    if (status.startsWith("HTTP/1.1 429")) {
+                        refusedAtOnce++;
+                    }
+                    if (!status.startsWith("(no answer")) {
+                        it.remove();
+                    }
                 }
             }
             assertEquals(6, refusedAtOnce, "ten slow posts of one token: four are read, the rest refused at once");
@@ -132,12 +142,15 @@ class SlowClientsIT {
             beforeAnyServlet.put("HTTP/1.1 400 ", "GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n");
             beforeAnyServlet.put("HTTP/1.1 414", longUri);
             beforeAnyServlet.put("HTTP/1.1 431", bigHeader);
+            beforeAnyServlet.put("HTTP/1.1 505", "GET /api/v1/jobs HTTP/9.9\r\nHost: x\r\nConnection: close\r\n\r\n");
+            beforeAnyServlet.put("HTTP/1.1 400  ", "GET /api/v1/%2e%2e/%2e%2e/etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
             for (Map.Entry<String, String> e : beforeAnyServlet.entrySet()) {
                 String answer = rawExchange(port, e.getValue());
                 String shown = answer.substring(0, Math.min(answer.length(), 600));
                 assertTrue(answer.startsWith(e.getKey().trim()) && answer.contains("Content-Type: application/problem+json")
                         && answer.contains("\"status\":" + e.getKey().trim().substring(9)) && !answer.contains("<html")
-                        && !answer.contains("org.eclipse") && !answer.contains("Exception"), shown);
+                        && !answer.contains("org.eclipse") && !answer.contains("Exception") && !answer.contains("/badURI")
+                        && !answer.contains("/badMessage") && !answer.contains("log says why"), shown);
                 assertTrue(answer.length() < 2_000, "an error echoes at most a few hundred characters: " + shown);
             }
 

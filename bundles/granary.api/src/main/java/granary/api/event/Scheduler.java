@@ -28,6 +28,16 @@ public interface Scheduler {
     <T> CompletableFuture<T> query(Function<? super EngineView, T> query);
 
     /**
+     * Runs {@code work} on the engine thread, between two events, with the engine at hand: what it
+     * applies takes effect at once and in order, with no other event between. For a component whose
+     * own single-threaded state machine shares the engine's thread (the protocol master,
+     * docs/architecture.md "The master's loop"): it reads and changes the engine without waiting.
+     * On the engine thread itself (a task, a subscriber) it runs at once. The future completes with
+     * what {@code work} returns, or exceptionally with what it threw.
+     */
+    <T> CompletableFuture<T> onEngine(Function<? super EngineAccess, T> work);
+
+    /**
      * Delivers every grant and revocation, in decision order, on the engine thread; the listener
      * must not block. Closing the handle unsubscribes.
      */

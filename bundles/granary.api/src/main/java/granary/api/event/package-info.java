@@ -1,4 +1,4 @@
 /** Input events of the scheduling engine and the grant / revoke events it emits. */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.2.0")
+@org.osgi.annotation.versioning.Version("2.3.0")
 package granary.api.event;

@@ -210,8 +210,9 @@ public final class JsonReader {
         while (true) {
             skipSpace();
             if (peek() != '"') {
+                String mistake = notJson(peek());
                 throw error(path, pos >= text.length() ? "the document ends inside an object"
-                        : notJson(peek()) != null ? notJson(peek())
+                        : mistake != null ? mistake
                         : members.isEmpty() ? "expected a key in double quotes" : "expected a key in double quotes after ',' (no trailing commas)");
             }
             JsonPosition keyAt = here();
@@ -434,8 +435,9 @@ public final class JsonReader {
         }
         pos = start;
         char c = text.charAt(pos);
+        String mistake = notJson(c);
         if (w.isEmpty()) {
-            throw error(path, notJson(c) != null ? notJson(c)
+            throw error(path, mistake != null ? mistake
                     : c == '+' ? "a number must not start with '+'"
                     : c == '.' ? "a number must start with a digit"
                     : "expected a value (an object, array, string, number, true, false or null), got '"

@@ -191,6 +191,11 @@ public class EngineComponent implements Scheduler {
     }
 
     @Override
+    public <T> CompletableFuture<T> onEngine(Function<? super granary.api.event.EngineAccess, T> work) {
+        return loop.onEngine(work);
+    }
+
+    @Override
     public AutoCloseable subscribe(Consumer<? super OutputEvent> listener) {
         return loop.subscribe(listener);
     }

@@ -2,7 +2,6 @@ package granary.http.jetty;
 
 import granary.http.ErrorPages;
 import java.nio.ByteBuffer;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.server.Request;
@@ -28,15 +27,10 @@ public final class ProblemErrorHandler extends ErrorHandler {
         response.write(true, ByteBuffer.wrap(body), callback);
     }
 
-    @Override
-    public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
-        fields.put(HttpHeader.CONTENT_TYPE, ErrorPages.CONTENT_TYPE);
-        return ByteBuffer.wrap(ErrorPages.problem(status, "", reason));
-    }
-
+    /** The request's path; "" for one Jetty could not read, which it names with a placeholder path of its own. */
     private static String pathOf(Request request) {
         HttpURI uri = request.getHttpURI();
         String path = uri == null ? null : uri.getPath();
-        return path == null ? "" : path;
+        return path == null || path.equals("/badURI") || path.equals("/badMessage") ? "" : path;
     }
 }

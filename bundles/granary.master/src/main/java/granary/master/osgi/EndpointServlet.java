@@ -35,6 +35,7 @@ final class EndpointServlet extends HttpServlet {
     private final transient InFlight polls = new InFlight(PER_TOKEN);
     /** The peers' own threads: what the master does for a post or a poll runs there, never on Jetty's. */
     private final transient PeerWork work = new PeerWork();
+    private final transient PostTimes times = new PostTimes();
 
     EndpointServlet(Endpoint endpoint) {
         this.endpoint = endpoint;
@@ -87,8 +88,14 @@ final class EndpointServlet extends HttpServlet {
         resp.getOutputStream().write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
+    /** How long answered posts took at the master (for {@code granary:wire}). */
+    String postTimes() {
+        return times.line();
+    }
+
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        long arrived = System.nanoTime();
         String authorization = req.getHeader("Authorization");
         String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
         Reply refused = endpoint.admit(authorization, remote);
@@ -106,7 +113,11 @@ final class EndpointServlet extends HttpServlet {
                 case FAILED -> AsyncBody.complete(async); // the caller went away
                 case TIMED_OUT -> timedOut(async);
                 // too large: the endpoint says so (413) from the limit + 1 bytes read; the rest is not read
-                default -> work.run(async, () -> answer(async, endpoint.post(authorization, body, remote), end == AsyncBody.End.TOO_LARGE));
+                // checked and decoded on a peers' thread, applied by the master's loop, written back on a peers' thread
+                default -> work.run(async, () -> endpoint.postAsync(authorization, body, remote).whenCompleteAsync((reply, failure) -> {
+                    answer(async, failure == null ? reply : new Reply(503, new byte[0]), end == AsyncBody.End.TOO_LARGE);
+                    times.add(System.nanoTime() - arrived);
+                }, work.executor()));
             }
         });
     }
@@ -203,7 +214,8 @@ final class EndpointServlet extends HttpServlet {
         String authorization = req.getHeader("Authorization");
         String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
         work.run(async, () -> endpoint.poll(authorization, after, wait, incarnation, remote)
-                .whenComplete((reply, failure) -> answer(async, failure == null ? reply : new Reply(503, new byte[0]), false)));
+                .whenCompleteAsync((reply, failure) -> answer(async, failure == null ? reply : new Reply(503, new byte[0]), false),
+                        work.executor()));
     }
 
     /** 429, at once and empty: the caller has {@link #PER_TOKEN} requests of this kind open already. */

@@ -70,6 +70,13 @@ final class HaGate implements Endpoint {
     }
 
     @Override
+    public CompletableFuture<Reply> postAsync(String authorization, byte[] body, String remote) {
+        ProtocolMaster m = master;
+        return m != null ? m.postAsync(authorization, body, remote)
+                : CompletableFuture.completedFuture(Standby.refusal(name, self, leaderToName()));
+    }
+
+    @Override
     public Reply admit(String authorization, String remote) {
         ProtocolMaster m = master;
         return m != null ? m.admit(authorization, remote) : Standby.refusal(name, self, leaderToName());
@@ -77,8 +84,13 @@ final class HaGate implements Endpoint {
 
     @Override
     public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
+        return poll(authorization, after, waitMillis, 0, remote);
+    }
+
+    @Override
+    public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, long incarnation, String remote) {
         ProtocolMaster m = master;
-        return m != null ? m.poll(authorization, after, waitMillis, remote)
+        return m != null ? m.poll(authorization, after, waitMillis, incarnation, remote)
                 : CompletableFuture.completedFuture(Standby.refusal(name, self, leaderToName()));
     }
 }

@@ -95,6 +95,8 @@ public class MasterComponent {
 
     private volatile ProtocolMaster master;
     private ServiceRegistration<?> servlet;
+    /** The wire's servlet: how long its posts took, for {@code granary:wire}. */
+    private EndpointServlet endpoint;
     private volatile ServiceRegistration<?> commands;
     private volatile ServiceRegistration<?> monitor;
     private ServiceRegistration<?> leaderLease;
@@ -129,7 +131,8 @@ public class MasterComponent {
             // a single master: serves from the start, its start time as its incarnation
             leaderLease = context.registerService(LeaderLease.class, LeaderLease.ALWAYS, null);
             master = newMaster(tokens, config, System.currentTimeMillis(), LeaderLease.ALWAYS);
-            servlet = context.registerService(Servlet.class, new EndpointServlet(master), props);
+            endpoint = new EndpointServlet(master);
+            servlet = context.registerService(Servlet.class, endpoint, props);
             registerCommands(master);
             registerMonitor(master);
             return;
@@ -168,7 +171,8 @@ public class MasterComponent {
         holder[0] = election;
         lease[0] = new ElectionLease(election.lease(), gate, ha.advertise(), ha.cluster());
         leaderLease = context.registerService(LeaderLease.class, lease[0], null);
-        servlet = context.registerService(Servlet.class, new EndpointServlet(gate), props);
+        endpoint = new EndpointServlet(gate);
+        servlet = context.registerService(Servlet.class, endpoint, props);
         System.err.println("granary: master " + ha.advertise() + " is a standby of cluster " + ha.cluster()
                 + " (ZooKeeper " + ha.connectString() + ")");
         try {
@@ -191,7 +195,8 @@ public class MasterComponent {
         Hashtable<String, Object> cmd = new Hashtable<>();
         cmd.put("osgi.command.scope", "granary");
         cmd.put("osgi.command.function", new String[] {"agents", "jobmasters", "wire"});
-        commands = context.registerService(PeerCommands.class, new PeerCommands(m), cmd);
+        EndpointServlet e = endpoint;
+        commands = context.registerService(PeerCommands.class, new PeerCommands(m, () -> e == null ? "" : " " + e.postTimes()), cmd);
     }
 
     /** Under its API interface only: the implementation class as a second type hid services on Felix. */
@@ -274,9 +279,11 @@ public class MasterComponent {
     /** {@code granary:agents} and {@code granary:jobmasters}: one {@code key=value} line per peer. */
     public static final class PeerCommands {
         private final ProtocolMaster master;
+        private final java.util.function.Supplier<String> postTimes;
 
-        PeerCommands(ProtocolMaster master) {
+        PeerCommands(ProtocolMaster master, java.util.function.Supplier<String> postTimes) {
             this.master = master;
+            this.postTimes = postTimes;
         }
 
         /** Every agent: node, state, incarnation, last seen, caps, slots, workers, endpoint. */
@@ -290,14 +297,15 @@ public class MasterComponent {
         }
 
         /**
-         * The protocol side in one line: peers, and how long grants took from decision to the cap
-         * or hint that carries them leaving the master (p50 / p99 over the last deliveries).
+         * The protocol side in one line: peers, how long grants took from decision to the cap or
+         * hint that carries them leaving the master (p50 / p99 over the last deliveries), and how
+         * long peers' posts took from arriving to their ack (p50 / p99 over the last posts).
          */
         public String wire() {
             long[] d = master.deliveryLatency();
             long live = master.agents().stream().filter(p -> p.state().equals("live")).count();
             return "agents=" + master.agents().size() + " live=" + live + " jobmasters=" + master.jobMasters().size()
-                    + " deliveries=" + d[0] + " deliveryP50=" + d[1] + "ms deliveryP99=" + d[2] + "ms";
+                    + " deliveries=" + d[0] + " deliveryP50=" + d[1] + "ms deliveryP99=" + d[2] + "ms" + postTimes.get();
         }
 
         private static String lines(List<PeerStatus> peers, String none) {

@@ -56,6 +56,20 @@ final class PeerWork implements AutoCloseable {
         }
     }
 
+    /**
+     * Where answers are written: a peers' thread, never the master's loop, which must not wait
+     * on a slow reader. Past the queue the answer is written by the thread that completed it.
+     */
+    java.util.concurrent.Executor executor() {
+        return task -> {
+            try {
+                pool.execute(task);
+            } catch (RejectedExecutionException full) {
+                task.run();
+            }
+        };
+    }
+
     @Override
     public void close() {
         pool.shutdown();

@@ -19,6 +19,14 @@ public interface Endpoint {
     Reply post(String authorization, byte[] body, String remote);
 
     /**
+     * The same, answered when the endpoint has applied it: a server that applies messages on a
+     * loop of its own (the master) need not hold the caller's thread meanwhile.
+     */
+    default CompletableFuture<Reply> postAsync(String authorization, byte[] body, String remote) {
+        return CompletableFuture.completedFuture(post(authorization, body, remote));
+    }
+
+    /**
      * Whether a post with these headers may send its body: null if so, else the refusal to answer
      * at once, before a byte of the body is read (docs/security.md: a caller without a valid token
      * must not hold the server while it sends slowly). {@link #post} checks again.

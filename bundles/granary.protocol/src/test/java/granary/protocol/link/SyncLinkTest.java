@@ -100,8 +100,12 @@ class SyncLinkTest {
                 ex.getMessage());
         int posts = m.posts.get();
         assertTrue(posts > 2, "posted again meanwhile: " + posts);
+        // a post already on its way when the wait ended may still land (once); then nothing more comes
+        Thread.sleep(100);
+        int landed = m.posts.get();
+        assertTrue(landed <= posts + 1, "at most the post that was on its way: " + posts + " then " + landed);
         Thread.sleep(500); // ten pauses of the link: had it gone on, it would have posted by now
-        assertEquals(posts, m.posts.get(), "nothing is posted once the wait is over");
+        assertEquals(landed, m.posts.get(), "nothing is posted once the wait is over");
         LinkException closed = assertThrows(LinkException.class, () -> link.send(beat()));
         assertEquals(LinkException.Kind.CLOSED, closed.kind());
         assertTrue(closed.getMessage().contains("is closed (no answer from"), closed.getMessage());

@@ -1,6 +1,7 @@
 package granary.agent.jar;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -48,6 +49,18 @@ class AgentJarIT {
             p.waitFor(5, TimeUnit.SECONDS);
         }
         servers.forEach(JdkHttpServer::close);
+        // an agent that ended, giving up or stopped, left no cgroup of its own (docs/agent.md, "Isolation")
+        String tag = "-" + Integer.toHexString(dir.resolve("w").toAbsolutePath().normalize().toString().hashCode());
+        try (java.util.stream.Stream<Path> found = Files.exists(Path.of("/sys/fs/cgroup"))
+                ? Files.find(Path.of("/sys/fs/cgroup"), 4, (f, a) -> a.isDirectory() && f.getFileName().toString().startsWith("granary-")
+                        && f.getFileName().toString().endsWith(tag))
+                : java.util.stream.Stream.empty()) {
+            List<Path> left = found.toList();
+            left.forEach(f -> f.toFile().delete());
+            assertEquals(List.of(), left, "cgroups left behind");
+        } catch (IOException ex) {
+            // no cgroup file system to look in
+        }
     }
 
     @Test
@@ -103,11 +116,51 @@ class AgentJarIT {
         Process p = start("--master=" + url, "--node=n1", "--capacity=cpu=100,mem=64", "--token-file=" + token("agent/n1.x"),
                 "--work-dir=" + dir.resolve("w"), "--heartbeat=200ms", "--poll-wait=200ms");
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        // first what it says of its workers (docs/agent.md), then that it registered
+        String isolation = out.readLine();
+        assertTrue(isolation != null && (isolation.startsWith("isolation mode=hard ") || isolation.startsWith("isolation-off reason=")),
+                isolation);
+        String user = out.readLine();
+        assertTrue(user != null && user.startsWith("workers user="), user);
+        if (isRoot()) {
+            assertTrue(user.startsWith("workers user=nobody ") && user.contains("root=refused"), "as root, never root by default: " + user);
+        }
         String line = out.readLine();
         assertTrue(line != null && line.startsWith("registered node=n1 master=" + url + " endpoint=http://127.0.0.1:"), line);
         p.destroy(); // SIGTERM
         assertTrue(p.waitFor(10, TimeUnit.SECONDS), "the agent exits on SIGTERM");
         assertTrue(Files.exists(dir.resolve("w/caps.checkpoint")));
+        if (isolation.startsWith("isolation mode=hard ")) {
+            String parents = isolation.substring(isolation.indexOf("parents=[") + 9, isolation.indexOf(']'));
+            for (String parent : parents.split(", ")) {
+                assertFalse(Files.exists(Path.of(parent)), "the agent removed its cgroup " + parent + " as it ended");
+            }
+        }
+    }
+
+    /** Without --capacity the agent finds the machine's cores and memory, less the reserve, and says so. */
+    @Test
+    void withoutCapacityItTakesTheMachinesLessTheReserve() throws Exception {
+        WireCodec codec = new WireCodec(Role.MASTER);
+        String url = master(body -> {
+            Envelope e = codec.decode(body, "agent");
+            return new Reply(200, codec.encode(Envelope.of(MASTER, 7, 0, Ack.applied(e.sequence()))));
+        }).url().toString();
+        Process p = start("--master=" + url, "--node=n1", "--token-file=" + token("agent/n1.x"), "--reserve=cpu=50,mem=100",
+                "--work-dir=" + dir.resolve("w"), "--heartbeat=200ms", "--poll-wait=200ms", "--isolation=off");
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        int cores = Runtime.getRuntime().availableProcessors();
+        assertTrue(line != null && line.startsWith("capacity cpu=" + (cores * 100 - 50) + ",mem=")
+                && line.contains("(found on the machine: " + cores + " cores, ") && line.endsWith("less the reserve cpu=50,mem=100)"), line);
+        String warning = out.readLine();
+        assertTrue(warning != null && warning.startsWith("isolation-off reason=--isolation=off (workers are not held to their slots"), warning);
+        p.destroy();
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS), "the agent exits on SIGTERM");
+    }
+
+    private static boolean isRoot() throws IOException {
+        return ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).intValue() == 0;
     }
 
     // --- helpers

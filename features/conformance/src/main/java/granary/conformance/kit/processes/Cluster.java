@@ -185,7 +185,8 @@ public final class Cluster implements AutoCloseable {
     public Proc agent(List<String> jvm, String node, String capacity, Path tokenFile, String... extra) throws IOException {
         List<String> args = new ArrayList<>(List.of("--master=" + url, "--node=" + node, "--room=r1",
                 "--capacity=" + capacity, "--token-file=" + tokenFile, "--work-dir=" + dir.resolve(node),
-                "--work-roots=" + dir)); // the rows' workers run in the cluster's directory (job masters' --workdir)
+                "--work-roots=" + dir, // the rows' workers run in the cluster's directory (job masters' --workdir)
+                "--allow-root-workers")); // as the harness's user, root or not: they write the run logs it reads (docs/agent.md, "Users")
         args.addAll(List.of(extra));
         return start("agent " + node, agentJar, jvm, args);
     }
