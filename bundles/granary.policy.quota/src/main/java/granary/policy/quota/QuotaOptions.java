@@ -18,9 +18,14 @@ import java.time.ZoneId;
  *                              outlive the boundary is granted only within the next slice's quota
  * @param lookaheadMinutes      how long before a boundary the lookahead starts to act
  * @param billingDays           days of billing kept
+ * @param graceSeconds          a group below its min with demand first waits this long for capacity
+ *                              that frees up on its own (it is served first) before it preempts
+ * @param smallFirst            among groups alike by production level, min and priority, the one whose
+ *                              head's job asked for fewer slots goes first (else the earlier submission)
  */
 public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergent, long minRunSeconds,
-                           long maxPreemptedPerMinute, boolean lookahead, long lookaheadMinutes, int billingDays) {
+                           long maxPreemptedPerMinute, boolean lookahead, long lookaheadMinutes, int billingDays,
+                           boolean smallFirst, long graceSeconds) {
 
     /** What the emergent job of docs/multi-tenancy.md, "The elastic quota loop", gets. */
     public enum EmergentMode {
@@ -33,34 +38,47 @@ public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergen
     }
 
     public static final QuotaOptions DEFAULTS = new QuotaOptions(ZoneId.of("UTC"), true, EmergentMode.CLAIM, 60, 1000,
-            true, 60, 31);
+            true, 60, 31, true, 0);
 
     public QuotaOptions {
         if (billingDays < 1) {
             throw new IllegalArgumentException("quota: billingDays must be at least 1, got " + billingDays);
         }
-        if (minRunSeconds < 0 || maxPreemptedPerMinute < 0 || lookaheadMinutes < 0) {
-            throw new IllegalArgumentException("quota: minRunSeconds, maxPreemptedPerMinute and lookaheadMinutes must not be "
-                    + "negative, got " + minRunSeconds + ", " + maxPreemptedPerMinute + ", " + lookaheadMinutes);
+        if (minRunSeconds < 0 || maxPreemptedPerMinute < 0 || lookaheadMinutes < 0 || graceSeconds < 0) {
+            throw new IllegalArgumentException("quota: minRunSeconds, maxPreemptedPerMinute, lookaheadMinutes and graceSeconds "
+                    + "must not be negative, got " + minRunSeconds + ", " + maxPreemptedPerMinute + ", " + lookaheadMinutes
+                    + ", " + graceSeconds);
         }
         emergent = emergent == null ? EmergentMode.CLAIM : emergent;
     }
 
     public QuotaOptions withPreemption(boolean on) {
         return new QuotaOptions(zone, on, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays);
+                billingDays, smallFirst, graceSeconds);
     }
 
     public QuotaOptions withEmergent(EmergentMode mode) {
         return new QuotaOptions(zone, preemption, mode, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays);
+                billingDays, smallFirst, graceSeconds);
     }
 
     public QuotaOptions withRestraint(long minRun, long perMinute) {
-        return new QuotaOptions(zone, preemption, emergent, minRun, perMinute, lookahead, lookaheadMinutes, billingDays);
+        return new QuotaOptions(zone, preemption, emergent, minRun, perMinute, lookahead, lookaheadMinutes, billingDays,
+                smallFirst, graceSeconds);
+    }
+
+    public QuotaOptions withSmallFirst(boolean on) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays, on, graceSeconds);
+    }
+
+    public QuotaOptions withGrace(long seconds) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays, smallFirst, seconds);
     }
 
     public QuotaOptions withLookahead(boolean on, long minutes) {
-        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, on, minutes, billingDays);
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, on, minutes, billingDays,
+                smallFirst, graceSeconds);
     }
 }

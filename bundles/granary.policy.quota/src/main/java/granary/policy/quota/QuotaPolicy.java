@@ -100,6 +100,8 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     private boolean placingEmergent;
     /** Per group: the wait verdict given last and the usage it was given for (reasons are built once). */
     private final Map<String, Object[]> groupVerdicts = new HashMap<>();
+    /** Per group below its min whose head waits for resources: since when, without a break. */
+    private final Map<String, Long> belowSince = new HashMap<>();
 
     public QuotaPolicy(QuotaOptions options, QuotaTable table) {
         this.options = options;
@@ -123,6 +125,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     @Override
     public void detach() {
         emergent = null;
+        belowSince.clear();
         claim.clear();
         claimUnits = Set.of();
     }
@@ -324,6 +327,10 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             return c;
         }
         c = Integer.compare(hb.priority(), ha.priority());
+        if (c == 0 && options.smallFirst()) {
+            // docs/multi-tenancy.md, "Choices and their defaults": the smaller head's job goes first
+            c = Long.compare(ha.job().requestedSlots(), hb.job().requestedSlots());
+        }
         return c != 0 ? c : Long.compare(ha.submitTime(), hb.submitTime());
     }
 
@@ -444,10 +451,16 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             }
         }
         below.sort((a, b) -> compare(a, b, ctx));
+        Map<String, Long> since = new HashMap<>();
         for (GroupView g : below) {
             UnitView head = ctx.head(g.name());
             if (!waitsForResources(head, ctx)) {
                 continue;
+            }
+            long from = belowSince.getOrDefault(g.name(), ctx.now());
+            since.put(g.name(), from);
+            if (ctx.now() - from < options.graceSeconds() * 1000) {
+                continue;   // capacity that frees up on its own comes to it first (it is below its min)
             }
             // the engine is work-conserving: a head still waiting after allocation fits on no node now
             long toMin = Math.max(1, Usage.room(funding.used(g), funding.quota(g.name()).min(), head.slot()));
@@ -455,6 +468,8 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
                 ctx.schedule(head.id());
             }
         }
+        belowSince.clear();
+        belowSince.putAll(since);
     }
 
     /** The head waits for resources, not for quota or the lookahead (or nothing waits). */

@@ -43,6 +43,12 @@ public final class QuotaProvider implements PolicyProvider {
                     + "the next slice's quota.");
     static final OptionSpec<Long> LOOKAHEAD_MINUTES = OptionSpec.number("lookaheadMinutes", 60, 0, 1440,
             "How long before a boundary the lookahead acts.");
+    static final OptionSpec<Boolean> SMALL_FIRST = OptionSpec.flag("smallFirst", true,
+            "Among groups alike by production level, MinQuota and priority, the one whose next job asks for fewer "
+                    + "slots goes first; off: the earlier submission.");
+    static final OptionSpec<Long> GRACE_SECONDS = OptionSpec.number("graceSeconds", 0, 0, 3_600,
+            "A group below its MinQuota with demand first waits this long for capacity that frees up on its own "
+                    + "(it is served first) before it preempts.");
     static final OptionSpec<Long> BILLING_DAYS = OptionSpec.number("billingDays", 31, 1, 3660, "Days of billing kept.");
 
     public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(QuotaPolicy.NAME, QuotaPolicy.class)
@@ -57,6 +63,8 @@ public final class QuotaProvider implements PolicyProvider {
             .option(LOOKAHEAD)
             .option(LOOKAHEAD_MINUTES)
             .option(BILLING_DAYS)
+            .option(SMALL_FIRST)
+            .option(GRACE_SECONDS)
             .factory(QuotaProvider::create)
             .with(QuotaReporting::declare)
             .build();
@@ -69,7 +77,7 @@ public final class QuotaProvider implements PolicyProvider {
     private static QuotaPolicy create(Settings s) {
         QuotaOptions options = new QuotaOptions(ZoneId.of(s.get(ZONE)), s.get(PREEMPTION), s.get(EMERGENT),
                 s.get(MIN_RUN_SECONDS), s.get(MAX_PREEMPTED_PER_MINUTE), s.get(LOOKAHEAD), s.get(LOOKAHEAD_MINUTES),
-                s.get(BILLING_DAYS).intValue());
+                s.get(BILLING_DAYS).intValue(), s.get(SMALL_FIRST), s.get(GRACE_SECONDS));
         s.read(WORKER_SPANS, QuotaTableCodec::workerSpans);   // a bad WorkerSpans is named as such, not as the file's
         return new QuotaPolicy(options, s.read(TABLE_FILE, file -> table(s.subject(), file, s.get(WORKER_SPANS))));
     }

@@ -106,4 +106,50 @@ class QuotaGuaranteeTest {
         assertTrue(s >= 0 && s <= BOUND_SECONDS, "b below its min with demand got its slot after " + s + " s");
         assertEquals(995, b.usedSlots("a"), "five one-core slots on one node make room for one five-core slot: no more");
     }
+
+    /** a holds the whole cluster (old work); b, with min 20, asks for 20 slots at 01:05. */
+    private static QuotaBench bBelowItsMinWithGrace(long graceSeconds) {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withRestraint(10, 0).withGrace(graceSeconds), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 20}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit("old", "a", 100);
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        b.submit("claim", "b", 20);
+        return b;
+    }
+
+    /** With a grace, capacity that frees up on its own within it goes to the group below its min: nothing is revoked. */
+    @Test
+    void withinTheGraceCapacityThatFreesUpOnItsOwnServesTheGroupAndNothingIsRevoked() {
+        QuotaBench b = bBelowItsMinWithGrace(10);
+        b.advance(5000);
+        assertEquals(0, b.granted("claim"), "5 s into the grace: nothing revoked yet");
+        b.release("old", 20);
+        b.advance(1000);
+        assertEquals(20, b.granted("claim"), "what a released is b's: it is below its min");
+        b.advance(30_000);
+        assertEquals(80, b.granted("old"), "a lost nothing to preemption");
+    }
+
+    /** When nothing frees up, the group preempts once the grace is over, and is at its min within the bound. */
+    @Test
+    void afterTheGraceTheGroupPreemptsAndIsAtItsMinWithinTheBound() {
+        QuotaBench b = bBelowItsMinWithGrace(10);
+        b.advance(9000);
+        assertEquals(0, b.granted("claim"), "9 s: still waiting for capacity to free up on its own");
+        assertEquals(100, b.granted("old"));
+        int s = secondsUntil(b, "claim", 20);
+        assertTrue(s >= 0 && 9 + s <= BOUND_SECONDS, "b got its min after " + (9 + s) + " s");
+        assertEquals(80, b.granted("old"), "exactly b's need taken");
+    }
+
+    /** Without a grace (the default) the group preempts at once. */
+    @Test
+    void withoutAGraceTheGroupPreemptsAtOnce() {
+        QuotaBench b = bBelowItsMinWithGrace(0);
+        b.advance(1000);
+        assertEquals(20, b.granted("claim"));
+    }
 }
