@@ -20,12 +20,14 @@ import java.time.ZoneId;
  * @param billingDays           days of billing kept
  * @param graceSeconds          a group below its min with demand first waits this long for capacity
  *                              that frees up on its own (it is served first) before it preempts
+ * @param yieldAboveMin         while a group below its min waits for resources, groups above their min are
+ *                              granted nothing new (what they would get is what preemption takes back first)
  * @param smallFirst            among groups alike by production level, min and priority, the one whose
  *                              head's job asked for fewer slots goes first (else the earlier submission)
  */
 public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergent, long minRunSeconds,
                            long maxPreemptedPerMinute, boolean lookahead, long lookaheadMinutes, int billingDays,
-                           boolean smallFirst, long graceSeconds) {
+                           boolean smallFirst, long graceSeconds, boolean yieldAboveMin) {
 
     /** What the emergent job of docs/multi-tenancy.md, "The elastic quota loop", gets. */
     public enum EmergentMode {
@@ -38,7 +40,7 @@ public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergen
     }
 
     public static final QuotaOptions DEFAULTS = new QuotaOptions(ZoneId.of("UTC"), true, EmergentMode.CLAIM, 60, 1000,
-            true, 60, 31, true, 0);
+            true, 60, 31, true, 0, false);
 
     public QuotaOptions {
         if (billingDays < 1) {
@@ -54,31 +56,36 @@ public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergen
 
     public QuotaOptions withPreemption(boolean on) {
         return new QuotaOptions(zone, on, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin);
     }
 
     public QuotaOptions withEmergent(EmergentMode mode) {
         return new QuotaOptions(zone, preemption, mode, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin);
     }
 
     public QuotaOptions withRestraint(long minRun, long perMinute) {
         return new QuotaOptions(zone, preemption, emergent, minRun, perMinute, lookahead, lookaheadMinutes, billingDays,
-                smallFirst, graceSeconds);
+                smallFirst, graceSeconds, yieldAboveMin);
     }
 
     public QuotaOptions withSmallFirst(boolean on) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, on, graceSeconds);
+                billingDays, on, graceSeconds, yieldAboveMin);
     }
 
     public QuotaOptions withGrace(long seconds) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, seconds);
+                billingDays, smallFirst, seconds, yieldAboveMin);
+    }
+
+    public QuotaOptions withYieldAboveMin(boolean on) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays, smallFirst, graceSeconds, on);
     }
 
     public QuotaOptions withLookahead(boolean on, long minutes) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, on, minutes, billingDays,
-                smallFirst, graceSeconds);
+                smallFirst, graceSeconds, yieldAboveMin);
     }
 }

@@ -100,6 +100,12 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     private boolean placingEmergent;
     /** Per group: the wait verdict given last and the usage it was given for (reasons are built once). */
     private final Map<String, Object[]> groupVerdicts = new HashMap<>();
+    /**
+     * With {@code yieldAboveMin}: the first group below its min whose head waited for resources at the end
+     * of the last cycle (groups above their min get nothing new meanwhile), or null.
+     */
+    private String yieldTo;
+    private Verdict yieldVerdict;
     /** Per group below its min whose head waits for resources: since when, without a break. */
     private final Map<String, Long> belowSince = new HashMap<>();
 
@@ -126,6 +132,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     public void detach() {
         emergent = null;
         belowSince.clear();
+        yieldTo = null;
         claim.clear();
         claimUnits = Set.of();
     }
@@ -162,6 +169,9 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         }
         if (holding()) {
             return behind();
+        }
+        if (yieldTo != null && !yieldTo.equals(group.name()) && funding.state(group) == QuotaState.OVERUSED) {
+            return yieldVerdict;
         }
         return groupVerdict(group);
     }
@@ -452,11 +462,13 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         }
         below.sort((a, b) -> compare(a, b, ctx));
         Map<String, Long> since = new HashMap<>();
+        String waiting = null;
         for (GroupView g : below) {
             UnitView head = ctx.head(g.name());
             if (!waitsForResources(head, ctx)) {
                 continue;
             }
+            waiting = waiting == null ? g.name() : waiting;
             long from = belowSince.getOrDefault(g.name(), ctx.now());
             since.put(g.name(), from);
             if (ctx.now() - from < options.graceSeconds() * 1000) {
@@ -470,6 +482,24 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         }
         belowSince.clear();
         belowSince.putAll(since);
+        yieldUntilServed(waiting, ctx);
+    }
+
+    /**
+     * With {@code yieldAboveMin}, groups above their min take nothing new while {@code group} (below its
+     * min, its head waiting for resources) is not served: a grant to them now is the youngest work
+     * preemption would take back first (docs/multi-tenancy.md, "Choices and their defaults").
+     */
+    private void yieldUntilServed(String group, CycleContext ctx) {
+        String next = options.yieldAboveMin() ? group : null;
+        if (yieldTo != null && next == null) {
+            ctx.reconsider();   // nodes passed over for the groups above their min may serve them again
+        }
+        if (next != null && !next.equals(yieldTo)) {
+            yieldVerdict = Verdict.waitFor(Reason.of(ReasonCode.QUOTA, "group " + next,
+                    "is below its MinQuota and waits for resources: groups above theirs get nothing new until it is served"));
+        }
+        yieldTo = next;
     }
 
     /** The head waits for resources, not for quota or the lookahead (or nothing waits). */

@@ -49,6 +49,9 @@ public final class QuotaProvider implements PolicyProvider {
     static final OptionSpec<Long> GRACE_SECONDS = OptionSpec.number("graceSeconds", 0, 0, 3_600,
             "A group below its MinQuota with demand first waits this long for capacity that frees up on its own "
                     + "(it is served first) before it preempts.");
+    static final OptionSpec<Boolean> YIELD_ABOVE_MIN = OptionSpec.flag("yieldAboveMin", false,
+            "While a group below its MinQuota waits for resources, groups above theirs get no new grants (preemption "
+                    + "would take those back first).");
     static final OptionSpec<Long> BILLING_DAYS = OptionSpec.number("billingDays", 31, 1, 3660, "Days of billing kept.");
 
     public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(QuotaPolicy.NAME, QuotaPolicy.class)
@@ -65,6 +68,7 @@ public final class QuotaProvider implements PolicyProvider {
             .option(BILLING_DAYS)
             .option(SMALL_FIRST)
             .option(GRACE_SECONDS)
+            .option(YIELD_ABOVE_MIN)
             .factory(QuotaProvider::create)
             .with(QuotaReporting::declare)
             .build();
@@ -77,7 +81,8 @@ public final class QuotaProvider implements PolicyProvider {
     private static QuotaPolicy create(Settings s) {
         QuotaOptions options = new QuotaOptions(ZoneId.of(s.get(ZONE)), s.get(PREEMPTION), s.get(EMERGENT),
                 s.get(MIN_RUN_SECONDS), s.get(MAX_PREEMPTED_PER_MINUTE), s.get(LOOKAHEAD), s.get(LOOKAHEAD_MINUTES),
-                s.get(BILLING_DAYS).intValue(), s.get(SMALL_FIRST), s.get(GRACE_SECONDS));
+                s.get(BILLING_DAYS).intValue(), s.get(SMALL_FIRST), s.get(GRACE_SECONDS),
+                s.get(YIELD_ABOVE_MIN));
         s.read(WORKER_SPANS, QuotaTableCodec::workerSpans);   // a bad WorkerSpans is named as such, not as the file's
         return new QuotaPolicy(options, s.read(TABLE_FILE, file -> table(s.subject(), file, s.get(WORKER_SPANS))));
     }

@@ -152,4 +152,43 @@ class QuotaGuaranteeTest {
         b.advance(1000);
         assertEquals(20, b.granted("claim"));
     }
+
+    /**
+     * b is below its min and its head (5-core slots) fits nowhere; a (above its min) has one-core work
+     * waiting. A freed 3-core fragment goes to a without yieldAboveMin — the youngest grant, the first
+     * preemption takes back for b — and stays free for b with it. (No emergent job: its claim would keep
+     * the node for b on its own.)
+     */
+    private static QuotaBench fragmentFreedWhileBWaits(boolean yieldAboveMin) {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withRestraint(600, 0).withYieldAboveMin(yieldAboveMin)
+                        .withEmergent(QuotaOptions.EmergentMode.OFF),
+                QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 50}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit("old", "a", 100);
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 60_000);
+        b.submit("more", "a", 10);
+        b.submit(new JobSpec("wide", "b", null, 0, false, List.of(Jobs.unit("u", 500, 500, 2).build())));
+        b.advance(1000);
+        b.release("old", 3);
+        b.advance(1000);
+        return b;
+    }
+
+    @Test
+    void withoutYieldAboveMinAFreedFragmentGoesToAGroupAboveItsMin() {
+        QuotaBench b = fragmentFreedWhileBWaits(false);
+        assertEquals(3, b.granted("more"), "a backfills the fragment b's head cannot use yet");
+    }
+
+    @Test
+    void withYieldAboveMinAGroupAboveItsMinGetsNothingNewWhileOneBelowWaits() {
+        QuotaBench b = fragmentFreedWhileBWaits(true);
+        assertEquals(0, b.granted("more"), "a yields while b waits below its min");
+        b.release("old", 2);
+        b.advance(1000);
+        assertEquals(1, b.granted("wide"), "the fragment and two more slots on that node make b's first five-core slot");
+    }
 }
