@@ -28,15 +28,16 @@ public final class QuotaProvider implements PolicyProvider {
     static final OptionSpec<String> ZONE = OptionSpec.text("zone", "UTC",
             "Time zone of slice hours and billing days, e.g. UTC or Asia/Shanghai.").checkedBy(QuotaProvider::zoneExists);
     static final OptionSpec<Boolean> PREEMPTION = OptionSpec.flag("preemption", true,
-            "A group below its MinQuota takes capacity back by preempting offline grants of groups above theirs, oldest first.");
+            "A group below its MinQuota takes capacity back by preempting offline grants of groups above theirs, the "
+                    + "youngest past minRunSeconds first.");
     static final OptionSpec<QuotaOptions.EmergentMode> EMERGENT = OptionSpec.choice("emergent",
             QuotaOptions.EmergentMode.class, QuotaOptions.EmergentMode.CLAIM,
             "What the top job that cannot be placed gets: claim (the nodes it needs are kept for it as they free up; "
                     + "the rest of the cluster keeps working), hold (nothing else is granted until it fits: "
                     + "ServiceMode clusters of short jobs) or off.");
-    static final OptionSpec<Long> MIN_RUN_SECONDS = OptionSpec.number("minRunSeconds", 60, 0, 86_400,
+    static final OptionSpec<Long> MIN_RUN_SECONDS = OptionSpec.number("minRunSeconds", 10, 0, 86_400,
             "Preemption never takes a grant younger than this.");
-    static final OptionSpec<Long> MAX_PREEMPTED_PER_MINUTE = OptionSpec.number("maxPreemptedPerMinute", 1000, 0,
+    static final OptionSpec<Long> MAX_PREEMPTED_PER_MINUTE = OptionSpec.number("maxPreemptedPerMinute", 0, 0,
             100_000_000, "At most this many slots revoked by preemption in any 60 s; 0 = no limit.");
     static final OptionSpec<Boolean> LOOKAHEAD = OptionSpec.flag("lookahead", true,
             "Before a slice boundary lowers a group's quota, work expected to outlive it is granted only within "
