@@ -409,6 +409,27 @@ public final class UnitState implements UnitView {
         return out;
     }
 
+    /** One pass over the grants held, without building and sorting the ones too young to matter. */
+    @Override
+    public List<Allocation> newestGrants(long wanted, long startedBy) {
+        List<Allocation> eligible = new ArrayList<>();
+        ages.forEach((n, age) -> {
+            if (age[2] <= startedBy) {
+                eligible.add(new Allocation(id, n.name(), slots.get(n), age[0], age[1], age[2]));
+            }
+        });
+        eligible.sort(Comparator.comparingLong(Allocation::latest).reversed()
+                .thenComparing(Comparator.comparingLong(Allocation::seq).reversed()));
+        long sum = 0;
+        for (int i = 0; i < eligible.size(); i++) {
+            sum += eligible.get(i).slots();
+            if (sum >= wanted) {
+                return eligible.subList(0, i + 1);
+            }
+        }
+        return eligible;
+    }
+
     /** Updates the waiting clock after a change: starts when slots wait, stops when none do. */
     void touchWaiting(long now) {
         if (remaining() > 0 && live) {

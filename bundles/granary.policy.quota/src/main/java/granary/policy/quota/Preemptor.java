@@ -26,15 +26,17 @@ import granary.policy.quota.api.QuotaState;
  * <ul>
  *   <li>only up to its min (never to grow beyond it), and only as much as its top unit needs now —
  *       an all-or-nothing unit only if all of it fits under the min;</li>
- *   <li>only from groups above their own min (Overused, Drawback, or not funded now), never below
- *       the victim's min, offline grants only, and never a grant younger than {@code minRunSeconds};</li>
+ *   <li>only from groups above their own min (Overused, Drawback, or not funded now), never leaving a
+ *       victim below its min (below in every resource: the group states' definition), offline grants
+ *       only, and never a grant younger than {@code minRunSeconds};</li>
  *   <li>the grants that lose the least work first: the most recently granted slots that are old
  *       enough (a revocation loses what its slots have run), ties going to the group furthest above
  *       its min;</li>
  *   <li>only where it helps: a node is touched only if taking its eligible grants makes room for the
  *       top unit there, and then only the youngest grants that make that room;</li>
- *   <li>at most {@code maxPreemptedPerMinute} slots in any 60 s, and one attempt per second (after an
- *       attempt that took nothing, the pause doubles up to 8 s).</li>
+ *   <li>at most {@code maxPreemptedPerMinute} slots in any 60 s for all groups, and one attempt per
+ *       second for each group preempted for (after an attempt that took nothing, that group's pause
+ *       doubles up to 8 s, but never past the moment a grant passed over for its age is old enough).</li>
  * </ul>
  * All-or-nothing victims (gang jobs, all-or-nothing units) are not taken: taking one whole is the
  * churn this restraint is for. Victims are found through each group's running jobs, the most
@@ -52,11 +54,14 @@ final class Preemptor {
     private final QuotaOptions options;
     private final ArrayDeque<long[]> recent = new ArrayDeque<>();
     private long recentSlots;
-    private long lastAttempt = -1;
-    /** Time until the next attempt: one second, doubled after each attempt that took nothing, up to 8 s. */
-    private long pause = 1000;
-    /** The earliest time a grant passed over for its age in the last attempt becomes old enough, or -1. */
-    private long ripe = -1;
+    /**
+     * Per group preempted for: {time of its last attempt, time until its next attempt — one second,
+     * doubled after each attempt that took nothing, up to 8 s —, the earliest time a grant its last
+     * attempt passed over for its age becomes old enough or -1}.
+     */
+    private final Map<String, long[]> pacing = new HashMap<>();
+    /** How many times more candidates than the first gathering an attempt may gather after failed ones. */
+    private static final long MAX_WIDENING = 64;
     /**
      * Per group: {slots taken from it, slots taken for it, slot-milliseconds the slots taken from it had
      * run} (each counted from the latest grant on its node: the least a revocation of them loses).
@@ -86,19 +91,20 @@ final class Preemptor {
      */
     int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin) {
         long now = ctx.now();
-        if (lastAttempt >= 0 && now >= lastAttempt && now - lastAttempt < pause && (ripe < 0 || now < ripe)) {
+        long[] pace = pacing.computeIfAbsent(top.group(), g -> new long[] {-1, 1000, -1, 1});
+        if (pace[0] >= 0 && now >= pace[0] && now - pace[0] < pace[1] && (pace[2] < 0 || now < pace[2])) {
             return 0;   // one attempt per scheduling round (a second of engine time), fewer while none helps
         }
-        lastAttempt = now;
+        pace[0] = now;
         long budget = budget(now);
         long need = top.allOrNothing() ? (top.remaining() <= toMin ? top.remaining() : 0) : Math.min(top.remaining(), toMin);
         if (need <= 0 || budget <= 0) {
             return 0;
         }
-        Map<String, Quota> excess = excess(ctx, funding, top.group());
+        Map<String, Held> excess = excess(ctx, funding, top.group());
         long oldEnough = now - options.minRunSeconds() * 1000;
         List<UnitView> tooYoung = new ArrayList<>();
-        List<Candidate> candidates = candidates(ctx, top, excess, oldEnough, Math.min(budget, need * 4 + 128), tooYoung);
+        List<Candidate> candidates = candidates(ctx, top, excess, oldEnough, (need * 4 + 128) * pace[3], tooYoung);
         // Youngest eligible slot first over the whole cluster; slots taken on a node are only committed
         // once they make room there for the top unit, so nothing is revoked that does not help it.
         Map<String, NodeTakes> pending = new HashMap<>();
@@ -107,14 +113,14 @@ final class Preemptor {
         String why = "preempted for job " + top.job().id() + " of group " + top.group() + " below its MinQuota";
         for (Candidate c : candidates) {
             NodeTakes p = pending.computeIfAbsent(c.grant().node(), n -> new NodeTakes(ctx.cluster().node(n)));
-            Quota left = excess.get(c.group());
-            Quota one = quotaOf(left, c, 1);
+            Held left = excess.get(c.group());
+            Quota one = quotaOf(left.used(), c, 1);
             int before = ctx.room(top, p.node);   // changes only when slots are revoked there
             for (int k = 0; k < c.grant().slots() && fit < need && revoked + p.slots < budget; k++) {
-                if (!one.atMost(left)) {
+                if (!left.mayLose(one)) {
                     break;   // would push its group below its min
                 }
-                left = minus(left, one);
+                left = left.minus(one);
                 p.add(c);
                 if (top.slot().copiesIn(p.node.free().plus(p.freed)) > before) {
                     revoked += p.commit(ctx, why, now);
@@ -128,8 +134,10 @@ final class Preemptor {
                 break;
             }
         }
-        pause = revoked > 0 ? 1000 : Math.min(8000, pause * 2);
-        ripe = revoked > 0 ? -1 : ripe(tooYoung, oldEnough);
+        pace[1] = revoked > 0 ? 1000 : Math.min(8000, pace[1] * 2);
+        pace[2] = revoked > 0 ? -1 : ripe(tooYoung, oldEnough);
+        // candidates spread thin over the nodes make room nowhere for a bigger slot: gather more next time
+        pace[3] = fit > 0 || candidates.isEmpty() ? 1 : Math.min(MAX_WIDENING, pace[3] * 4);
         if (revoked > 0) {
             recent.addLast(new long[] {now, revoked});
             recentSlots += revoked;
@@ -194,14 +202,37 @@ final class Preemptor {
         return youngest == Long.MAX_VALUE ? -1 : youngest + options.minRunSeconds() * 1000;
     }
 
-    /** How much each group above its min may lose before it reaches its min. */
-    private static Map<String, Quota> excess(CycleContext ctx, Funding funding, String beneficiary) {
-        Map<String, Quota> excess = new HashMap<>();
+    /**
+     * What a group above its min holds, and its min (null when it is not funded now: all of it may go).
+     * A victim may lose a slot while that leaves it not below its min as docs/multi-tenancy.md, "Group
+     * states", defines it: below in every resource. Issue 24: counting its excess resource by resource
+     * instead protected a group far above its memory min whenever it was under its cpu min — on a
+     * cluster where memory binds and cpu idles, every group — so nothing could be taken back.
+     */
+    private record Held(Quota used, Quota min) {
+
+        boolean mayLose(Quota one) {
+            return one.atMost(used) && (min == null || !Usage.belowMin(Preemptor.minus(used, one), min));
+        }
+
+        Held minus(Quota one) {
+            return new Held(Preemptor.minus(used, one), min);
+        }
+
+        /** How far above its min, for the order among victims as young: its excess's dominant share. */
+        double above(Resources cluster) {
+            Quota x = min == null ? used : Preemptor.minus(used, min);
+            return x.isWorkers() ? x.workers() : x.resources().dominantShare(cluster);
+        }
+    }
+
+    /** The groups above their min that may lose slots, with what they hold. */
+    private static Map<String, Held> excess(CycleContext ctx, Funding funding, String beneficiary) {
+        Map<String, Held> excess = new HashMap<>();
         for (GroupView g : ctx.groups()) {
             if (!g.name().equals(beneficiary) && g.usedSlots() > 0 && funding.state(g) != QuotaState.NORMAL) {
                 GroupQuota q = funding.quota(g.name());
-                Quota used = funding.used(g);
-                excess.put(g.name(), q == null ? used : minus(used, q.min()));
+                excess.put(g.name(), new Held(funding.used(g), q == null ? null : q.min()));
             }
         }
         return excess;
@@ -214,15 +245,14 @@ final class Preemptor {
      * group furthest above its min (by its excess's dominant share of the cluster) comes first. Units
      * holding grants too young to take are collected in {@code tooYoung}.
      */
-    private static List<Candidate> candidates(CycleContext ctx, UnitView top, Map<String, Quota> excess,
+    private static List<Candidate> candidates(CycleContext ctx, UnitView top, Map<String, Held> excess,
                                               long oldEnough, long enough, List<UnitView> tooYoung) {
         List<Candidate> all = new ArrayList<>();
         Map<String, Double> above = new HashMap<>();
         Resources cluster = ctx.cluster().capacity();
-        for (Map.Entry<String, Quota> e : excess.entrySet()) {
+        for (Map.Entry<String, Held> e : excess.entrySet()) {
             String group = e.getKey();
-            Quota x = e.getValue();
-            above.put(group, x.isWorkers() ? x.workers() : x.resources().dominantShare(cluster));
+            above.put(group, e.getValue().above(cluster));
             long slots = 0;
             for (JobView j : ctx.group(group).runningNewestFirst()) {
                 if (slots >= enough) {

@@ -7,7 +7,7 @@ import java.time.ZoneId;
  *
  * @param zone                  the time zone in which slice hours and billing days are counted
  * @param preemption            a group below its min may take capacity back from groups above theirs
- *                              (offline grants only, oldest first), never beyond its min
+ *                              (offline grants only, the youngest past minRunSeconds first), never beyond its min
  * @param emergent              what the top job that cannot be placed gets: a claim on the nodes it
  *                              needs as they free up ({@link EmergentMode#CLAIM}), the whole cluster
  *                              held for it ({@link EmergentMode#HOLD}, ServiceMode), or nothing
@@ -18,9 +18,16 @@ import java.time.ZoneId;
  *                              outlive the boundary is granted only within the next slice's quota
  * @param lookaheadMinutes      how long before a boundary the lookahead starts to act
  * @param billingDays           days of billing kept
+ * @param graceSeconds          a group below its min with demand first waits this long for capacity
+ *                              that frees up on its own (it is served first) before it preempts
+ * @param yieldAboveMin         while a group below its min waits for resources, groups above their min are
+ *                              granted nothing new (what they would get is what preemption takes back first)
+ * @param smallFirst            among groups alike by production level, min and priority, the one whose
+ *                              head's job asked for fewer slots goes first (else the earlier submission)
  */
 public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergent, long minRunSeconds,
-                           long maxPreemptedPerMinute, boolean lookahead, long lookaheadMinutes, int billingDays) {
+                           long maxPreemptedPerMinute, boolean lookahead, long lookaheadMinutes, int billingDays,
+                           boolean smallFirst, long graceSeconds, boolean yieldAboveMin) {
 
     /** What the emergent job of docs/multi-tenancy.md, "The elastic quota loop", gets. */
     public enum EmergentMode {
@@ -32,35 +39,54 @@ public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergen
         OFF
     }
 
-    public static final QuotaOptions DEFAULTS = new QuotaOptions(ZoneId.of("UTC"), true, EmergentMode.CLAIM, 60, 1000,
-            true, 60, 31);
+    /** docs/multi-tenancy.md, "The multi-tenant default": measured on the Alibaba replay. */
+    public static final QuotaOptions DEFAULTS = new QuotaOptions(ZoneId.of("UTC"), true, EmergentMode.CLAIM, 10, 0,
+            true, 60, 31, true, 0, false);
 
     public QuotaOptions {
         if (billingDays < 1) {
             throw new IllegalArgumentException("quota: billingDays must be at least 1, got " + billingDays);
         }
-        if (minRunSeconds < 0 || maxPreemptedPerMinute < 0 || lookaheadMinutes < 0) {
-            throw new IllegalArgumentException("quota: minRunSeconds, maxPreemptedPerMinute and lookaheadMinutes must not be "
-                    + "negative, got " + minRunSeconds + ", " + maxPreemptedPerMinute + ", " + lookaheadMinutes);
+        if (minRunSeconds < 0 || maxPreemptedPerMinute < 0 || lookaheadMinutes < 0 || graceSeconds < 0) {
+            throw new IllegalArgumentException("quota: minRunSeconds, maxPreemptedPerMinute, lookaheadMinutes and graceSeconds "
+                    + "must not be negative, got " + minRunSeconds + ", " + maxPreemptedPerMinute + ", " + lookaheadMinutes
+                    + ", " + graceSeconds);
         }
         emergent = emergent == null ? EmergentMode.CLAIM : emergent;
     }
 
     public QuotaOptions withPreemption(boolean on) {
         return new QuotaOptions(zone, on, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin);
     }
 
     public QuotaOptions withEmergent(EmergentMode mode) {
         return new QuotaOptions(zone, preemption, mode, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin);
     }
 
     public QuotaOptions withRestraint(long minRun, long perMinute) {
-        return new QuotaOptions(zone, preemption, emergent, minRun, perMinute, lookahead, lookaheadMinutes, billingDays);
+        return new QuotaOptions(zone, preemption, emergent, minRun, perMinute, lookahead, lookaheadMinutes, billingDays,
+                smallFirst, graceSeconds, yieldAboveMin);
+    }
+
+    public QuotaOptions withSmallFirst(boolean on) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays, on, graceSeconds, yieldAboveMin);
+    }
+
+    public QuotaOptions withGrace(long seconds) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays, smallFirst, seconds, yieldAboveMin);
+    }
+
+    public QuotaOptions withYieldAboveMin(boolean on) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays, smallFirst, graceSeconds, on);
     }
 
     public QuotaOptions withLookahead(boolean on, long minutes) {
-        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, on, minutes, billingDays);
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, on, minutes, billingDays,
+                smallFirst, graceSeconds, yieldAboveMin);
     }
 }

@@ -100,6 +100,14 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     private boolean placingEmergent;
     /** Per group: the wait verdict given last and the usage it was given for (reasons are built once). */
     private final Map<String, Object[]> groupVerdicts = new HashMap<>();
+    /**
+     * With {@code yieldAboveMin}: the first group below its min whose head waited for resources at the end
+     * of the last cycle (groups above their min get nothing new meanwhile), or null.
+     */
+    private String yieldTo;
+    private Verdict yieldVerdict;
+    /** Per group below its min whose head waits for resources: since when, without a break. */
+    private final Map<String, Long> belowSince = new HashMap<>();
 
     public QuotaPolicy(QuotaOptions options, QuotaTable table) {
         this.options = options;
@@ -123,6 +131,8 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     @Override
     public void detach() {
         emergent = null;
+        belowSince.clear();
+        yieldTo = null;
         claim.clear();
         claimUnits = Set.of();
     }
@@ -159,6 +169,9 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         }
         if (holding()) {
             return behind();
+        }
+        if (yieldTo != null && !yieldTo.equals(group.name()) && funding.state(group) == QuotaState.OVERUSED) {
+            return yieldVerdict;
         }
         return groupVerdict(group);
     }
@@ -324,6 +337,10 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             return c;
         }
         c = Integer.compare(hb.priority(), ha.priority());
+        if (c == 0 && options.smallFirst()) {
+            // docs/multi-tenancy.md, "Choices and their defaults": the smaller head's job goes first
+            c = Long.compare(ha.job().requestedSlots(), hb.job().requestedSlots());
+        }
         return c != 0 ? c : Long.compare(ha.submitTime(), hb.submitTime());
     }
 
@@ -413,17 +430,12 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
                 top = g;
             }
         }
-        UnitView head = top == null ? null : ctx.head(top.name());
-        if (head == null || head.remaining() == 0 || quotaRoom(head, ctx) == 0 || (emergent == null && ctx.admissible(head) == 0)) {
-            return;   // nothing waits, or it waits for quota (or the lookahead) rather than for resources
+        if (options.preemption()) {
+            preemptForGroupsBelowMin(ctx);
         }
-        // the engine is work-conserving: a head still waiting after allocation fits on no node now
-        if (options.preemption() && belowMin(top)) {
-            GroupQuota q = funding.quota(top.name());
-            long toMin = Usage.room(funding.used(top), q.min(), head.slot());
-            if (preemptor.preempt(ctx, funding, head, toMin) > 0) {
-                ctx.schedule(head.id());
-            }
+        UnitView head = top == null ? null : ctx.head(top.name());
+        if (!waitsForResources(head, ctx)) {
+            return;   // nothing waits, or it waits for quota (or the lookahead) rather than for resources
         }
         if (emergent == null && head.remaining() > 0 && options.emergent() != QuotaOptions.EmergentMode.OFF
                 && (head.allOrNothing() || head.granted() == 0)) {
@@ -432,6 +444,67 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
                 claim(ctx, head.job());
             }
         }
+    }
+
+    /**
+     * Every group below its min whose head waits for resources takes back what the head needs, in group
+     * order, each paced on its own: a group below its min does not wait behind another one that is
+     * (issue 24: with one attempt for the top group only, the others stayed below their min for hours).
+     * A group below its min may take one slot more than the room to its min when its head's slot does not
+     * fit under the min: it is below its min in every resource, and that slot brings it there.
+     */
+    private void preemptForGroupsBelowMin(CycleContext ctx) {
+        List<GroupView> below = new ArrayList<>();
+        for (GroupView g : ctx.groups()) {
+            if (g.waitingUnits() > 0 && belowMin(g) && groupVerdict(g).allowed()) {
+                below.add(g);
+            }
+        }
+        below.sort((a, b) -> compare(a, b, ctx));
+        Map<String, Long> since = new HashMap<>();
+        String waiting = null;
+        for (GroupView g : below) {
+            UnitView head = ctx.head(g.name());
+            if (!waitsForResources(head, ctx)) {
+                continue;
+            }
+            waiting = waiting == null ? g.name() : waiting;
+            long from = belowSince.getOrDefault(g.name(), ctx.now());
+            since.put(g.name(), from);
+            if (ctx.now() - from < options.graceSeconds() * 1000) {
+                continue;   // capacity that frees up on its own comes to it first (it is below its min)
+            }
+            // the engine is work-conserving: a head still waiting after allocation fits on no node now
+            long toMin = Math.max(1, Usage.room(funding.used(g), funding.quota(g.name()).min(), head.slot()));
+            if (preemptor.preempt(ctx, funding, head, toMin) > 0) {
+                ctx.schedule(head.id());
+            }
+        }
+        belowSince.clear();
+        belowSince.putAll(since);
+        yieldUntilServed(waiting, ctx);
+    }
+
+    /**
+     * With {@code yieldAboveMin}, groups above their min take nothing new while {@code group} (below its
+     * min, its head waiting for resources) is not served: a grant to them now is the youngest work
+     * preemption would take back first (docs/multi-tenancy.md, "Choices and their defaults").
+     */
+    private void yieldUntilServed(String group, CycleContext ctx) {
+        String next = options.yieldAboveMin() ? group : null;
+        if (yieldTo != null && next == null) {
+            ctx.reconsider();   // nodes passed over for the groups above their min may serve them again
+        }
+        if (next != null && !next.equals(yieldTo)) {
+            yieldVerdict = Verdict.waitFor(Reason.of(ReasonCode.QUOTA, "group " + next,
+                    "is below its MinQuota and waits for resources: groups above theirs get nothing new until it is served"));
+        }
+        yieldTo = next;
+    }
+
+    /** The head waits for resources, not for quota or the lookahead (or nothing waits). */
+    private boolean waitsForResources(UnitView head, CycleContext ctx) {
+        return head != null && head.remaining() > 0 && quotaRoom(head, ctx) > 0 && (emergent != null || ctx.admissible(head) > 0);
     }
 
     /**

@@ -28,21 +28,31 @@ public final class QuotaProvider implements PolicyProvider {
     static final OptionSpec<String> ZONE = OptionSpec.text("zone", "UTC",
             "Time zone of slice hours and billing days, e.g. UTC or Asia/Shanghai.").checkedBy(QuotaProvider::zoneExists);
     static final OptionSpec<Boolean> PREEMPTION = OptionSpec.flag("preemption", true,
-            "A group below its MinQuota takes capacity back by preempting offline grants of groups above theirs, oldest first.");
+            "A group below its MinQuota takes capacity back by preempting offline grants of groups above theirs, the "
+                    + "youngest past minRunSeconds first.");
     static final OptionSpec<QuotaOptions.EmergentMode> EMERGENT = OptionSpec.choice("emergent",
             QuotaOptions.EmergentMode.class, QuotaOptions.EmergentMode.CLAIM,
             "What the top job that cannot be placed gets: claim (the nodes it needs are kept for it as they free up; "
                     + "the rest of the cluster keeps working), hold (nothing else is granted until it fits: "
                     + "ServiceMode clusters of short jobs) or off.");
-    static final OptionSpec<Long> MIN_RUN_SECONDS = OptionSpec.number("minRunSeconds", 60, 0, 86_400,
+    static final OptionSpec<Long> MIN_RUN_SECONDS = OptionSpec.number("minRunSeconds", 10, 0, 86_400,
             "Preemption never takes a grant younger than this.");
-    static final OptionSpec<Long> MAX_PREEMPTED_PER_MINUTE = OptionSpec.number("maxPreemptedPerMinute", 1000, 0,
+    static final OptionSpec<Long> MAX_PREEMPTED_PER_MINUTE = OptionSpec.number("maxPreemptedPerMinute", 0, 0,
             100_000_000, "At most this many slots revoked by preemption in any 60 s; 0 = no limit.");
     static final OptionSpec<Boolean> LOOKAHEAD = OptionSpec.flag("lookahead", true,
             "Before a slice boundary lowers a group's quota, work expected to outlive it is granted only within "
                     + "the next slice's quota.");
     static final OptionSpec<Long> LOOKAHEAD_MINUTES = OptionSpec.number("lookaheadMinutes", 60, 0, 1440,
             "How long before a boundary the lookahead acts.");
+    static final OptionSpec<Boolean> SMALL_FIRST = OptionSpec.flag("smallFirst", true,
+            "Among groups alike by production level, MinQuota and priority, the one whose next job asks for fewer "
+                    + "slots goes first; off: the earlier submission.");
+    static final OptionSpec<Long> GRACE_SECONDS = OptionSpec.number("graceSeconds", 0, 0, 3_600,
+            "A group below its MinQuota with demand first waits this long for capacity that frees up on its own "
+                    + "(it is served first) before it preempts.");
+    static final OptionSpec<Boolean> YIELD_ABOVE_MIN = OptionSpec.flag("yieldAboveMin", false,
+            "While a group below its MinQuota waits for resources, groups above theirs get no new grants (preemption "
+                    + "would take those back first).");
     static final OptionSpec<Long> BILLING_DAYS = OptionSpec.number("billingDays", 31, 1, 3660, "Days of billing kept.");
 
     public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(QuotaPolicy.NAME, QuotaPolicy.class)
@@ -57,6 +67,9 @@ public final class QuotaProvider implements PolicyProvider {
             .option(LOOKAHEAD)
             .option(LOOKAHEAD_MINUTES)
             .option(BILLING_DAYS)
+            .option(SMALL_FIRST)
+            .option(GRACE_SECONDS)
+            .option(YIELD_ABOVE_MIN)
             .factory(QuotaProvider::create)
             .with(QuotaReporting::declare)
             .with(QuotaEdges::declare)
@@ -70,7 +83,8 @@ public final class QuotaProvider implements PolicyProvider {
     private static QuotaPolicy create(Settings s) {
         QuotaOptions options = new QuotaOptions(ZoneId.of(s.get(ZONE)), s.get(PREEMPTION), s.get(EMERGENT),
                 s.get(MIN_RUN_SECONDS), s.get(MAX_PREEMPTED_PER_MINUTE), s.get(LOOKAHEAD), s.get(LOOKAHEAD_MINUTES),
-                s.get(BILLING_DAYS).intValue());
+                s.get(BILLING_DAYS).intValue(), s.get(SMALL_FIRST), s.get(GRACE_SECONDS),
+                s.get(YIELD_ABOVE_MIN));
         s.read(WORKER_SPANS, QuotaTableCodec::workerSpans);   // a bad WorkerSpans is named as such, not as the file's
         return new QuotaPolicy(options, s.read(TABLE_FILE, file -> table(s.subject(), file, s.get(WORKER_SPANS))));
     }

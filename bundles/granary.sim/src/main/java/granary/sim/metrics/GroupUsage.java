@@ -9,6 +9,11 @@ import granary.api.model.Resources;
  */
 public final class GroupUsage {
 
+    /** How long a group with demand may stay below its min (docs/multi-tenancy.md, "Choices and their defaults"). */
+    public static final long GUARANTEE_BOUND_MS = 20_000;
+    /** How many of the longest stretches over the bound are kept. */
+    private static final int KEPT_STRETCHES = 10;
+
     private long slots;
     private Resources held = Resources.ZERO;
     private long last = -1;
@@ -23,6 +28,10 @@ public final class GroupUsage {
     private long belowMinMs;
     private long belowSince = -1;
     private long longestBelowMs;
+    private long belowUntil = -1;
+    /** Stretches below the guarantee longer than {@link #GUARANTEE_BOUND_MS}: {start, length} ms, the longest few. */
+    private final java.util.List<long[]> longStretches = new java.util.ArrayList<>();
+    private long longStretchCount;
     private long overMaxMs;
 
     /** Records a change of {@code dSlots} slots holding {@code dRes} at {@code now}. */
@@ -62,8 +71,10 @@ public final class GroupUsage {
         if (belowWithDemand) {
             belowMinMs += dt;
             belowSince = belowSince < 0 ? from : belowSince;
+            belowUntil = to;
             longestBelowMs = Math.max(longestBelowMs, to - belowSince);
-        } else {
+        } else if (belowSince >= 0) {
+            stretchEnded(belowSince, belowUntil);
             belowSince = -1;
         }
         if (overMax) {
@@ -86,6 +97,32 @@ public final class GroupUsage {
 
     public double longestBelowMinSeconds() {
         return longestBelowMs / 1000.0;
+    }
+
+    private void stretchEnded(long start, long end) {
+        if (end - start > GUARANTEE_BOUND_MS) {
+            longStretchCount++;
+            longStretches.add(new long[] {start, end - start});
+            longStretches.sort((a, b) -> Long.compare(b[1], a[1]));
+            if (longStretches.size() > KEPT_STRETCHES) {
+                longStretches.remove(KEPT_STRETCHES);
+            }
+        }
+    }
+
+    /** Stretches below the guarantee with demand longer than {@link #GUARANTEE_BOUND_MS} (one still open counts). */
+    public long stretchesOverBound() {
+        return longStretchCount + (belowSince >= 0 && belowUntil - belowSince > GUARANTEE_BOUND_MS ? 1 : 0);
+    }
+
+    /** The longest of those, longest first: {start, length} in ms of engine time. */
+    public java.util.List<long[]> longestStretches() {
+        java.util.List<long[]> all = new java.util.ArrayList<>(longStretches);
+        if (belowSince >= 0 && belowUntil - belowSince > GUARANTEE_BOUND_MS) {
+            all.add(new long[] {belowSince, belowUntil - belowSince});
+            all.sort((a, b) -> Long.compare(b[1], a[1]));
+        }
+        return all.size() > KEPT_STRETCHES ? all.subList(0, KEPT_STRETCHES) : all;
     }
 
     public double overMaxSeconds() {

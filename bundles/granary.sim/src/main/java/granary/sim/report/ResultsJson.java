@@ -126,6 +126,16 @@ public final class ResultsJson {
         waits.add("jobs", stats(r.waits().jobs()));
         waits.add("units", stats(r.waits().units()));
         waits.add("slots", stats(r.waits().slots()));
+        JsonArray bySize = new JsonArray();
+        r.waits().jobsBySize().forEach(c -> {
+            JsonObject x = stats(c.waits());
+            x.addProperty("fromSlots", c.fromSlots());
+            if (c.toSlots() > 0) {
+                x.addProperty("toSlots", c.toSlots());
+            }
+            bySize.add(x);
+        });
+        waits.add("jobsBySize", bySize);
         o.add("waitSeconds", waits);
         o.add("utilisation", doubles(r.utilisation()));
         JsonObject backlog = new JsonObject();
@@ -186,6 +196,15 @@ public final class ResultsJson {
             x.addProperty("belowMinWithDemandSeconds", g.belowMinSeconds());
             x.addProperty("longestBelowMinSeconds", g.longestBelowMinSeconds());
             x.addProperty("overMaxSeconds", g.overMaxSeconds());
+            x.addProperty("stretchesBelowMinOverBound", g.stretchesOverBound());
+            JsonArray longest = new JsonArray();
+            g.longestStretches().forEach(st -> {
+                JsonObject y = new JsonObject();
+                y.addProperty("startSeconds", st.startSeconds());
+                y.addProperty("seconds", st.seconds());
+                longest.add(y);
+            });
+            x.add("longestStretchesBelowMin", longest);
             o.add(name, x);
         });
         return o;

@@ -9,6 +9,7 @@ import java.util.function.Function;
 
 import granary.api.model.NodeSpec;
 import granary.api.model.Resources;
+import granary.sim.metrics.GroupUsage;
 import granary.sim.metrics.Stats;
 import granary.sim.run.Replay;
 import granary.sim.run.RunResult;
@@ -40,6 +41,11 @@ public final class SummaryText {
                 r -> n(r.timeouts().jobs()) + " (" + pct(r.timeouts().share()) + ")"));
         groupRows(runs, rows);
         rows.add(row(runs, "job wait p50 / p90 / p99 (s)", r -> waits(r.waits().jobs())));
+        for (String size : sizeClasses(runs)) {
+            rows.add(row(runs, "  jobs of " + size + " slots: count / p99 / max wait (s)", r -> r.waits().jobsBySize().stream()
+                    .filter(c -> c.label().equals(size)).findFirst()
+                    .map(c -> n(c.waits().count()) + " / " + secs(c.waits().p99()) + " / " + secs(c.waits().max())).orElse("-")));
+        }
         rows.add(row(runs, "unit wait p50 / p90 / p99 (s)", r -> waits(r.waits().units())));
         rows.add(row(runs, "slot wait p50 / p90 / p99 (s)", r -> waits(r.waits().slots())));
         rows.add(row(runs, "never started at the end", r -> n(r.jobs().neverStarted())));
@@ -59,6 +65,12 @@ public final class SummaryText {
                             return x == null ? "-" : n(Math.round(x.belowMinSeconds())) + " / " + n(Math.round(x.longestBelowMinSeconds()))
                                     + " / " + n(Math.round(x.overMaxSeconds())) + ", " + n(x.revokedSlots()); }));
             }
+            rows.add(row(runs, "below min with demand over " + GroupUsage.GUARANTEE_BOUND_MS / 1000 + " s: stretches (longest at s)",
+                    r -> { List<RunResult.Stretch> all = new ArrayList<>();
+                        r.groups().values().forEach(x -> all.addAll(x.longestStretches()));
+                        long count = r.groups().values().stream().mapToLong(RunResult.GroupRow::stretchesOverBound).sum();
+                        return n(count) + all.stream().max(java.util.Comparator.comparingDouble(RunResult.Stretch::seconds))
+                                .map(x -> " (" + n(Math.round(x.startSeconds())) + ")").orElse(""); }));
         }
         rows.add(row(runs, "stranded free cpu (mean, of capacity)", r -> pct(r.strandedShare().getOrDefault("cpu", 0.0))));
         rows.add(row(runs, "revoked slots", r -> n(r.revocations().slots())));
@@ -200,6 +212,13 @@ public final class SummaryText {
 
     private static String pad(String s, int w) {
         return s + " ".repeat(Math.max(0, w - s.length()));
+    }
+
+    /** The job size classes any run had, smallest first (docs/multi-tenancy.md, "Choices and their defaults"). */
+    private static List<String> sizeClasses(List<RunResult> runs) {
+        java.util.TreeMap<Long, String> all = new java.util.TreeMap<>();
+        runs.forEach(r -> r.waits().jobsBySize().forEach(c -> all.put(c.fromSlots(), c.label())));
+        return List.copyOf(all.values());
     }
 
     private static String waits(Stats s) {

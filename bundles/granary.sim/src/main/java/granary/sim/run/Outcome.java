@@ -8,6 +8,7 @@ import granary.api.report.Report;
 import granary.engine.Engine;
 import granary.sim.metrics.GroupUsage;
 import granary.sim.metrics.LongList;
+import granary.sim.metrics.SizeClasses;
 
 /** Turns the state at the end of a replay into its {@link RunResult}. */
 final class Outcome {
@@ -21,6 +22,7 @@ final class Outcome {
         long timeout = s.timeoutMs();
         LongList jobWaits = new LongList();
         LongList unitWaits = new LongList();
+        SizeClasses bySize = new SizeClasses();
         long submitted = 0;
         long refused = 0;
         long finished = 0;
@@ -38,6 +40,7 @@ final class Outcome {
             }
             submitted++;
             long jobWait = 0;
+            long requested = 0;
             boolean started = true;
             for (UnitTrack u : j.units.values()) {
                 if (u.refused) {
@@ -46,6 +49,7 @@ final class Outcome {
                     unitsNotRequested++;
                 } else {
                     unitsRequested++;
+                    requested += u.unit.spec().desired();
                     long wait = (u.firstGrantAt >= 0 ? u.firstGrantAt : end) - u.requestedAt;
                     started &= u.firstGrantAt >= 0;
                     unitWaits.add(wait);
@@ -54,6 +58,9 @@ final class Outcome {
                 }
             }
             jobWaits.add(jobWait);
+            if (requested > 0) {
+                bySize.add(requested, jobWait);
+            }
             boolean timedOut = jobWait > timeout;
             jobTimeouts += timedOut ? 1 : 0;
             neverStarted += started ? 0 : 1;
@@ -65,11 +72,13 @@ final class Outcome {
                 unitsNotRequested, sim.refusals(), sim.refusalExamples());
         RunResult.Timeouts timeouts = new RunResult.Timeouts(timeout, jobTimeouts, submitted == 0 ? 0 : (double) jobTimeouts / submitted,
                 unitTimeouts);
-        RunResult.Waits waits = new RunResult.Waits(jobWaits.stats(), unitWaits.stats(), rec.slotWaits.stats());
+        RunResult.Waits waits = new RunResult.Waits(jobWaits.stats(), unitWaits.stats(), rec.slotWaits.stats(),
+                bySize.classes());
         Map<String, RunResult.GroupRow> groups = new LinkedHashMap<>();
         rec.groups.forEach((name, g) -> groups.put(name, new RunResult.GroupRow(g.jobs(), g.timeouts(), g.slotSeconds(),
                 g.cpuCoreSeconds(), g.memGibSeconds(), g.peakSlots(), g.revokedSlots(), g.lostSlotSeconds(), g.belowMinSeconds(),
-                g.longestBelowMinSeconds(), g.overMaxSeconds())));
+                g.longestBelowMinSeconds(), g.overMaxSeconds(), g.stretchesOverBound(), g.longestStretches().stream()
+                .map(x -> new RunResult.Stretch((x[0] - s.startEpochMs()) / 1000.0, x[1] / 1000.0)).toList())));
         Map<String, Map<String, Report>> reports = rec.reports.readAll();
         long decisions = engine.view().status().decisions();
         long simulated = end - s.startEpochMs();

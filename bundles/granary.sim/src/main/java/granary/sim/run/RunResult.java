@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import granary.api.report.Report;
+import granary.sim.metrics.SizeClasses;
 import granary.sim.metrics.Stats;
 import granary.sim.metrics.TimeSeries;
 
@@ -57,9 +58,14 @@ public record RunResult(String label, List<String> selection, Map<String, String
     /**
      * Waits in ms: per job (its slowest unit), per unit (request → first slot; all slots for an
      * all-or-nothing unit), per slot (each slot's demand → its grant, to the second). A unit that
-     * never got a slot counts with its wait until the end of the replay.
+     * never got a slot counts with its wait until the end of the replay. Job waits also by the job's
+     * size (slots requested, in decades), smallest class first.
      */
-    public record Waits(Stats jobs, Stats units, Stats slots) {
+    public record Waits(Stats jobs, Stats units, Stats slots, List<SizeClasses.SizeClass> jobsBySize) {
+
+        public Waits {
+            jobsBySize = List.copyOf(jobsBySize);
+        }
     }
 
     /** Slots taken back by the master, and the work they lost (slot-seconds run before). */
@@ -77,21 +83,34 @@ public record RunResult(String label, List<String> selection, Map<String, String
      * One group (by the full name the engine gave it). Slots taken from the group and the slot-seconds
      * their tasks had run (work lost, included in {@code slotSeconds}); then, from the admission
      * policies' group bounds (docs/operations.md, "What operators measure"): time below its guarantee
-     * while it had demand (in all, and the longest stretch), and time above its limit.
+     * while it had demand (in all, and the longest stretch), time above its limit, and the stretches
+     * below its guarantee longer than the bound (how many, and the longest few).
      */
     public record GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
                            long peakSlots, long revokedSlots, double lostSlotSeconds, double belowMinSeconds,
-                           double longestBelowMinSeconds, double overMaxSeconds) {
+                           double longestBelowMinSeconds, double overMaxSeconds, long stretchesOverBound,
+                           List<Stretch> longestStretches) {
+
+        public GroupRow {
+            longestStretches = List.copyOf(longestStretches);
+        }
 
         public GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
                         long peakSlots) {
-            this(jobs, timeouts, slotSeconds, cpuCoreSeconds, memGibSeconds, peakSlots, 0, 0, 0, 0, 0);
+            this(jobs, timeouts, slotSeconds, cpuCoreSeconds, memGibSeconds, peakSlots, 0, 0, 0, 0, 0, 0, List.of());
         }
 
         /** Work lost to revocations as a share of the slot-seconds the group held; 0 when it held none. */
         public double lostShare() {
             return slotSeconds <= 0 ? 0 : lostSlotSeconds / slotSeconds;
         }
+    }
+
+    /**
+     * A stretch of a group below its guarantee with demand longer than the bound
+     * ({@link granary.sim.metrics.GroupUsage#GUARANTEE_BOUND_MS}), in seconds from trace time 0.
+     */
+    public record Stretch(double startSeconds, double seconds) {
     }
 
     /** Wall-clock figures: they vary from run to run and machine to machine. */

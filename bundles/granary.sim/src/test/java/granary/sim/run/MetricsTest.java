@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
+import granary.sim.metrics.SizeClasses;
 import granary.sim.metrics.Stats;
 import granary.sim.report.SummaryText;
 import granary.sim.trace.TraceFormat;
@@ -56,6 +57,10 @@ class MetricsTest {
         assertEquals(new Stats(4, 7_000, 0, 18_000, 18_000, 18_000), r.waits().units());
         assertEquals(new Stats(4, 7_000, 0, 18_000, 18_000, 18_000), r.waits().jobs());
         assertEquals(new Stats(5, 5_600, 0, 18_000, 18_000, 18_000), r.waits().slots(), "a's two slots wait 0");
+        assertEquals(List.of(new SizeClasses.SizeClass(1, 1, new Stats(3, 28_000 / 3.0, 10_000, 18_000, 18_000, 18_000)),
+                new SizeClasses.SizeClass(2, 10, new Stats(1, 0, 0, 0, 0, 0))), r.waits().jobsBySize(),
+                "one-slot jobs b, c, d wait 10, 0 and 18 s; a, of two slots, 0");
+        assertEquals(List.of("1", "2-10"), r.waits().jobsBySize().stream().map(SizeClasses.SizeClass::label).toList());
         assertEquals(new RunResult.Timeouts(10_000, 1, 0.25, 1), r.timeouts(), "b waits exactly 10 s: not over; d waits 18 s");
         assertEquals(new RunResult.Jobs(4, 0, 4, 0, 4, 0, 0, Map.of(), List.of()), r.jobs());
         assertEquals(1L, r.groups().get("g2").timeouts());
@@ -137,6 +142,9 @@ class MetricsTest {
         assertEquals(50.0, r.groups().get("g2").longestBelowMinSeconds(), 1e-9);
         assertEquals(0.0, r.groups().get("g1").belowMinSeconds(), "g1's min is 0");
         assertEquals(0.0, r.groups().get("g1").overMaxSeconds());
+        assertEquals(1, r.groups().get("g2").stretchesOverBound(), "50 s is over the 20 s the guarantee allows");
+        assertEquals(List.of(new RunResult.Stretch(10, 50)), r.groups().get("g2").longestStretches());
+        assertEquals(0, preemption("5").groups().get("g2").stretchesOverBound(), "placed the moment it asked");
     }
 
     private RunResult preemption(String minRunSeconds) throws IOException {

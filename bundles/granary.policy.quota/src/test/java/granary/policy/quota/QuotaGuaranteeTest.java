@@ -1,0 +1,194 @@
+package granary.policy.quota;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import granary.api.model.JobSpec;
+import granary.api.model.UnitSpec;
+import granary.testkit.Clocks;
+import granary.testkit.Jobs;
+
+/**
+ * The min as a real guarantee (issue 24; docs/multi-tenancy.md, "Choices and their defaults"): a group
+ * below its min with demand gets back to its min within 20 s of engine time — two scheduling samples —
+ * wherever preemption may act, on the causes the replay of the Alibaba trace showed keeping groups
+ * below their min for hours.
+ */
+class QuotaGuaranteeTest {
+
+    /** Seconds of engine time the guarantee allows (issue 24's target). */
+    private static final int BOUND_SECONDS = 20;
+
+    /** Advances a second at a time, at most the bound; returns the seconds until {@code job} holds {@code slots}, or -1. */
+    private static int secondsUntil(QuotaBench b, String job, int slots) {
+        for (int s = 0; s <= BOUND_SECONDS; s++) {
+            if (b.granted(job) >= slots) {
+                return s;
+            }
+            b.advance(1000);
+        }
+        return -1;
+    }
+
+    /**
+     * Memory binds, cpu idles: a holds all the memory (far above its memory min) with little cpu (under
+     * its cpu min). It is above its min — its state is Overused — so b, below its min in everything,
+     * takes memory back from it; counting a's excess resource by resource (none in cpu) made it untouchable.
+     */
+    @Test
+    void aGroupAboveItsMinInTheBindingResourceGivesBackEvenUnderItsMinInAnother() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS, QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": {"cpu": 10000, "mem": 10000}, "MinQuota": {"cpu": 2000, "mem": 3000}},
+                             "b": {"GroupId": 2, "MaxQuota": {"cpu": 10000, "mem": 10000}, "MinQuota": {"cpu": 3000, "mem": 3000}}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit(new JobSpec("memory", "a", null, 0, false, List.of(Jobs.unit("u", 10, 100, 100).build())));
+        assertEquals(100, b.granted("memory"), "all the memory, a tenth of the cpu");
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        b.submit("claim", "b", 20);
+        int s = secondsUntil(b, "claim", 20);
+        assertTrue(s >= 0 && s <= BOUND_SECONDS, "b below its min with demand got its 20 slots after " + s + " s");
+        assertEquals(80, b.granted("memory"), "a keeps 8,000 of memory: above its min of 3,000");
+    }
+
+    /**
+     * b is below its min and its head can use only n0, where nothing is old enough to take; c is below
+     * its min too and could take old work anywhere. c does not wait behind b.
+     */
+    @Test
+    void aGroupBelowItsMinDoesNotWaitBehindAnotherThatPreemptionCannotHelp() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withRestraint(600, 1000), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 30},
+                             "c": {"GroupId": 3, "MaxQuota": 100, "MinQuota": 30}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit(new JobSpec("old", "a", null, 0, false, List.of(Jobs.unit("u", 100, 100, 90).blacklist("n0").build())));
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 900_000);
+        b.submit("young", "a", 10);                                   // n0 is all that is left
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 960_000);
+        UnitSpec.Builder onlyN0 = Jobs.unit("u", 100, 100, 5);
+        for (int n = 1; n < 10; n++) {
+            onlyN0.blacklist("n" + n);
+        }
+        b.submit(new JobSpec("pinned", "b", null, 0, false, List.of(onlyN0.build())));
+        b.advance(1000);
+        b.submit("claim", "c", 10);
+        int s = secondsUntil(b, "claim", 10);
+        assertTrue(s >= 0 && s <= BOUND_SECONDS, "c below its min with demand got its 10 slots after " + s + " s");
+        assertEquals(0, b.granted("pinned"), "young has run 60 s of the 600 it must run before it may be taken");
+        assertEquals(10, b.granted("young"));
+    }
+
+    /**
+     * The youngest grants are two per node on a hundred nodes; a five-core slot needs five on one node.
+     * The first attempt gathers what the need calls for and finds room nowhere; the next ones gather
+     * more (older grants too) until a node has room, and then take only what makes it there.
+     */
+    @Test
+    void whenTheYoungestGrantsAreSpreadThinLaterAttemptsGatherMoreUntilANodeHasRoom() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS, QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 1000, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 1000, "MinQuota": 100}}}
+                """, null)).nodes(100, 10);
+        b.at(1);
+        b.submit(new JobSpec("old", "a", null, 0, false, List.of(Jobs.unit("u", 100, 100, 800).maxPerNode(8).build())));
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        b.submit(new JobSpec("spread", "a", null, 0, false, List.of(Jobs.unit("u", 100, 100, 200).maxPerNode(2).build())));
+        assertEquals(1000, b.usedSlots("a"));
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 600_000);
+        b.submit(new JobSpec("wide", "b", null, 0, false, List.of(Jobs.unit("u", 500, 500, 1).build())));
+        int s = secondsUntil(b, "wide", 1);
+        assertTrue(s >= 0 && s <= BOUND_SECONDS, "b below its min with demand got its slot after " + s + " s");
+        assertEquals(995, b.usedSlots("a"), "five one-core slots on one node make room for one five-core slot: no more");
+    }
+
+    /** a holds the whole cluster (old work); b, with min 20, asks for 20 slots at 01:05. */
+    private static QuotaBench bBelowItsMinWithGrace(long graceSeconds) {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withRestraint(10, 0).withGrace(graceSeconds), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 20}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit("old", "a", 100);
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        b.submit("claim", "b", 20);
+        return b;
+    }
+
+    /** With a grace, capacity that frees up on its own within it goes to the group below its min: nothing is revoked. */
+    @Test
+    void withinTheGraceCapacityThatFreesUpOnItsOwnServesTheGroupAndNothingIsRevoked() {
+        QuotaBench b = bBelowItsMinWithGrace(10);
+        b.advance(5000);
+        assertEquals(0, b.granted("claim"), "5 s into the grace: nothing revoked yet");
+        b.release("old", 20);
+        b.advance(1000);
+        assertEquals(20, b.granted("claim"), "what a released is b's: it is below its min");
+        b.advance(30_000);
+        assertEquals(80, b.granted("old"), "a lost nothing to preemption");
+    }
+
+    /** When nothing frees up, the group preempts once the grace is over, and is at its min within the bound. */
+    @Test
+    void afterTheGraceTheGroupPreemptsAndIsAtItsMinWithinTheBound() {
+        QuotaBench b = bBelowItsMinWithGrace(10);
+        b.advance(9000);
+        assertEquals(0, b.granted("claim"), "9 s: still waiting for capacity to free up on its own");
+        assertEquals(100, b.granted("old"));
+        int s = secondsUntil(b, "claim", 20);
+        assertTrue(s >= 0 && 9 + s <= BOUND_SECONDS, "b got its min after " + (9 + s) + " s");
+        assertEquals(80, b.granted("old"), "exactly b's need taken");
+    }
+
+    /** Without a grace (the default) the group preempts at once. */
+    @Test
+    void withoutAGraceTheGroupPreemptsAtOnce() {
+        QuotaBench b = bBelowItsMinWithGrace(0);
+        b.advance(1000);
+        assertEquals(20, b.granted("claim"));
+    }
+
+    /**
+     * b is below its min and its head (5-core slots) fits nowhere; a (above its min) has one-core work
+     * waiting. A freed 3-core fragment goes to a without yieldAboveMin — the youngest grant, the first
+     * preemption takes back for b — and stays free for b with it. (No emergent job: its claim would keep
+     * the node for b on its own.)
+     */
+    private static QuotaBench fragmentFreedWhileBWaits(boolean yieldAboveMin) {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withRestraint(600, 0).withYieldAboveMin(yieldAboveMin)
+                        .withEmergent(QuotaOptions.EmergentMode.OFF),
+                QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 50}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit("old", "a", 100);
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 60_000);
+        b.submit("more", "a", 10);
+        b.submit(new JobSpec("wide", "b", null, 0, false, List.of(Jobs.unit("u", 500, 500, 2).build())));
+        b.advance(1000);
+        b.release("old", 3);
+        b.advance(1000);
+        return b;
+    }
+
+    @Test
+    void withoutYieldAboveMinAFreedFragmentGoesToAGroupAboveItsMin() {
+        QuotaBench b = fragmentFreedWhileBWaits(false);
+        assertEquals(3, b.granted("more"), "a backfills the fragment b's head cannot use yet");
+    }
+
+    @Test
+    void withYieldAboveMinAGroupAboveItsMinGetsNothingNewWhileOneBelowWaits() {
+        QuotaBench b = fragmentFreedWhileBWaits(true);
+        assertEquals(0, b.granted("more"), "a yields while b waits below its min");
+        b.release("old", 2);
+        b.advance(1000);
+        assertEquals(1, b.granted("wide"), "the fragment and two more slots on that node make b's first five-core slot");
+    }
+}
