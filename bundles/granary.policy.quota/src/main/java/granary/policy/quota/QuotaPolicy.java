@@ -496,7 +496,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             ctx.reconsider();   // nodes passed over for the groups above their min may serve them again
         }
         if (next != null && !next.equals(yieldTo)) {
-            yieldVerdict = Verdict.waitFor(Reason.of(ReasonCode.QUOTA, "group " + next,
+            yieldVerdict = Verdict.waitFor(Reason.of(QuotaReasons.QUOTA, "group " + next,
                     "is below its MinQuota and waits for resources: groups above theirs get nothing new until it is served"));
         }
         yieldTo = next;
