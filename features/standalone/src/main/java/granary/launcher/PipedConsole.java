@@ -21,6 +21,8 @@ final class PipedConsole {
     static final String SCOPE = "granary";
     /** A command that changes nothing, run until it answers before the first line of input. */
     static final String PROBE = "status";
+    /** grep's colours (match, file name, line number, separator), each set to no style. */
+    static final String NO_COLOURS = "mt=:fn=:ln=:se=";
 
     private final Container container;
     private final boolean strict;
@@ -49,6 +51,11 @@ final class PipedConsole {
         // Commands get an empty input: they must never read the lines meant for the launcher.
         try (GogoSession session = GogoSession.open(container.context(), new ByteArrayInputStream(new byte[0]), out, err);
              BufferedReader lines = new BufferedReader(new InputStreamReader(in, Charset.defaultCharset()))) {
+            // Gogo takes the session's own output for a terminal: without this, grep would mark its
+            // matches with colour escapes in a file or a pipe
+            session.put("GREP_COLORS", NO_COLOURS);
+            // as the console's profile has it: granary's commands first, then the shell's
+            session.put("SCOPE", Launcher.GoshArgs.SCOPE);
             if (!ready(session, deadline)) {
                 err.println("Error: the " + SCOPE + ":* commands did not answer within " + commandWait.toSeconds() + " s");
                 return Launcher.EXIT_STARTUP;
@@ -61,6 +68,9 @@ final class PipedConsole {
                 }
                 if (!runOne(session, command)) {
                     failed++;
+                }
+                if (stopping()) {
+                    break;   // granary:exit (or stop 0): the lines after it are not run
                 }
             }
         } catch (IOException e) {
@@ -86,6 +96,11 @@ final class PipedConsole {
                 Thread.sleep(20);   // polling the framework for a service: no event to wait on from outside it
             }
         }
+    }
+
+    /** True once the framework is no longer active: a command stopped it. */
+    private boolean stopping() {
+        return container.framework().getState() != org.osgi.framework.Bundle.ACTIVE;
     }
 
     private boolean runOne(GogoSession session, String command) {
