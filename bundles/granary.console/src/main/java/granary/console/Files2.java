@@ -15,6 +15,8 @@ final class Files2 {
         } catch (CodecException e) {
             // every problem on its own line, so that an operator sees all of them at once
             throw new ConsoleError(e.describe(), e);
+        } catch (RuntimeException e) {
+            throw ConsoleError.of(e);   // a missing or unreadable file: its words, no class name
         }
     }
 }
