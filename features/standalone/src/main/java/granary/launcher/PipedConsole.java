@@ -23,6 +23,8 @@ final class PipedConsole {
     static final String PROBE = "status";
     /** grep's colours (match, file name, line number, separator), each set to no style. */
     static final String NO_COLOURS = "mt=:fn=:ln=:se=";
+    /** The exit command as a line may type it; the framework stops on a thread of its own after it. */
+    static final java.util.regex.Pattern EXIT = java.util.regex.Pattern.compile("(granary:)?exit(\\s+0)?");
 
     private final Container container;
     private final boolean strict;
@@ -66,11 +68,12 @@ final class PipedConsole {
                 if (command.isEmpty() || command.startsWith("#")) {
                     continue;
                 }
-                if (!runOne(session, command)) {
+                boolean ran = runOne(session, command);
+                if (!ran) {
                     failed++;
                 }
-                if (stopping()) {
-                    break;   // granary:exit (or stop 0): the lines after it are not run
+                if ((ran && EXIT.matcher(command).matches()) || stopping()) {
+                    break;   // granary:exit (or stop 0): the lines after it are not run; the launcher stops
                 }
             }
         } catch (IOException e) {
