@@ -109,6 +109,8 @@ public final class Launcher {
                 return EXIT_STARTUP;
             }
             state.waiting().forEach(p -> err.println("Warning: not ready: " + p));
+            ConfigurationPids.warnings(options.config().keySet(), ConfigurationPids.known(container.context()))
+                    .forEach(w -> err.println("Warning: " + w));
             if (options.listen() != null) {
                 err.println("granary: listening on " + Http.awaitListening(container.context(), options.listen(),
                         options.tls() != null, LISTEN_TIMEOUT));

@@ -225,6 +225,19 @@ class PipedConsoleIT {
         assertFalse(r.out().contains("max=5 "), r::toString);
     }
 
+    /** A configuration PID that no part of the runtime reads is warned about, with the PID it was likely meant to be. */
+    @Test
+    void aMisspeltConfigurationPidIsWarnedAbout() throws Exception {
+        ChildProcess.Result r = run("granary:status\n", "--demo=false", "--config=granary.polcy.quota:preemption=false",
+                "--config=granary.engine:policies=fifo");
+        assertEquals(0, r.exit(), r::toString);
+        List<String> warnings = r.err().lines().filter(l -> l.startsWith("Warning: --config")).toList();
+        assertEquals(1, warnings.size(), "only the misspelt PID\n" + r);
+        assertTrue(warnings.get(0).contains("'granary.polcy.quota'; did you mean 'granary.policy.quota'?"), r::toString);
+        assertTrue(warnings.get(0).contains("granary.engine") && warnings.get(0).contains("granary.master"),
+                "the known PIDs are listed\n" + r);
+    }
+
     /** Config Admin settings on the command line: the quota policy starts with its table file. */
     @Test
     void configOptionConfiguresPolicies() throws Exception {
