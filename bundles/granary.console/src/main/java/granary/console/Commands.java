@@ -28,6 +28,7 @@ import granary.api.event.Revoked;
 import granary.api.spi.JobView;
 import granary.api.spi.JobWhy;
 import granary.codec.JobCodec;
+import granary.master.LeaderLease;
 
 import org.apache.felix.service.command.Descriptor;
 
@@ -72,6 +73,8 @@ public class Commands {
 
     private final Scheduler scheduler;
     private final SubmissionRefusals refusals;
+    /** This master's lease under high availability (null: a single master, or none here). */
+    private volatile LeaderLease lease;
 
     /** Commands whose status counts no refusals (nothing tells them of any). */
     public Commands(Scheduler scheduler) {
@@ -100,7 +103,14 @@ public class Commands {
 
     @Descriptor("scheduler status as key=value lines")
     public String status() {
-        return ConsoleText.status(await(scheduler.query(v -> v.status())), refusals.submissions(), refusals.jobs());
+        String status = ConsoleText.status(await(scheduler.query(v -> v.status())), refusals.submissions(), refusals.jobs());
+        LeaderLease l = lease;
+        return l == null ? status : ConsoleText.role(l.held(), l.why(), l.leader()) + "\n" + status;
+    }
+
+    /** The master's lease, whose role the status names first; null or {@link LeaderLease#ALWAYS}: a single master, no line. */
+    void lease(LeaderLease lease) {
+        this.lease = lease == LeaderLease.ALWAYS ? null : lease;
     }
 
     @Descriptor("list nodes: name, room, capacity, free, units placed, labels, blacklist")

@@ -2,6 +2,7 @@ package granary.console;
 
 import granary.api.event.Scheduler;
 import granary.engine.EngineHost;
+import granary.master.LeaderLease;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -61,6 +62,16 @@ public class CommandsComponent extends Commands {
             }
             watch = null;
         }
+    }
+
+    /** This master's lease: under high availability the status says leader or standby. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    void setLease(LeaderLease lease) {
+        lease(lease);
+    }
+
+    void unsetLease(LeaderLease lease) {
+        lease(null);
     }
 
     @Deactivate

@@ -35,6 +35,19 @@ final class ConsoleText {
     }
 
     /**
+     * The role of a master under high availability, first in its status (docs/ha.md, "The lease"): a
+     * standby's engine is empty (nodes=0, health=ok) because another master leads, and this says so,
+     * with the leader when it is known and why in words.
+     */
+    static String role(boolean leads, String why, java.net.URI leader) {
+        if (leads) {
+            return "role=leader";
+        }
+        return "role=standby\nleader=" + (leader == null ? "unknown" : Text.escape(leader.toString()))
+                + "\nrole.why=" + Text.escape(why);
+    }
+
+    /**
      * The status, with the job submissions the engine refused since it started: {@code refused_submissions}
      * (a batch counts once) and {@code refused_jobs}; a refused job never shows in {@code jobs}.
      */

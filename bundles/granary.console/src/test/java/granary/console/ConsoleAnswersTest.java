@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.StringReader;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -25,6 +26,7 @@ import granary.codec.JobCodec;
 import granary.engine.Engine;
 import granary.engine.EngineOptions;
 import granary.engine.EventLoop;
+import granary.master.LeaderLease;
 import granary.policy.fifo.FifoPolicy;
 
 import org.junit.jupiter.api.AfterEach;
@@ -113,6 +115,33 @@ class ConsoleAnswersTest {
         assertEquals("1", s.get("jobs"), "only b, accepted once: a refused job is never in jobs=");
         assertEquals("2", s.get("refused_submissions"), s.toString());
         assertEquals("3", s.get("refused_jobs"), s.toString());
+    }
+
+    @Test
+    void aStandbySaysSoAndNamesItsLeaderFirstInTheStatus() {
+        commands.lease(new LeaderLease() {
+            @Override
+            public boolean held() {
+                return false;
+            }
+
+            @Override
+            public String why() {
+                return "master http://b:7070 is a standby of cluster c1; the leader is http://a:7070";
+            }
+
+            @Override
+            public URI leader() {
+                return URI.create("http://a:7070");
+            }
+        });
+        List<String> lines = commands.status().lines().toList();
+        assertEquals("role=standby", lines.get(0));
+        assertEquals("leader=http://a:7070", lines.get(1));
+        assertTrue(lines.get(2).startsWith("role.why=master http://b:7070 is a standby of cluster c1"), lines.toString());
+
+        commands.lease(LeaderLease.ALWAYS);
+        assertTrue(commands.status().startsWith("time="), "a single master: no role line");
     }
 
     @Test
