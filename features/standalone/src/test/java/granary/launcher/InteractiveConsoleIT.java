@@ -25,6 +25,12 @@ import org.junit.jupiter.api.Test;
 class InteractiveConsoleIT {
 
     private static final Path SCRIPT = Path.of("/usr/bin/script");
+    /**
+     * The runtime's temporary files (its work directory, JLine's native library) go here: a runtime
+     * killed after a failed check cannot delete them, and they must not stay in /tmp.
+     */
+    @org.junit.jupiter.api.io.TempDir
+    Path tmp;
     private Process process;
     private final ByteArrayOutputStream screen = new ByteArrayOutputStream();
 
@@ -41,7 +47,7 @@ class InteractiveConsoleIT {
         assumeTrue(Files.isExecutable(SCRIPT), "no " + SCRIPT);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // a pseudo-terminal of 0 x 0 would leave JLine no room for the prompt: give it a size
-        String command = "stty cols 120 rows 40; exec " + java + " -jar " + It.runnableJar().toAbsolutePath()
+        String command = "stty cols 120 rows 40; exec " + java + " -Djava.io.tmpdir=" + tmp + " -jar " + It.runnableJar().toAbsolutePath()
                 + " --demo=false --interactive --listen=off";
         process = new ProcessBuilder(SCRIPT.toString(), "-qfec", command, "/dev/null").redirectErrorStream(true).start();
         Thread reader = new Thread(() -> copy(process.getInputStream()), "pty-reader");
@@ -77,7 +83,7 @@ class InteractiveConsoleIT {
     void pipesHelpRefusalsAndExit() throws Exception {
         assumeTrue(Files.isExecutable(SCRIPT), "no " + SCRIPT);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String command = "stty cols 200 rows 60; exec " + java + " -jar " + It.runnableJar().toAbsolutePath()
+        String command = "stty cols 200 rows 60; exec " + java + " -Djava.io.tmpdir=" + tmp + " -jar " + It.runnableJar().toAbsolutePath()
                 + " --demo=false --interactive --listen=off";
         process = new ProcessBuilder(SCRIPT.toString(), "-qfec", command, "/dev/null").redirectErrorStream(true).start();
         Thread reader = new Thread(() -> copy(process.getInputStream()), "pty-reader");

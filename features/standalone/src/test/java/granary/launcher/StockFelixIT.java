@@ -101,7 +101,9 @@ class StockFelixIT {
         Path config = felix.resolve("conf/config.properties");
         Files.writeString(config, Files.readString(config).replace("org.osgi.service.http.port=7070", "org.osgi.service.http.port=0"));
         String java = ProcessHandle.current().info().command().orElseThrow();
-        String command = "stty cols 160 rows 40; exec " + java + " -jar bin/felix.jar";
+        // JLine's native library goes under the test's directory, not /tmp, even if felix must be killed
+        String command = "stty cols 160 rows 40; exec " + java + " -Djava.io.tmpdir=" + felix.resolve("tmp") + " -jar bin/felix.jar";
+        Files.createDirectories(felix.resolve("tmp"));
         Process p = new ProcessBuilder(script.toString(), "-qfec", command, "/dev/null").directory(felix.toFile())
                 .redirectErrorStream(true).start();
         StringBuffer output = new StringBuffer();
