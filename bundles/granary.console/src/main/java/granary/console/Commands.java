@@ -28,6 +28,7 @@ import granary.api.event.Revoked;
 import granary.api.spi.JobView;
 import granary.api.spi.JobWhy;
 import granary.codec.JobCodec;
+import granary.master.LeaderLease;
 
 import org.apache.felix.service.command.Descriptor;
 
@@ -71,9 +72,18 @@ public class Commands {
     static final Map<String, String> USAGE = usageLines();
 
     private final Scheduler scheduler;
+    private final SubmissionRefusals refusals;
+    /** This master's lease under high availability (null: a single master, or none here). */
+    private volatile LeaderLease lease;
 
+    /** Commands whose status counts no refusals (nothing tells them of any). */
     public Commands(Scheduler scheduler) {
+        this(scheduler, new SubmissionRefusals());
+    }
+
+    Commands(Scheduler scheduler, SubmissionRefusals refusals) {
         this.scheduler = scheduler;
+        this.refusals = refusals;
     }
 
     @Descriptor("list installed policies: name, extension points, bundle, version, and 'active' on those in effect")
@@ -93,7 +103,14 @@ public class Commands {
 
     @Descriptor("scheduler status as key=value lines")
     public String status() {
-        return ConsoleText.status(await(scheduler.query(v -> v.status())));
+        String status = ConsoleText.status(await(scheduler.query(v -> v.status())), refusals.submissions(), refusals.jobs());
+        LeaderLease l = lease;
+        return l == null ? status : ConsoleText.role(l.held(), l.why(), l.leader()) + "\n" + status;
+    }
+
+    /** The master's lease, whose role the status names first; null or {@link LeaderLease#ALWAYS}: a single master, no line. */
+    void lease(LeaderLease lease) {
+        this.lease = lease == LeaderLease.ALWAYS ? null : lease;
     }
 
     @Descriptor("list nodes: name, room, capacity, free, units placed, labels, blacklist")
@@ -161,7 +178,7 @@ public class Commands {
             return j == null ? null : JobWhy.of(j, v.now());
         }));
         if (why == null) {
-            throw new IllegalArgumentException("granary:why: no job " + Text.quote(job) + " in the scheduler: it was never"
+            throw new ConsoleError("granary:why: no job " + Text.quote(job) + " in the scheduler: it was never"
                     + " submitted, or it has finished or was cancelled (granary:jobs lists the jobs)");
         }
         return String.join("\n", why.sentences());
@@ -234,7 +251,7 @@ public class Commands {
     }
 
     /** The error for a call of {@code name} with arguments that fit none of its forms. */
-    static IllegalArgumentException wrongCall(String name, Object[] args) {
+    static ConsoleError wrongCall(String name, Object[] args) {
         String params = PARAMETERS.get(name);
         int expected = params.isEmpty() ? 0 : params.split(" ").length;
         StringBuilder sb = new StringBuilder("granary:" + name + " takes " + expected + " argument"
@@ -248,7 +265,7 @@ public class Commands {
         if (args.length > expected) {
             sb.append(" (extra: ").append(Text.quote(String.valueOf(args[expected]))).append(')');
         }
-        return new IllegalArgumentException(sb.append("; usage: ").append(USAGE.get(name)).toString());
+        return new ConsoleError(sb.append("; usage: ").append(USAGE.get(name)).toString());
     }
 
 
@@ -281,21 +298,18 @@ public class Commands {
         return await(scheduler.submit(e));
     }
 
-    /** Waits for the engine's answer; its refusal comes back as the exception it is. */
+    /** Waits for the engine's answer; its refusal comes back as a {@link ConsoleError} with its message. */
     static <T> T await(CompletableFuture<T> f) {
         try {
             return f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(c);
+            // the engine's refusal, in its own words (no Java class name on the console)
+            throw ConsoleError.of(e.getCause());
         } catch (TimeoutException e) {
-            throw new IllegalStateException("the scheduler did not answer within " + TIMEOUT_SECONDS + " s");
+            throw new ConsoleError("the scheduler did not answer within " + TIMEOUT_SECONDS + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted");
+            throw new ConsoleError("interrupted while waiting for the scheduler's answer");
         }
     }
 }

@@ -48,6 +48,9 @@ public class Completions implements CommandSessionListener {
             "granary:blacklist", List.of("nodes"),
             "granary:unblacklist", List.of("nodes"));
 
+    /** The kinds of names, as {@code granary:names} takes them. */
+    static final List<String> KINDS = List.of("policies", "jobs", "nodes", "queues");
+
     private final Scheduler scheduler;
 
     @Activate
@@ -62,9 +65,26 @@ public class Completions implements CommandSessionListener {
             case "jobs" -> v -> sorted(v.jobs().stream().map(j -> j.id()).toList());
             case "nodes" -> v -> sorted(v.cluster().nodes().stream().map(n -> n.name()).toList());
             case "queues" -> v -> sorted(v.groups().stream().map(g -> g.name()).toList());
-            default -> throw new IllegalArgumentException("granary:names: the kind is one of policies, jobs, nodes, queues");
+            default -> throw new ConsoleError("granary:names: no kind " + granary.api.model.Text.quote(kind)
+                    + "; the kind is one of " + String.join(", ", KINDS));
         };
         return Commands.await(scheduler.query(read::apply));
+    }
+
+    @Descriptor("every name the console completes, by kind: policies, jobs, nodes and queues")
+    public String names() {
+        List<String> lines = new ArrayList<>();
+        for (String kind : KINDS) {
+            List<String> names = names(kind);
+            lines.add(kind + ": " + (names.isEmpty() ? "(none)" : String.join(" ", names)));
+        }
+        return String.join("\n", lines);
+    }
+
+    @Descriptor("(any other arguments: answers with the usage line)")
+    public String names(@Descriptor("ignored") Object... args) {
+        throw new ConsoleError("granary:names takes 0 or 1 argument, got " + args.length
+                + "; usage: granary:names [" + String.join("|", KINDS) + "]");
     }
 
     private static List<String> sorted(List<String> names) {

@@ -31,6 +31,27 @@ final class ConsoleText {
 
     /** {@code key=value} lines. */
     static String status(EngineStatus s) {
+        return status(s, 0, 0);
+    }
+
+    /**
+     * The role of a master under high availability, first in its status (docs/ha.md, "The lease"): a
+     * standby's engine is empty (nodes=0, health=ok) because another master leads, and this says so,
+     * with the leader when it is known and why in words.
+     */
+    static String role(boolean leads, String why, java.net.URI leader) {
+        if (leads) {
+            return "role=leader";
+        }
+        return "role=standby\nleader=" + (leader == null ? "unknown" : Text.escape(leader.toString()))
+                + "\nrole.why=" + Text.escape(why);
+    }
+
+    /**
+     * The status, with the job submissions the engine refused since it started: {@code refused_submissions}
+     * (a batch counts once) and {@code refused_jobs}; a refused job never shows in {@code jobs}.
+     */
+    static String status(EngineStatus s, long refusedSubmissions, long refusedJobs) {
         StringBuilder sb = new StringBuilder();
         line(sb, "time", Long.toString(s.now()));
         line(sb, "nodes", Integer.toString(s.nodes()));
@@ -39,6 +60,8 @@ final class ConsoleText {
         line(sb, "used_share", String.format(Locale.ROOT, "%.3f",
                 s.capacity().minus(s.free()).dominantShare(s.capacity())));
         line(sb, "jobs", Integer.toString(s.jobs()));
+        line(sb, "refused_submissions", Long.toString(refusedSubmissions));
+        line(sb, "refused_jobs", Long.toString(refusedJobs));
         line(sb, "waiting_units", Integer.toString(s.waitingUnits()));
         line(sb, "waiting_slots", Long.toString(s.waitingSlots()));
         line(sb, "granted_slots", Long.toString(s.grantedSlots()));

@@ -57,6 +57,11 @@ final class PolicyFunction implements org.apache.felix.service.command.Function 
                 c.parameters().size(), c::prepare, scheduler);
     }
 
+    /** The policy that declares the function. */
+    String policy() {
+        return policy;
+    }
+
     /** The declared name ({@code quota-load}). */
     String name() {
         return name;
@@ -84,7 +89,11 @@ final class PolicyFunction implements org.apache.felix.service.command.Function 
 
     @Override
     public Object execute(CommandSession session, List<Object> arguments) {
-        return run(arguments.stream().map(String::valueOf).toList());
+        try {
+            return run(arguments.stream().map(String::valueOf).toList());
+        } catch (RuntimeException e) {
+            throw ConsoleError.of(e);   // a policy's own refusal too: its words, no class name
+        }
     }
 
     /** Runs the function with its arguments as typed; the answer is the text the console prints. */
@@ -93,7 +102,7 @@ final class PolicyFunction implements org.apache.felix.service.command.Function 
             return usage;
         }
         if (args.size() < minArgs || args.size() > maxArgs) {
-            throw new IllegalArgumentException("granary:" + name + " takes " + (minArgs == maxArgs ? minArgs
+            throw new ConsoleError("granary:" + name + " takes " + (minArgs == maxArgs ? minArgs
                     : minArgs + " or " + maxArgs) + " arguments, got " + args.size() + "; usage: " + usage);
         }
         Invocation work = prepare(args);
@@ -109,13 +118,13 @@ final class PolicyFunction implements org.apache.felix.service.command.Function 
             return preparer.prepare(args);
         } catch (CodecException e) {
             // every problem on its own line, so that an operator sees all of them at once
-            throw new IllegalArgumentException(e.describe(), e);
+            throw new ConsoleError(e.describe(), e);
         }
     }
 
     private Policy installed(Policy p) {
         if (p == null) {
-            throw new IllegalArgumentException("policy " + policy + " is not installed (granary:policies lists what is)");
+            throw new ConsoleError("policy " + policy + " is not installed (granary:policies lists what is)");
         }
         return p;
     }

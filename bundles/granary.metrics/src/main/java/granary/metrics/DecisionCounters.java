@@ -7,6 +7,8 @@ import granary.api.event.ClockTick;
 import granary.api.event.GrantReleased;
 import granary.api.event.Granted;
 import granary.api.event.InputEvent;
+import granary.api.event.JobSubmitted;
+import granary.api.event.JobsSubmitted;
 import granary.api.event.OutputEvent;
 import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyDeactivated;
@@ -46,6 +48,8 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
     private final Counter releasedSlots;
     private final Counter events;
     private final Counter policyChanges;
+    private final Counter refusedSubmissions;
+    private final Counter refusedJobs;
     private final Histogram durations;
 
     DecisionCounters(PrometheusRegistry registry, PrometheusProperties properties) {
@@ -74,6 +78,13 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
                         + "(policy bundles started and stopped, new configurations), reconfigured (commands), failed (a "
                         + "configuration refused).")
                 .labelNames("change").register(registry);
+        refusedSubmissions = Counter.builder(properties).name("granary_submissions_refused_total").withoutExemplars()
+                .help("Job submissions the engine refused (nothing of them was accepted: a refused job is never in "
+                        + "granary_jobs), from the console, the demo or a job master, by submission: job (one job) or batch "
+                        + "(a file or list of jobs, refused whole). Why is in the refusal the sender got.")
+                .labelNames("submission").register(registry);
+        refusedJobs = Counter.builder(properties).name("granary_refused_jobs_total").withoutExemplars()
+                .help("The jobs in those refused submissions.").register(registry);
         durations = Histogram.builder(properties).name("granary_engine_event_duration_seconds").withoutExemplars()
                 .help("Decision latency: how long the engine took per input event, from validation through its scheduling "
                         + "cycle (measured by the live event loop around Engine.handle), by event type.")
@@ -87,6 +98,8 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
         for (String change : CHANGES) {
             policyChanges.initLabelValues(change);
         }
+        refusedSubmissions.initLabelValues("job");
+        refusedSubmissions.initLabelValues("batch");
     }
 
     /** A grant or revocation, on the engine thread. */
@@ -109,7 +122,11 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
         String type = event.getClass().getSimpleName();
         events.labelValues(type, accepted ? "accepted" : "refused").inc();
         durations.labelValues(type).observe(nanos / 1e9);
-        if (!accepted || event instanceof ClockTick) {
+        if (!accepted) {
+            refused(event);
+            return;
+        }
+        if (event instanceof ClockTick) {
             return;
         }
         if (event instanceof GrantReleased r) {
@@ -119,6 +136,17 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
         String change = policyChange(event);
         if (change != null) {
             policyChanges.labelValues(change).inc();
+        }
+    }
+
+    /** A refused job submission counts (docs/operations.md, "Metrics"); other refused events only in the event counter. */
+    private void refused(InputEvent event) {
+        if (event instanceof JobSubmitted) {
+            refusedSubmissions.labelValues("job").inc();
+            refusedJobs.inc();
+        } else if (event instanceof JobsSubmitted batch) {
+            refusedSubmissions.labelValues("batch").inc();
+            refusedJobs.inc(batch.jobs().size());
         }
     }
 

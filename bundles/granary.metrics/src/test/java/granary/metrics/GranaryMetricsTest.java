@@ -23,6 +23,7 @@ import java.util.function.Function;
 import granary.api.event.GrantReleased;
 import granary.api.event.InputEvent;
 import granary.api.event.JobSubmitted;
+import granary.api.event.JobsSubmitted;
 import granary.api.event.NodeAdded;
 import granary.api.event.NodeRemoved;
 import granary.api.event.OutputEvent;
@@ -123,6 +124,16 @@ class GranaryMetricsTest {
         live.submit(new GrantReleased(u, node, 2));
         assertThrows(AssertionError.class, () -> live.submit(new NodeRemoved("no-such-node", false)));
         Exposition after = scrape();
+        assertEquals(0, after.get("granary_submissions_refused_total", "submission", "job"), "no submission was refused yet");
+        // a job whose id is taken, alone and in a batch: both refused, nothing accepted
+        assertThrows(AssertionError.class, () -> live.submit(new JobSubmitted(job("j1", "batch", slots(1)))));
+        assertThrows(AssertionError.class, () -> live.submit(new JobsSubmitted(
+                List.of(job("j2", "batch", slots(1)), job("j1", "batch", slots(1))))));
+        Exposition refused = scrape();
+        assertEquals(1, refused.get("granary_submissions_refused_total", "submission", "job"));
+        assertEquals(1, refused.get("granary_submissions_refused_total", "submission", "batch"));
+        assertEquals(3, refused.get("granary_refused_jobs_total"));
+        assertEquals(2, refused.get("granary_jobs"), "a refused job is never among the jobs");
         assertEquals(1, after.get("granary_releases_total"));
         assertEquals(2, after.get("granary_released_slots_total"));
         // the unit wants two fewer (10 - 2) and holds 5; the two freed slots go to its waiting rest at once

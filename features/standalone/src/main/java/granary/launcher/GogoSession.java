@@ -27,6 +27,7 @@ public final class GogoSession implements AutoCloseable {
     private final Method execute;
     private final Method format;
     private final Method close;
+    private final Method put;
 
     private GogoSession(BundleContext context, ServiceReference<?> ref, Object session, Class<?> type)
             throws NoSuchMethodException {
@@ -36,6 +37,7 @@ public final class GogoSession implements AutoCloseable {
         this.execute = type.getMethod("execute", CharSequence.class);
         this.format = type.getMethod("format", Object.class, int.class);
         this.close = type.getMethod("close");
+        this.put = type.getMethod("put", String.class, Object.class);
     }
 
     /**
@@ -98,6 +100,15 @@ public final class GogoSession implements AutoCloseable {
             return text == null ? String.valueOf(result) : text.toString();
         } catch (ReflectiveOperationException e) {
             return String.valueOf(result);
+        }
+    }
+
+    /** Sets a session variable, as {@code name = value} typed at the prompt would, without a result. */
+    public void put(String name, Object value) {
+        try {
+            put.invoke(session, name, value);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Gogo API not usable: " + e, e);
         }
     }
 

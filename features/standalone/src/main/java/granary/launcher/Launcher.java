@@ -80,6 +80,7 @@ public final class Launcher {
         Map<String, String> properties;
         try {
             properties = frameworkProperties(work, interactive(options));
+            GoshArgs.writeProfile(work, interactive(options));
             properties.putAll(Http.frameworkProperties(options.listen(), options.tls()));
             Http.checkBindable(options.listen(), options.tls() != null);
         } catch (IOException e) {
@@ -108,6 +109,8 @@ public final class Launcher {
                 return EXIT_STARTUP;
             }
             state.waiting().forEach(p -> err.println("Warning: not ready: " + p));
+            ConfigurationPids.warnings(options.config().keySet(), ConfigurationPids.known(container.context()))
+                    .forEach(w -> err.println("Warning: " + w));
             if (options.listen() != null) {
                 err.println("granary: listening on " + Http.awaitListening(container.context(), options.listen(),
                         options.tls() != null, LISTEN_TIMEOUT));
@@ -119,11 +122,7 @@ public final class Launcher {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (interactive) {
-            // piped, the launcher reads standard input itself: Gogo's JLine shell stays resolved but
-            // not started (it would build a terminal from the pipe and run its profile for nobody)
-            container.startHeld();
-        }
+        container.startHeld();
         container.problems().forEach(p -> err.println("Warning: " + p));
         Thread hook = new Thread(() -> {
             container.stop(STOP_TIMEOUT);   // Ctrl-C: stop the bundles cleanly, then drop the storage
@@ -231,14 +230,24 @@ public final class Launcher {
         if (System.getProperty(GoshArgs.PROPERTY) == null) {
             p.put(GoshArgs.PROPERTY, interactive ? GoshArgs.INTERACTIVE : GoshArgs.PIPED);
         }
+        if (System.getProperty(GoshArgs.HOME) == null) {
+            p.put(GoshArgs.HOME, work.toString());
+        }
         return p;
     }
 
-    /** The console shell bundles: started last, once the runtime is ready, so the prompt never precedes the commands. */
+    /**
+     * The console shell bundles: started last, once the runtime is ready, so the prompt never precedes
+     * the commands. Piped too: Gogo's JLine bundle registers the standard commands (echo, grep, cat,
+     * ...) when it starts; with {@link GoshArgs#PIPED} it reads no input and stops nothing.
+     */
     static boolean isShell(org.osgi.framework.Bundle b) {
         String bsn = b.getSymbolicName();
         return "org.apache.felix.gogo.shell".equals(bsn) || "org.apache.felix.gogo.jline".equals(bsn);
     }
+
+    /** The stock Felix's property that has the Granary console start the shell (granary.console.ShellStarter). */
+    static final String STOCK_FELIX_SHELL = "granary.console.startShell";
 
     /** The resource of the runtime's policy defaults (framework properties). */
     static final String RUNTIME_DEFAULTS = "/granary-runtime.properties";
@@ -258,6 +267,8 @@ public final class Launcher {
         } catch (IOException e) {
             throw new IllegalStateException("cannot read " + RUNTIME_DEFAULTS + ": " + e, e);
         }
+        // the launcher starts the shell itself, once the runtime is ready (Container.startHeld)
+        defaults.remove(STOCK_FELIX_SHELL);
         Map<String, String> p = new HashMap<>();
         for (String k : defaults.stringPropertyNames()) {
             if (System.getProperty(k) == null) {
@@ -301,12 +312,36 @@ public final class Launcher {
      */
     static final class GoshArgs {
         static final String PROPERTY = "gosh.args";
+        /** Where the JLine shell looks for {@code etc/gosh_profile} before its own. */
+        static final String HOME = "gosh.home";
         /** Interactive: a console on the terminal; end of input (Ctrl-D) stops the framework, so the launcher exits. */
         static final String INTERACTIVE = "";
         /** Piped: no console, the launcher reads standard input itself. */
         static final String PIPED = "--nointeractive";
+        /** The console's profile, a resource of the launcher (the stock Felix carries it as etc/gosh_profile). */
+        static final String PROFILE = "/gosh_profile";
+        /** The command scopes a bare command name is looked up in, in order, as the profile sets them. */
+        static final String SCOPE = "granary:gogo:*";
 
         private GoshArgs() {
+        }
+
+        /**
+         * Writes the console's profile to {@code work/etc/gosh_profile}, where the JLine shell looks
+         * first ({@link #HOME}). Piped, JLine is told to make a plain terminal without probing the
+         * pipe (no warning that it could not make a system one); the shell then reads no input.
+         */
+        static void writeProfile(Path work, boolean interactive) throws IOException {
+            Path etc = java.nio.file.Files.createDirectories(work.resolve("etc"));
+            try (InputStream in = Launcher.class.getResourceAsStream(PROFILE)) {
+                if (in == null) {
+                    throw new IOException("the launcher jar has no " + PROFILE);
+                }
+                java.nio.file.Files.copy(in, etc.resolve("gosh_profile"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            if (!interactive) {
+                System.getProperties().putIfAbsent("org.jline.terminal.dumb", "true");
+            }
         }
     }
 }

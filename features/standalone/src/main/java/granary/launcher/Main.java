@@ -43,7 +43,7 @@ public final class Main {
         Path work = null;
         try {
             Path self = selfJar();
-            work = Files.createTempDirectory("granary-");
+            work = workDirectory(System.getProperty(WORK_DIR_PROPERTY));
             code = launch(args, self, work);
         } catch (LaunchException e) {
             System.err.println("Error: " + e.getMessage());
@@ -112,6 +112,41 @@ public final class Main {
             }
             return target;
         }
+    }
+
+    /** Where the runtime's work directories go, if not java.io.tmpdir: {@code -Dgranary.work.dir=DIR}. */
+    static final String WORK_DIR_PROPERTY = "granary.work.dir";
+    private static final String PREFIX = "granary-";
+
+    /**
+     * A fresh work directory (framework storage, the extracted framework) named after this process,
+     * {@code granary-<pid>-*}, in {@code parent} (java.io.tmpdir when null). A clean stop deletes it;
+     * a killed runtime cannot, so each start first deletes those of processes that no longer run.
+     */
+    static Path workDirectory(String parent) throws IOException {
+        Path dir = Files.createDirectories(Path.of(parent == null ? System.getProperty("java.io.tmpdir") : parent));
+        removeLeftOvers(dir);
+        return Files.createTempDirectory(dir, PREFIX + ProcessHandle.current().pid() + "-");
+    }
+
+    /** Deletes the {@code granary-<pid>-*} directories in {@code dir} whose process is gone; returns how many. */
+    static int removeLeftOvers(Path dir) throws IOException {
+        int removed = 0;
+        try (Stream<Path> entries = Files.list(dir)) {
+            for (Path p : entries.toList()) {
+                String name = p.getFileName().toString();
+                if (!name.startsWith(PREFIX) || !Files.isDirectory(p)) {
+                    continue;
+                }
+                String[] parts = name.substring(PREFIX.length()).split("-", 2);
+                if (parts.length == 2 && parts[0].matches("\\d{1,10}")
+                        && ProcessHandle.of(Long.parseLong(parts[0])).map(h -> !h.isAlive()).orElse(true)) {
+                    deleteTree(p);
+                    removed++;
+                }
+            }
+        }
+        return removed;
     }
 
     /** Deletes a directory tree, best effort (a file still open elsewhere may stay behind on some systems). */

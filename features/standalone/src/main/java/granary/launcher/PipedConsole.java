@@ -21,6 +21,10 @@ final class PipedConsole {
     static final String SCOPE = "granary";
     /** A command that changes nothing, run until it answers before the first line of input. */
     static final String PROBE = "status";
+    /** grep's colours (match, file name, line number, separator), each set to no style. */
+    static final String NO_COLOURS = "mt=:fn=:ln=:se=";
+    /** The exit command as a line may type it; the framework stops on a thread of its own after it. */
+    static final java.util.regex.Pattern EXIT = java.util.regex.Pattern.compile("(granary:)?exit(\\s+0)?");
 
     private final Container container;
     private final boolean strict;
@@ -49,6 +53,11 @@ final class PipedConsole {
         // Commands get an empty input: they must never read the lines meant for the launcher.
         try (GogoSession session = GogoSession.open(container.context(), new ByteArrayInputStream(new byte[0]), out, err);
              BufferedReader lines = new BufferedReader(new InputStreamReader(in, Charset.defaultCharset()))) {
+            // Gogo takes the session's own output for a terminal: without this, grep would mark its
+            // matches with colour escapes in a file or a pipe
+            session.put("GREP_COLORS", NO_COLOURS);
+            // as the console's profile has it: granary's commands first, then the shell's
+            session.put("SCOPE", Launcher.GoshArgs.SCOPE);
             if (!ready(session, deadline)) {
                 err.println("Error: the " + SCOPE + ":* commands did not answer within " + commandWait.toSeconds() + " s");
                 return Launcher.EXIT_STARTUP;
@@ -59,8 +68,12 @@ final class PipedConsole {
                 if (command.isEmpty() || command.startsWith("#")) {
                     continue;
                 }
-                if (!runOne(session, command)) {
+                boolean ran = runOne(session, command);
+                if (!ran) {
                     failed++;
+                }
+                if ((ran && EXIT.matcher(command).matches()) || stopping()) {
+                    break;   // granary:exit (or stop 0): the lines after it are not run; the launcher stops
                 }
             }
         } catch (IOException e) {
@@ -86,6 +99,11 @@ final class PipedConsole {
                 Thread.sleep(20);   // polling the framework for a service: no event to wait on from outside it
             }
         }
+    }
+
+    /** True once the framework is no longer active: a command stopped it. */
+    private boolean stopping() {
+        return container.framework().getState() != org.osgi.framework.Bundle.ACTIVE;
     }
 
     private boolean runOne(GogoSession session, String command) {

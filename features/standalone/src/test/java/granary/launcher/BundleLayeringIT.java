@@ -79,11 +79,16 @@ class BundleLayeringIT {
         }
     }
 
-    /** The bundles that may import the engine's package: itself, the simulator, and the tools beside the live engine. */
-    private static final List<String> SEE_THE_ENGINE = List.of("granary.engine", "granary.sim", "granary.canary", "granary.metrics");
+    /**
+     * The bundles that may import the engine's package: itself, the simulator, and the tools beside the
+     * live engine — the console among them, for the one thing Scheduler does not tell: the submissions
+     * the live loop refused (its HandlingListener, counted in granary:status).
+     */
+    private static final List<String> SEE_THE_ENGINE = List.of("granary.engine", "granary.sim", "granary.canary", "granary.metrics",
+            "granary.console");
 
     @Test
-    void onlyTheEngineBundleTheSimulatorTheCanaryAndTheMetricsSeeTheEngine() throws IOException {
+    void onlyTheEngineBundleTheSimulatorTheToolsAndTheConsoleSeeTheEngine() throws IOException {
         for (String b : granaryBundles()) {
             if (!SEE_THE_ENGINE.contains(b)) {
                 for (String p : imports(b)) {

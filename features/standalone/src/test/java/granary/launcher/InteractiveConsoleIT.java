@@ -25,6 +25,12 @@ import org.junit.jupiter.api.Test;
 class InteractiveConsoleIT {
 
     private static final Path SCRIPT = Path.of("/usr/bin/script");
+    /**
+     * The runtime's temporary files (its work directory, JLine's native library) go here: a runtime
+     * killed after a failed check cannot delete them, and they must not stay in /tmp.
+     */
+    @org.junit.jupiter.api.io.TempDir
+    Path tmp;
     private Process process;
     private final ByteArrayOutputStream screen = new ByteArrayOutputStream();
 
@@ -41,7 +47,7 @@ class InteractiveConsoleIT {
         assumeTrue(Files.isExecutable(SCRIPT), "no " + SCRIPT);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // a pseudo-terminal of 0 x 0 would leave JLine no room for the prompt: give it a size
-        String command = "stty cols 120 rows 40; exec " + java + " -jar " + It.runnableJar().toAbsolutePath()
+        String command = "stty cols 120 rows 40; exec " + java + " -Djava.io.tmpdir=" + tmp + " -jar " + It.runnableJar().toAbsolutePath()
                 + " --demo=false --interactive --listen=off";
         process = new ProcessBuilder(SCRIPT.toString(), "-qfec", command, "/dev/null").redirectErrorStream(true).start();
         Thread reader = new Thread(() -> copy(process.getInputStream()), "pty-reader");
@@ -66,6 +72,42 @@ class InteractiveConsoleIT {
         type(keys, "\u0004");                              // Ctrl-D on an empty line: the runtime stops
         assertTrue(process.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the runtime did not stop:\n" + text());
         assertEquals(0, process.exitValue(), text());
+    }
+
+    /**
+     * On a terminal: a pipe into grep, a refusal printed without a Java class name, {@code help} with
+     * Granary's commands first, and {@code exit} (not System.exit: no "Cannot coerce", no stack trace)
+     * stops the runtime with code 0.
+     */
+    @Test
+    void pipesHelpRefusalsAndExit() throws Exception {
+        assumeTrue(Files.isExecutable(SCRIPT), "no " + SCRIPT);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String command = "stty cols 200 rows 60; exec " + java + " -Djava.io.tmpdir=" + tmp + " -jar " + It.runnableJar().toAbsolutePath()
+                + " --demo=false --interactive --listen=off";
+        process = new ProcessBuilder(SCRIPT.toString(), "-qfec", command, "/dev/null").redirectErrorStream(true).start();
+        Thread reader = new Thread(() -> copy(process.getInputStream()), "pty-reader");
+        reader.setDaemon(true);
+        reader.start();
+        OutputStream keys = process.getOutputStream();
+
+        await("the prompt", s -> s.contains("g! "));
+        type(keys, "lb -s | grep granary.eng\r");
+        // on a terminal grep marks the match in colour: read the screen without its escapes
+        await("lb piped into grep", s -> s.replaceAll("\u001b\\[[0-9;?]*[A-Za-z]", "")
+                .matches("(?s).*\\|Active\\s*\\|\\s*\\d+\\|granary\\.engine .*"));
+        type(keys, "cancel nosuch\r");
+        await("the refusal", s -> s.contains("no running job"));
+        type(keys, "help\r");
+        await("the help", s -> s.contains("felix:help lists them"));
+        type(keys, "exit\r");
+        assertTrue(process.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "exit did not stop the runtime:\n" + text());
+        assertEquals(0, process.exitValue(), text());
+        String screen = text();
+        String refusal = screen.lines().filter(l -> l.contains("no running job")).findFirst().orElseThrow();
+        assertTrue(!refusal.contains("Exception") && !refusal.contains("granary.api"), "no Java class name: " + refusal);
+        assertTrue(screen.indexOf("granary:status - ") < screen.indexOf("felix:help lists them"), screen);
+        assertTrue(!screen.contains("Cannot coerce") && !screen.contains("InterruptedException"), screen);
     }
 
     private static void type(OutputStream keys, String s) throws IOException, InterruptedException {

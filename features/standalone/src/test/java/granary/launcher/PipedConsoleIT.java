@@ -131,6 +131,56 @@ class PipedConsoleIT {
         assertTrue(r.err().contains("Usage: java -jar granary-standalone.jar"), r::toString);
     }
 
+    /**
+     * The shell operators know, piped: Gogo's standard commands and pipes resolve (JLine's bundle is
+     * started, with no second shell), every bundle is Active, {@code help} puts Granary's commands first,
+     * a refusal is in words, and {@code exit} stops the runtime: the lines after it do not run.
+     */
+    @Test
+    void standardCommandsPipesHelpAndExit() throws Exception {
+        ChildProcess.Result r = run(String.join("\n",
+                "lb | grep -i granary",
+                "lb -s | grep granary",
+                "echo piped | grep pip",
+                "lb -s",
+                "help",
+                "granary:cancel nosuch",
+                "names",
+                "exit",
+                "granary:status",
+                ""), "--demo=false");
+
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(matches(r.out(), "^\\s*\\d+\\|Active\\s*\\|\\s*\\d+\\|Granary engine "), "lb | grep -i granary\n" + r);
+        assertTrue(matches(r.out(), "^\\s*\\d+\\|Active\\s*\\|\\s*\\d+\\|granary\\.engine "), "lb -s | grep granary\n" + r);
+        assertTrue(matches(r.out(), "^piped$"), "echo | grep\n" + r);
+        assertFalse(r.out().contains("\u001b["), "no colour escapes in piped output\n" + r);
+        Map<String, String> states = StockFelixIT.parseLb(r.out());
+        assertTrue(states.containsKey("org.apache.felix.gogo.jline") && states.containsKey("granary.console"), states::toString);
+        assertEquals(Map.of(), filterNot(states, "Active"), "every bundle of the runtime is Active (none is a fragment)");
+
+        int help = r.out().indexOf("Granary's commands");
+        assertTrue(help >= 0, r::toString);
+        String helpText = r.out().substring(help);
+        assertTrue(helpText.indexOf("granary:status - ") < helpText.indexOf("felix:help lists them"),
+                "Granary's commands come first, then where the others are\n" + r);
+        assertTrue(helpText.indexOf("policy quota:") > 0 && helpText.indexOf("granary:quota-load <file>") > 0, r::toString);
+        assertTrue(matches(r.out(), "^policies: .*fifo"), "names lists every kind\n" + r);
+
+        assertTrue(r.out().contains("stopping the runtime"), r::toString);
+        assertFalse(r.out().contains("policy.unit-order="), "the line after exit did not run\n" + r);
+        List<String> errors = r.err().lines().toList();
+        assertEquals(1, errors.size(), r::toString);
+        assertTrue(errors.get(0).startsWith("Error: job nosuch: "), r::toString);
+        assertFalse(errors.get(0).contains("Exception") || errors.get(0).contains("granary.api"), r::toString);
+    }
+
+    private static Map<String, String> filterNot(Map<String, String> states, String state) {
+        Map<String, String> other = new java.util.TreeMap<>(states);
+        other.values().removeIf(state::equals);
+        return other;
+    }
+
     private static boolean matches(String text, String lineRegex) {
         Pattern p = Pattern.compile(lineRegex);
         return text.lines().anyMatch(l -> p.matcher(l).find());
@@ -173,6 +223,19 @@ class PipedConsoleIT {
         assertTrue(r.err().contains("MinQuota 9 > MaxQuota 5"), r::toString);
         assertTrue(r.err().contains("overlap at hours 5-9"), r::toString);
         assertFalse(r.out().contains("max=5 "), r::toString);
+    }
+
+    /** A configuration PID that no part of the runtime reads is warned about, with the PID it was likely meant to be. */
+    @Test
+    void aMisspeltConfigurationPidIsWarnedAbout() throws Exception {
+        ChildProcess.Result r = run("granary:status\n", "--demo=false", "--config=granary.polcy.quota:preemption=false",
+                "--config=granary.engine:policies=fifo");
+        assertEquals(0, r.exit(), r::toString);
+        List<String> warnings = r.err().lines().filter(l -> l.startsWith("Warning: --config")).toList();
+        assertEquals(1, warnings.size(), "only the misspelt PID\n" + r);
+        assertTrue(warnings.get(0).contains("'granary.polcy.quota'; did you mean 'granary.policy.quota'?"), r::toString);
+        assertTrue(warnings.get(0).contains("granary.engine") && warnings.get(0).contains("granary.master"),
+                "the known PIDs are listed\n" + r);
     }
 
     /** Config Admin settings on the command line: the quota policy starts with its table file. */

@@ -70,6 +70,53 @@ class ReadmeExamplesIT {
         assertTrue(ran.size() >= 2, "examples run: " + ran);
     }
 
+    /**
+     * What the README says happens on the demo cluster, on the runtime with its demo: the quota table of
+     * its HTTP block keeps the demo's jobs coming (none refused), the simulator's table refuses them and
+     * the status counts the refusals, and the reference job is refused as printed (its GPU) and, without
+     * the GPU, waits for a node with its label.
+     */
+    @Test
+    void theReadmesQuotaTablesAndReferenceJobOnTheDemoCluster(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        assumeTrue(It.framework().equals("felix"), "once per build");
+        Path root = It.target().toAbsolutePath().getParent().getParent().getParent();
+        String readme = Files.readString(root.resolve("README.md"));
+        String demoTable = "features/standalone/examples/demo-quota.json";
+        String simTable = "bundles/granary.sim/examples/quota.json";
+        assertTrue(readme.contains("--data @" + demoTable + " 'http://127.0.0.1:7070/api/v1/quota?workerSpans=default:50000'"),
+                "the README pushes the demo's table");
+        Matcher json = Pattern.compile("waits with reason `no node matches.*?```json\\n(.*?)```", Pattern.DOTALL).matcher(readme);
+        assertTrue(json.find(), "the reference job");
+        Path asPrinted = tmp.resolve("reference.json");
+        Files.writeString(asPrinted, json.group(1));
+        Path withoutGpu = tmp.resolve("reference-cpu.json");
+        Files.writeString(withoutGpu, json.group(1).replace(", \"gpu\": 1", ""));
+
+        ChildProcess.Result r = ChildProcess.run(It.runnableJar(), tmp, String.join("\n",
+                "granary:quota-load " + root.resolve(demoTable) + " default:50000",
+                "sleep 5",
+                "granary:status",
+                "granary:submit " + asPrinted,
+                "granary:submit " + withoutGpu,
+                "granary:why wordcount-7",
+                "granary:quota-load " + root.resolve(simTable) + " default:50000",
+                "sleep 5",
+                "granary:status",
+                ""), "--listen=off");
+
+        String out = r.out();
+        int second = out.lastIndexOf("time=");
+        Map<String, String> funded = It.keyValues(out.substring(0, out.indexOf("submitted wordcount-7")));
+        Map<String, String> unfunded = It.keyValues(out.substring(second));
+        assertEquals("0", funded.get("refused_submissions"), "the demo's table funds its groups\n" + r);
+        assertTrue(Integer.parseInt(funded.get("jobs")) > 0, r::toString);
+        assertTrue(Integer.parseInt(unfunded.get("refused_submissions")) > 0,
+                "the simulator's table funds g0-g2 only: the demo's jobs are refused, and counted\n" + r);
+        assertTrue(r.err().contains("slot cpu=100,mem=2048,gpu=1 is larger than every node"), r::toString);
+        assertTrue(out.contains("submitted wordcount-7 to root.batch: granted 0 of 1000 slots"), r::toString);
+        assertTrue(out.contains("no node matches the node selector {disk=ssd}"), r::toString);
+    }
+
     /** The command lines of the shell code blocks (continued lines joined). */
     static List<String> commands(String readme) {
         List<String> out = new ArrayList<>();

@@ -76,6 +76,9 @@ class StockFelixIT {
                 states = parseLb(output.toString());
             }
             output.setLength(0);
+            send(shell, "lb -s | grep granary");
+            It.await("lb -s | grep granary", () -> output.toString().contains("granary.engine"), output::toString, It.TIMEOUT);
+            output.setLength(0);
             send(shell, "granary:status");
             It.await("granary:status output", () -> output.toString().contains("policy.unit-order="), output::toString,
                     It.TIMEOUT);
@@ -83,6 +86,62 @@ class StockFelixIT {
         }   // end of input: the Gogo shell stops the framework
         assertTrue(p.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "felix did not stop at end of input\n" + output);
         assertEquals(0, p.exitValue(), output::toString);
+    }
+
+    /**
+     * On a real terminal (util-linux {@code script}), the stock Felix's console edits lines: the up
+     * arrow brings the last command back (a dumb terminal would echo {@code ^[[A}). The Granary console
+     * starts Gogo's JLine shell with JLine's class loader, where JLine finds its terminal.
+     */
+    @Test
+    void theStockFelixConsoleIsNotADumbTerminal() throws Exception {
+        Path script = Path.of("/usr/bin/script");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(script), "no " + script);
+        copyTree(It.target().resolve("stock-felix"), felix);
+        Path config = felix.resolve("conf/config.properties");
+        Files.writeString(config, Files.readString(config).replace("org.osgi.service.http.port=7070", "org.osgi.service.http.port=0"));
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        // JLine's native library goes under the test's directory, not /tmp, even if felix must be killed
+        String command = "stty cols 160 rows 40; exec " + java + " -Djava.io.tmpdir=" + felix.resolve("tmp") + " -jar bin/felix.jar";
+        Files.createDirectories(felix.resolve("tmp"));
+        Process p = new ProcessBuilder(script.toString(), "-qfec", command, "/dev/null").directory(felix.toFile())
+                .redirectErrorStream(true).start();
+        StringBuffer output = new StringBuffer();
+        Thread reader = new Thread(() -> copy(p, output), "felix-terminal");
+        reader.setDaemon(true);
+        reader.start();
+        try (OutputStream keys = p.getOutputStream()) {
+            It.await("the prompt", () -> output.toString().contains("g! "), output::toString, It.TIMEOUT);
+            // the commands come with the console bundle, which starts the shell: wait for an answer
+            long deadline = System.nanoTime() + It.TIMEOUT.toNanos();
+            while (!output.toString().contains("policy.unit-order=")) {
+                if (System.nanoTime() > deadline) {
+                    fail("no status on the terminal\n" + output);
+                }
+                keys(keys, "granary:status\r");
+                Thread.sleep(1000);   // a child process's terminal: polled with a deadline
+            }
+            int before = count(output.toString(), "policy.unit-order=");
+            keys(keys, "\u001bOA");   // the up arrow, as a terminal in JLine's keypad mode sends it
+            Thread.sleep(300);
+            keys(keys, "\r");
+            It.await("the status again", () -> count(output.toString(), "policy.unit-order=") > before, output::toString,
+                    It.TIMEOUT);
+            assertTrue(!output.toString().contains("^[[A") && !output.toString().contains("dumb terminal"), output::toString);
+            keys(keys, "exit\r");
+            assertTrue(p.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "felix did not stop on exit\n" + output);
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    private static int count(String s, String part) {
+        int n = 0;
+        for (int i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + 1)) {
+            n++;
+        }
+        return n;
     }
 
     private static void copyTree(Path from, Path to) throws IOException {
@@ -124,6 +183,12 @@ class StockFelixIT {
     private static void send(OutputStream shell, String command) throws IOException {
         shell.write((command + "\n").getBytes(StandardCharsets.UTF_8));
         shell.flush();
+    }
+
+    /** Keys as typed on a terminal, sent as they are. */
+    private static void keys(OutputStream terminal, String keys) throws IOException {
+        terminal.write(keys.getBytes(StandardCharsets.UTF_8));
+        terminal.flush();
     }
 
     private static void copy(Process p, StringBuffer output) {
