@@ -43,6 +43,8 @@ final class JobMasterPeer extends Peer {
     long fencedThrough = -1;
     /** While it is being restarted: what the restart waits for (status); null otherwise. */
     String restarting;
+    /** Silent past its timeout with every job it ran ended: done, not lost (nothing to fail over). */
+    boolean finished;
     /** When the next attempt to start it again is due (after a start that failed). */
     long retryAt = Long.MAX_VALUE;
     /** When the process the master had started for it died after it ran (0: none): restarted after a grace unless it spoke since. */

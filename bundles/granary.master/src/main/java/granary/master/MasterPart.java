@@ -53,6 +53,11 @@ abstract class MasterPart {
         return q.apply(book.engine.view());
     }
 
+    /** How many of {@code j}'s jobs still run: in the engine, or kept out of it for agents that have not returned. */
+    final int running(JobMasterPeer j) {
+        return query(v -> (int) j.jobs.stream().filter(id -> v.job(id) != null || book.recovered.deferredJob(id) != null).count());
+    }
+
     final JobMasterPeer jobMasterOf(String job) {
         return book.jobMasterOf(job);
     }

@@ -74,9 +74,12 @@ final class MasterStatus extends MasterPart {
         long now = clock.millis();
         List<PeerStatus> out = new ArrayList<>();
         for (JobMasterPeer j : jobMasters.values()) {
-            String state = j.restarting != null ? "restarting" : j.lost ? "lost" : "live";
+            int running = running(j);
+            // finished: every job it ran has ended (a batch done, a job cancelled), whether it still speaks or not
+            boolean finished = j.finished || !j.jobs.isEmpty() && running == 0;
+            String state = j.restarting != null ? "restarting" : finished ? "finished" : j.lost ? "lost" : "live";
             out.add(new PeerStatus("job-master", j.id, state, j.requestIncarnation, now - j.lastSeen,
-                    j.placements.size(), j.slots(), -1, j.jobs.size(), "-", restarting.restartNote(j)));
+                    j.placements.size(), j.slots(), -1, running, "-", restarting.restartNote(j)));
         }
         out.sort(java.util.Comparator.comparing(PeerStatus::id));
         return out;

@@ -58,6 +58,7 @@ final class RequestHandler extends MasterPart {
         }
         if (r.full()) {
             p.lost = false;
+            p.finished = false;
         }
         List<Problem> problems = new ArrayList<>();
         Set<String> listed = new HashSet<>();

@@ -94,6 +94,10 @@ final class Timeouts extends MasterPart {
         renewPasses(now);
         restarting.retryRestarts(now);
         for (JobMasterPeer j : lostJobMasters) {
+            if (j.restarting == null && running(j) == 0) {
+                finished(j);
+                continue;
+            }
             if (restarting.restartable(j)) {
                 restarting.restart(j); // started again elsewhere (docs/recovery.md, "Restarting a lost job master"); its jobs, offline ones too, wait for it
                 continue;
@@ -117,6 +121,22 @@ final class Timeouts extends MasterPart {
                 }
             }
         }
+    }
+
+    /**
+     * A job master silent past its timeout whose jobs have all ended is done, not lost: it is not
+     * started again and nothing of it is cancelled; its jobs are forgotten (late exits of their
+     * workers still go to it) and its status says finished.
+     */
+    private void finished(JobMasterPeer j) {
+        j.finished = true;
+        for (String job : j.jobs) {
+            if (j.id.equals(owners.remove(job))) {
+                formerOwners.put(job, j.id);
+            }
+            book.recovered.forget(job);
+        }
+        j.jobs.clear();
     }
 
     /** Takes the offline grants off {@code node} and lets their units wait for slots elsewhere. */

@@ -140,6 +140,33 @@ class JobMasterRestartTest {
         return h.master.jobMasters().get(0);
     }
 
+    /**
+     * A restartable job master whose batch is done (its one task exited, so its job ended in the
+     * engine) and which then exits is finished, not lost: past its timeout nothing starts it again,
+     * and its status says so, with no job running.
+     */
+    @Test
+    void aJobMasterWhoseJobsAllEndedIsFinishedNotStartedAgain() throws Exception {
+        SyncLink n1 = agent("n1", 300);
+        SyncLink n2 = agent("n2", 300);
+        assertEquals(200, post(5, 1, new Request(true, List.of(batch()), List.of(), List.of(), List.of(), List.of(), ON_N1)).statusCode());
+        UnitId tasks = new UnitId("j2", "tasks");
+        String node = h.live.<String>query(v -> v.unit(tasks).allocations().keySet().iterator().next());
+        SyncLink where = node.equals("n1") ? n1 : n2;
+        assertFalse(where.send(new Heartbeat(List.of(), List.of(new Heartbeat.Exit(tasks, 0, 0)), null)).isRefusal());
+        assertEquals(null, h.live.<Object>query(v -> v.job("j2")), "the batch is done: the engine ended its job");
+        PeerStatus done = h.master.jobMasters().get(0);
+        assertEquals("finished", done.state(), done.line());
+        assertEquals(0, done.jobs(), done.line());
+
+        jobMasterSilentPastItsTimeout(n1, n2);
+        assertNull(launchIn(n1, 3), "nothing starts it again on n1");
+        assertNull(launchIn(n2, 3), "nor on n2");
+        PeerStatus after = h.master.jobMasters().get(0);
+        assertEquals("finished", after.state(), after.line());
+        assertEquals("", after.restart(), after.line());
+    }
+
     @Test
     void aLostRestartableJobMasterIsStartedOnAnotherNodeAndItsOldIncarnationIsFenced() throws Exception {
         SyncLink n2 = agent("n2", 300);

@@ -24,7 +24,9 @@ import io.prometheus.metrics.model.snapshots.SummarySnapshot.SummaryDataPointSna
  */
 final class MasterSampler implements MultiCollector {
 
-    private static final String[] PEER_STATES = {"live", "lost"};
+    private static final String[] AGENT_STATES = {"live", "lost"};
+    /** restarting: the master starts a lost one again; finished: every job it ran has ended. */
+    private static final String[] JOB_MASTER_STATES = {"live", "lost", "restarting", "finished"};
 
     private final Supplier<MasterMonitor> monitor;
 
@@ -45,9 +47,10 @@ final class MasterSampler implements MultiCollector {
         List<PeerStatus> agents = m.agents();
         List<PeerStatus> jobMasters = m.jobMasters();
         out.add(Families.gauge("granary_agents", "Agents that registered, by state (lost: silent past the agent timeout).",
-                byState(agents)));
-        out.add(Families.gauge("granary_job_masters", "Job masters that connected, by state (lost: silent past their timeout).",
-                byState(jobMasters)));
+                byState(agents, AGENT_STATES)));
+        out.add(Families.gauge("granary_job_masters", "Job masters that connected, by state (lost: silent past their timeout "
+                        + "with work running; restarting: the master starts it again; finished: every job it ran has ended).",
+                byState(jobMasters, JOB_MASTER_STATES)));
         out.add(Families.gauge("granary_master_peer_silence_max_seconds",
                 "The longest time since a live peer was last heard from, by role: near the heartbeat or poll period when "
                         + "healthy, rising towards the timeout before a peer is declared lost.",
@@ -103,9 +106,9 @@ final class MasterSampler implements MultiCollector {
                         + "no new work until they say it is.", unhealthy));
     }
 
-    private static List<Amounts.Amount> byState(List<PeerStatus> peers) {
+    private static List<Amounts.Amount> byState(List<PeerStatus> peers, String[] states) {
         List<Amounts.Amount> out = new ArrayList<>();
-        for (String state : PEER_STATES) {
+        for (String state : states) {
             long n = peers.stream().filter(p -> p.state().equals(state)).count();
             out.add(new Amounts.Amount(Labels.of("state", state), n));
         }
