@@ -266,7 +266,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     }
 
     /** The most messages one turn applies; the rest wait for the next, behind polls and ticks. */
-    static final int MAX_BATCH = 512;
+    static final int MAX_BATCH = 64;
 
     /**
      * Runs a turn that applies the waiting messages, unless one is on its way. Whatever arrives while
