@@ -211,11 +211,11 @@ final class Cgroups {
     /**
      * Removes the parent groups if no worker runs in them any more (the agent ends): groups of
      * workers that ended and are still being removed by the thread that saw them end are waited for,
-     * up to two seconds; a group with a process in it (a worker left running: --keep-workers-on-exit,
+     * up to ten seconds; a group with a process in it (a worker left running: --keep-workers-on-exit,
      * or an agent that gave up) keeps its parent, and nothing is killed here.
      */
     void close() {
-        long deadline = System.nanoTime() + 2_000_000_000L;
+        long deadline = System.nanoTime() + 10_000_000_000L;
         List<Path> left = new ArrayList<>(parents());
         while (!left.isEmpty()) {
             for (java.util.Iterator<Path> it = left.iterator(); it.hasNext(); ) {
@@ -411,11 +411,11 @@ final class Cgroups {
         }
 
         /**
-         * Kills whatever is left in the group and removes it, trying for up to two seconds (a killed
+         * Kills whatever is left in the group and removes it, trying for up to ten seconds (a killed
          * process leaves its group when the kernel has reaped it). @return true if it is gone
          */
         boolean clear() {
-            long deadline = System.nanoTime() + 2_000_000_000L;
+            long deadline = System.nanoTime() + 10_000_000_000L;
             while (true) {
                 if (!pids().isEmpty()) {
                     signal(true);

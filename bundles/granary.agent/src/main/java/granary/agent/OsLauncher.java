@@ -73,6 +73,9 @@ final class OsLauncher implements Launcher {
             + "c=$!\n"
             + "[ -n \"$t\" ] && kill -TERM \"$c\" 2>/dev/null\n"
             + "while :; do wait \"$c\"; s=$?; kill -0 \"$c\" 2>/dev/null || break; done\n"
+            // a wait cut short by the trap says 143 though the worker may have ended on its own just then
+            // (the shell reaped it meanwhile): asked again, the shell gives the worker's own status
+            + "wait \"$c\" 2>/dev/null; r=$?; [ \"$r\" -ne 127 ] && s=$r\n"
             + "printf '%s\\n' \"$s\" > \"$GRANARY_EXIT_FILE.tmp\" && mv -f \"$GRANARY_EXIT_FILE.tmp\" \"$GRANARY_EXIT_FILE\"\n"
             + "exit \"$s\"\n";
 
