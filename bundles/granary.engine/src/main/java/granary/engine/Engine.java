@@ -222,9 +222,7 @@ public final class Engine {
             cycle();
             setAsideFaultyOrder();
         }
-        if (options.checkInvariants()) {
-            Invariants.check(cluster, workload);
-        }
+        checkInvariants(options);
         tellWatchers(event);
         return new Receipt(outputs, notes);
     }
@@ -256,9 +254,7 @@ public final class Engine {
             swapInBuiltOrder();
             cycle();
             setAsideFaultyOrder();
-            if (options.checkInvariants()) {
-                Invariants.check(cluster, workload);
-            }
+            checkInvariants(options);
         }
         return new Receipt(outputs, notes);
     }
@@ -328,6 +324,13 @@ public final class Engine {
 
     public void unsubscribe(Consumer<? super OutputEvent> listener) {
         listeners.remove(listener);
+    }
+
+    /** Checks every invariant after an input or a batch's cycle, in strict mode only. */
+    private void checkInvariants(EngineOptions o) {
+        if (o.checkInvariants()) {
+            Invariants.check(cluster, workload);
+        }
     }
 
     /** Checks every invariant now. @throws IllegalStateException naming the first violation */
