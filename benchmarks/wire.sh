@@ -63,7 +63,7 @@ import json, sys
 cols = [("agents", "agents"), ("heartbeat_p50_ms", "hb p50 ms"), ("heartbeat_p99_ms", "hb p99 ms"),
         ("heartbeat_max_ms", "hb max ms"), ("heartbeats_over_1s", "hb > 1 s"), ("agents_not_live_max", "not live (max)"),
         ("slots_started_per_s", "slots/s"), ("master_decided_sent_p50_ms", "decided→sent p50"),
-        ("master_decided_sent_p99_ms", "decided→sent p99"), ("master_post_p50_ms", "master post p50 ms"),
+        ("master_decided_sent_p99_ms", "decided→sent p99"), ("master_hint_sent_p99_ms", "news→hint p99"), ("master_post_p50_ms", "master post p50 ms"),
         ("master_post_p99_ms", "master post p99 ms"), ("turnaround_p50_ms", "turnaround p50 ms"),
         ("turnaround_p99_ms", "turnaround p99 ms"), ("master_cpu_s_per_s", "master cpu s/s"),
         ("master_rss_mib", "master RSS MiB"), ("loadgen_cpu_s_per_s", "loadgen cpu s/s"), ("errors", "errors"),

@@ -328,6 +328,10 @@ public final class WireLoad {
             out.put("master_deliveries", delivery == null ? -1 : delivery[0] - (deliveryBefore == null ? 0 : deliveryBefore[0]));
             out.put("master_decided_sent_p50_ms", delivery == null ? -1 : delivery[1]);
             out.put("master_decided_sent_p99_ms", delivery == null ? -1 : delivery[2]);
+            // news for the job masters, in hints: waits for the job master's next poll
+            long[] hints = parseHints(wire);
+            out.put("master_hint_sent_p50_ms", hints == null ? -1 : hints[1]);
+            out.put("master_hint_sent_p99_ms", hints == null ? -1 : hints[2]);
             double[] posts = parsePosts(wire);
             // the master's share of a round trip: headers in to ack out, over its last 65,536 posts
             out.put("master_post_p50_ms", posts == null ? -1 : posts[0]);
@@ -427,6 +431,17 @@ public final class WireLoad {
         return m.find() ? new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))} : null;
     }
 
+    private static final Pattern HINTS = Pattern.compile("hints=(\\d+) hintP50=(-?\\d+)ms hintP99=(-?\\d+)ms");
+
+    /** [count, p50, p99] of hints from a {@code granary:wire} line, or null (a master before they were apart). */
+    static long[] parseHints(String line) {
+        if (line == null) {
+            return null;
+        }
+        Matcher m = HINTS.matcher(line);
+        return m.find() ? new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))} : null;
+    }
+
     private static double round(double v) {
         return Math.round(v * 10) / 10.0;
     }
@@ -454,6 +469,8 @@ public final class WireLoad {
                 f.get("slots_started_per_s"), f.get("cap_increase_per_s"), f.get("exits_per_s"), f.get("caps_per_s")));
         s.append(String.format(Locale.ROOT, "  master decided → sent        p50 %s ms, p99 %s ms (%s deliveries)%n",
                 f.get("master_decided_sent_p50_ms"), f.get("master_decided_sent_p99_ms"), f.get("master_deliveries")));
+        s.append(String.format(Locale.ROOT, "  news → hint sent             p50 %s ms, p99 %s ms%n",
+                f.get("master_hint_sent_p50_ms"), f.get("master_hint_sent_p99_ms")));
         s.append(String.format(Locale.ROOT, "  master post in → ack out     p50 %s ms, p99 %s ms (the master's share of a round trip)%n",
                 f.get("master_post_p50_ms"), f.get("master_post_p99_ms")));
         s.append(String.format(Locale.ROOT, "  slot turnaround              p50 %s ms, p99 %s ms (exit sent → worker started in the slot; %s)%n",

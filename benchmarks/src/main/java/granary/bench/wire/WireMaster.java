@@ -184,9 +184,11 @@ public final class WireMaster implements AutoCloseable {
     /** The runtime's {@code granary:wire} line. */
     public String wireLine() {
         long[] d = master.deliveryLatency();
+        long[] h = master.hintLatency();
         long live = master.agents().stream().filter(p -> p.state().equals("live")).count();
         return "agents=" + master.agents().size() + " live=" + live + " jobmasters=" + master.jobMasters().size()
-                + " deliveries=" + d[0] + " deliveryP50=" + d[1] + "ms deliveryP99=" + d[2] + "ms";
+                + " deliveries=" + d[0] + " deliveryP50=" + d[1] + "ms deliveryP99=" + d[2] + "ms"
+                + " hints=" + h[0] + " hintP50=" + h[1] + "ms hintP99=" + h[2] + "ms";
     }
 
     @Override

@@ -84,6 +84,24 @@ class RestApiTest {
         assertEquals("r1", h.get("/nodes/n1", h.reader).object().get("room").getAsString());
     }
 
+    /**
+     * A body is read whole however it comes: with a Content-Length larger than the first buffer
+     * set aside for it (200 KB of spaces around the job), and in chunks with no length at all.
+     */
+    @Test
+    void bodiesLongerThanTheFirstBufferAndChunkedBodiesAreReadWhole() throws Exception {
+        String padded = WC.replace("\"wc\"", "\"padded\"") + " ".repeat(200_000);
+        assertEquals(201, h.send("POST", "/jobs", h.operator, padded).status());
+        byte[] chunked = (WC.replace("\"wc\"", "\"chunked\"") + " ".repeat(5_000)).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        java.net.http.HttpRequest r = java.net.http.HttpRequest.newBuilder(h.base.resolve(Api.BASE + "/jobs"))
+                .timeout(java.time.Duration.ofSeconds(20)).header("Authorization", "Bearer " + h.operator)
+                .header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(chunked))).build();
+        assertEquals(201, h.http.send(r, java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode());
+        assertEquals("padded", h.get("/jobs/padded", h.reader).object().get("id").getAsString());
+        assertEquals("chunked", h.get("/jobs/chunked", h.reader).object().get("id").getAsString());
+    }
+
     @Test
     void aJobIsSubmittedReadFilteredMovedAndCancelled() throws Exception {
         ApiHarness.Reply created = h.send("POST", "/jobs", h.operator, WC);

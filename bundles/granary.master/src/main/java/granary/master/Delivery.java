@@ -34,16 +34,16 @@ final class Delivery extends MasterPart {
             Message m = peer instanceof AgentPeer a ? a.nextCap(this::capOwner, this::key, unitSpecs::get, restarts::launch, options.maxPlacements())
                     : ((JobMasterPeer) peer).nextHint(this::endpoint, this::epoch, options.maxPlacements(),
                             node -> pass((JobMasterPeer) peer, node), clock.millis(), PASS_MILLIS);
-            peer.dirtySince = delivered(since, peer.hasNews());
+            peer.dirtySince = delivered(peer instanceof AgentPeer ? book.capLatencies : book.hintLatencies, since, peer.hasNews());
             return m;
         }, replies.self(), options.incarnation());
     }
 
     /** Notes the delivery latency of news that waited since {@code since}; the new dirty mark. */
-    private long delivered(long since, boolean more) {
+    private long delivered(Latencies latencies, long since, boolean more) {
         long now = clock.millis();
         if (since >= 0) {
-            book.latencies.add(now - since);
+            latencies.add(now - since);
         }
         return more ? now : -1;
     }

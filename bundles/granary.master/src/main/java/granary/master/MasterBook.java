@@ -47,8 +47,10 @@ final class MasterBook {
     final Map<UnitId, UnitSpec> unitSpecs = new HashMap<>();
     /** Lost job masters being started again (docs/recovery.md, "Restarting a lost job master"). */
     final Restarts restarts = new Restarts();
-    /** Milliseconds from a change of grants to the message carrying it leaving the master. */
-    final Latencies latencies = new Latencies();
+    /** Milliseconds from a change of an agent's grants to the cap carrying it leaving the master. */
+    final Latencies capLatencies = new Latencies();
+    /** Milliseconds from news for a job master (grants, revocations, exits) to the hint carrying it leaving the master. */
+    final Latencies hintLatencies = new Latencies();
     /** Peers with a parked poll and news from this turn: answered once, when it ends. */
     final Set<Peer> sendAfterTurn = new LinkedHashSet<>();
     /** Heartbeats and delta requests acknowledged during the window, applied after the rebuild in arrival order. */

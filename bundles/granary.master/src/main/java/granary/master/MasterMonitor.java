@@ -26,8 +26,13 @@ public interface MasterMonitor {
     /** Whether the master still listens after starting empty, rebuilds, or serves (docs/recovery.md). */
     RecoveryState recoveryState();
 
-    /** How long grants took from the engine's decision to the cap or hint that carries them leaving the master. */
+    /** How long agents' grants took from the engine's decision to the cap that carries them leaving the master. */
     DeliveryStats deliveryStats();
+
+    /** How long news for job masters (grants, revocations, exits) took to leave the master in a hint. */
+    default DeliveryStats hintStats() {
+        return new DeliveryStats(0, 0, -1, -1);
+    }
 
     /**
      * The messages applied since the master started, and the turns that applied them: under load a

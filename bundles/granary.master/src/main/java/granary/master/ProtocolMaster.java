@@ -561,20 +561,34 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     }
 
     /**
-     * Milliseconds from a change of grants to the cap or hint carrying it leaving the master, over
-     * the last {@value Latencies#KEPT} deliveries: {@code [count, p50, p99]} ({@code -1} with none).
+     * Milliseconds from a change of an agent's grants to the cap carrying it leaving the master, over
+     * the last {@value Latencies#KEPT} caps: {@code [count, p50, p99]} ({@code -1} with none).
      */
     public long[] deliveryLatency() {
-        return onLoop(status::deliveryLatencyNow);
+        return onLoop(() -> status.deliveryLatencyNow(book.capLatencies));
+    }
+
+    /** The same for hints: from news for a job master to the hint carrying it leaving the master. */
+    public long[] hintLatency() {
+        return onLoop(() -> status.deliveryLatencyNow(book.hintLatencies));
     }
 
     @Override
     public DeliveryStats deliveryStats() {
+        return stats(book.capLatencies);
+    }
+
+    @Override
+    public DeliveryStats hintStats() {
+        return stats(book.hintLatencies);
+    }
+
+    private DeliveryStats stats(Latencies l) {
         long[] counts = new long[2];
         long[] kept = onLoop(() -> {
-            counts[0] = book.latencies.count();
-            counts[1] = book.latencies.sum();
-            return book.latencies.kept();
+            counts[0] = l.count();
+            counts[1] = l.sum();
+            return l.kept();
         });
         java.util.Arrays.sort(kept); // off the loop: peers' messages need not wait for a scrape
         return new DeliveryStats(counts[0], counts[1], Latencies.quantile(kept, 0.5), Latencies.quantile(kept, 0.99));

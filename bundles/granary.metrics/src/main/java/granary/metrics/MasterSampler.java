@@ -65,7 +65,7 @@ final class MasterSampler implements MultiCollector {
         out.add(Families.gauge("granary_master_recovery_state",
                 "1 for the state the master is in after its start (docs/recovery.md): window_open (listening to peers, "
                         + "grants not applied yet), rebuilding, or serving.", states));
-        out.add(delivery(m.deliveryStats()));
+        out.add(delivery(m.deliveryStats(), m.hintStats()));
         MasterMonitor.Batches b = m.batches();
         out.add(Families.counter("granary_master_messages",
                 "Agents' and job masters' messages the master applied (docs/architecture.md, \"The master's loop\").", b.messages()));
@@ -119,14 +119,19 @@ final class MasterSampler implements MultiCollector {
         return peers.stream().filter(p -> p.state().equals("live")).mapToLong(PeerStatus::silentMillis).max().orElse(0) / 1000.0;
     }
 
-    /** The master's own count and sum over every delivery, and its quantiles over the last ones kept. */
-    private static MetricSnapshot delivery(DeliveryStats d) {
+    /** The master's own count and sum over every delivery, and its quantiles over the last ones kept, by the peer's role. */
+    private static MetricSnapshot delivery(DeliveryStats caps, DeliveryStats hints) {
+        return SummarySnapshot.builder().name("granary_master_delivery_latency_seconds")
+                .help("Delivery latency: from a change of grants to the cap (role agent) or hint (role job_master) carrying it "
+                        + "leaving the master; quantiles over the last 65536 deliveries, count and sum over all.")
+                .dataPoint(point(caps, "agent")).dataPoint(point(hints, "job_master"))
+                .build();
+    }
+
+    private static SummaryDataPointSnapshot point(DeliveryStats d, String role) {
         Quantiles q = d.count() == 0 ? Quantiles.EMPTY
                 : Quantiles.of(new Quantile(0.5, d.p50Millis() / 1000.0), new Quantile(0.99, d.p99Millis() / 1000.0));
-        return SummarySnapshot.builder().name("granary_master_delivery_latency_seconds")
-                .help("Delivery latency: from a change of grants to the cap (agent) or hint (job master) carrying it leaving "
-                        + "the master; quantiles over the last 65536 deliveries, count and sum over all.")
-                .dataPoint(SummaryDataPointSnapshot.builder().count(d.count()).sum(d.sumMillis() / 1000.0).quantiles(q).build())
-                .build();
+        return SummaryDataPointSnapshot.builder().labels(Labels.of("role", role)).count(d.count()).sum(d.sumMillis() / 1000.0)
+                .quantiles(q).build();
     }
 }

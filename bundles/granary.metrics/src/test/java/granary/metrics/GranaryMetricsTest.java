@@ -292,6 +292,11 @@ class GranaryMetricsTest {
             }
 
             @Override
+            public DeliveryStats hintStats() {
+                return new DeliveryStats(5, 1000, 100, 900);
+            }
+
+            @Override
             public Batches batches() {
                 return new Batches(7, 30);
             }
@@ -315,9 +320,12 @@ class GranaryMetricsTest {
         assertEquals(30.0, e.get("granary_master_messages_total"), 1e-9);
         assertEquals(7.0, e.get("granary_master_message_turns_total"), 1e-9);
         assertEquals("summary", e.type("granary_master_delivery_latency_seconds"));
-        assertEquals(40, e.get("granary_master_delivery_latency_seconds_count"));
-        assertEquals(2.0, e.get("granary_master_delivery_latency_seconds_sum"), 1e-9);
-        assertEquals(0.45, e.get("granary_master_delivery_latency_seconds", "quantile", "0.99"), 1e-9);
+        // caps to agents and hints to job masters apart: the hints wait for their job master's next poll
+        assertEquals(40, e.get("granary_master_delivery_latency_seconds_count", "role", "agent"));
+        assertEquals(2.0, e.get("granary_master_delivery_latency_seconds_sum", "role", "agent"), 1e-9);
+        assertEquals(0.45, e.get("granary_master_delivery_latency_seconds", "role", "agent", "quantile", "0.99"), 1e-9);
+        assertEquals(5, e.get("granary_master_delivery_latency_seconds_count", "role", "job_master"));
+        assertEquals(0.9, e.get("granary_master_delivery_latency_seconds", "role", "job_master", "quantile", "0.99"), 1e-9);
     }
 
     @Test

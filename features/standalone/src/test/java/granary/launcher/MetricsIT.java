@@ -80,7 +80,8 @@ class MetricsIT {
             // the master side serves (HTTP is on): no peers yet, serving or listening after its start
             assertEquals(1, value(after, "granary_master_active"));
             assertEquals(0, value(after, "granary_agents{state=\"live\"}"));
-            assertNotNull(after.get("granary_master_delivery_latency_seconds_count"));
+            assertNotNull(after.get("granary_master_delivery_latency_seconds_count{role=\"agent\"}"));
+            assertNotNull(after.get("granary_master_delivery_latency_seconds_count{role=\"job_master\"}"));
             assertEquals(1, value(after, "granary_master_recovery_state{state=\"window_open\"}")
                     + value(after, "granary_master_recovery_state{state=\"rebuilding\"}")
                     + value(after, "granary_master_recovery_state{state=\"serving\"}"));

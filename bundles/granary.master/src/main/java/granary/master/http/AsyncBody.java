@@ -5,8 +5,8 @@ import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -41,17 +41,27 @@ public final class AsyncBody implements ReadListener, AsyncListener {
     private final long maxBytes;
     private final boolean keep;
     private final Done done;
-    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-    private final byte[] chunk = new byte[8192];
+    /**
+     * What has arrived: sized by the request's Content-Length when it says one within the limit (a
+     * peer's message is read into exactly its own array; at most {@value #FIRST_MAX} bytes before
+     * any arrive, so a declared size alone holds little), else grown as bytes come; a discarded
+     * body reads into a small array over and over.
+     */
+    private byte[] buf;
     private final AtomicBoolean ended = new AtomicBoolean();
     private long read;
 
-    private AsyncBody(ServletInputStream in, long maxBytes, boolean keep, Done done) {
+    private AsyncBody(ServletInputStream in, long maxBytes, boolean keep, long declared, Done done) {
         this.in = in;
         this.maxBytes = maxBytes;
         this.keep = keep;
         this.done = done;
+        // one byte more than declared: a body longer than its header said is seen, and refused as too large
+        this.buf = new byte[!keep ? 1024 : declared >= 0 && declared <= maxBytes ? (int) Math.min(declared + 1, FIRST_MAX) : 1024];
     }
+
+    /** The most bytes set aside for a body before any of it arrived. */
+    static final int FIRST_MAX = 64 * 1024;
 
     /**
      * Reads the body of {@code async}'s request (started by the caller, its timeout set: the total
@@ -68,7 +78,7 @@ public final class AsyncBody implements ReadListener, AsyncListener {
 
     private static void start(AsyncContext async, long maxBytes, boolean keep, Done done) throws IOException {
         ServletInputStream in = async.getRequest().getInputStream();
-        AsyncBody reader = new AsyncBody(in, maxBytes, keep, done);
+        AsyncBody reader = new AsyncBody(in, maxBytes, keep, async.getRequest().getContentLengthLong(), done);
         async.addListener(reader);
         in.setReadListener(reader);
     }
@@ -85,14 +95,15 @@ public final class AsyncBody implements ReadListener, AsyncListener {
     @Override
     public void onDataAvailable() throws IOException {
         while (in.isReady() && !in.isFinished()) {
-            int n = in.read(chunk);
+            int at = keep ? (int) read : 0;
+            if (keep && at == buf.length) {
+                buf = Arrays.copyOf(buf, (int) Math.min((long) buf.length * 2, maxBytes + 1));
+            }
+            int n = in.read(buf, at, buf.length - at);
             if (n < 0) {
                 break;
             }
             read += n;
-            if (keep) {
-                body.write(chunk, 0, n);
-            }
             if (read > maxBytes) {
                 end(End.TOO_LARGE);
                 return;
@@ -133,7 +144,7 @@ public final class AsyncBody implements ReadListener, AsyncListener {
 
     private void end(End end) {
         if (ended.compareAndSet(false, true)) {
-            done.accept(keep ? body.toByteArray() : new byte[0], end);
+            done.accept(keep ? (read == buf.length ? buf : Arrays.copyOf(buf, (int) read)) : new byte[0], end);
         }
     }
 }

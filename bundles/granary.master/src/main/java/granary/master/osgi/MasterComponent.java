@@ -297,15 +297,18 @@ public class MasterComponent {
         }
 
         /**
-         * The protocol side in one line: peers, how long grants took from decision to the cap or
-         * hint that carries them leaving the master (p50 / p99 over the last deliveries), and how
-         * long peers' posts took from arriving to their ack (p50 / p99 over the last posts).
+         * The protocol side in one line: peers, how long agents' grants took from decision to the
+         * cap that carries them leaving the master (p50 / p99 over the last caps), the same for news
+         * to job masters in hints, and how long peers' posts took from arriving to their ack (p50 /
+         * p99 over the last posts).
          */
         public String wire() {
             long[] d = master.deliveryLatency();
+            long[] h = master.hintLatency();
             long live = master.agents().stream().filter(p -> p.state().equals("live")).count();
             return "agents=" + master.agents().size() + " live=" + live + " jobmasters=" + master.jobMasters().size()
-                    + " deliveries=" + d[0] + " deliveryP50=" + d[1] + "ms deliveryP99=" + d[2] + "ms" + postTimes.get();
+                    + " deliveries=" + d[0] + " deliveryP50=" + d[1] + "ms deliveryP99=" + d[2] + "ms"
+                    + " hints=" + h[0] + " hintP50=" + h[1] + "ms hintP99=" + h[2] + "ms" + postTimes.get();
         }
 
         private static String lines(List<PeerStatus> peers, String none) {
