@@ -57,7 +57,7 @@ public final class ConnectionViewModel {
 
     /**
      * Reads the master's status again (the shell calls it every few seconds), so that the figures in
-     * the bar are live: {@code connected: 200 nodes, 42 jobs at 14:02:07, unit order fifo}. A master that stops answering is
+     * the bar are live: {@code connected: 200 nodes, 42 jobs at 14:02:07, unit order sjf}. A master that stops answering is
      * said so, with when it last answered; the connection is kept (it may come back).
      */
     public void refreshStatus() {

@@ -67,7 +67,7 @@ class CanaryIT {
 
         String started = gogo.run("granary:canary-start fair 600");
         assertTrue(started.contains("canary started: candidate fair"), started);
-        runtime.submit(new GrantReleased(new UnitId("ca", "u"), "c1", 1));   // fifo: ca again; fair: cb
+        runtime.submit(new GrantReleased(new UnitId("ca", "u"), "c1", 1));   // sjf (the default; same size): ca again; fair: cb
         assertEquals(0, (int) runtime.query(v -> v.unit(new UnitId("cb", "u")).granted()), "the shadow never grants on live");
 
         String report = gogo.run("granary:canaryReport");
@@ -78,7 +78,7 @@ class CanaryIT {
         Exception margin = assertThrows(Exception.class, () -> gogo.run("granary:canary-promote timeouts -5 60"));
         assertTrue(GogoSession.message(margin).contains("between 0 and 1000 percent, got -5.0"), GogoSession.message(margin));
 
-        assertEquals("fifo", unitOrder());
+        assertEquals("sjf", unitOrder(), "the runtime's default unit order");
         String promoted = gogo.run("granary:canary-promote waitP90 1000 3600");
         assertTrue(promoted.contains("promoted: policies") && promoted.contains("-> fair"), promoted);
         // the new order is built off the engine thread; status names it once it orders the queues
@@ -88,7 +88,7 @@ class CanaryIT {
 
         String back = gogo.run("granary:canary-rollback");
         assertTrue(back.contains("rolled back by hand"), back);
-        It.await("fifo in force again", () -> "fifo".equals(unitOrder()), CanaryIT::unitOrder, It.TIMEOUT);
+        It.await("sjf in force again", () -> "sjf".equals(unitOrder()), CanaryIT::unitOrder, It.TIMEOUT);
         assertTrue(gogo.run("granary:canary-report").contains("canary rolled_back"));
         assertTrue(gogo.run("granary:canaryStop").contains("canary stopped"));
         String two = gogo.run("granary:canary-start fifo,fair 60");

@@ -33,7 +33,7 @@ import org.osgi.framework.Bundle;
 
 /**
  * The gang and reservation policies in a real framework (Felix or Equinox, per run), with the
- * default selection (fifo, queues, quota, gang, reservation): both in effect; each bundle stopped
+ * default selection (sjf, queues, quota, gang, reservation): both in effect; each bundle stopped
  * and started while work runs; nothing lost (granted + waiting = desired for every unit, before and
  * after); stopping reservation releases its locks at once; stopping gang never leaves a gang half
  * placed. The reservation runs with threshold 0 (configured through Config Admin) so that it acts

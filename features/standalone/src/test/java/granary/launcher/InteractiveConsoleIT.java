@@ -68,7 +68,7 @@ class InteractiveConsoleIT {
         assertTrue(!text().contains("Command not found: granary:nonsense"), "the cancelled line did not run:\n" + text());
         type(keys, "granary:policy fa\t");                 // Tab completes a policy's name
         type(keys, "\r");
-        await("the swap to fair", s -> s.contains("unit-order: fifo -> fair"));
+        await("the swap to fair", s -> s.contains("unit-order: sjf -> fair"));
         type(keys, "\u0004");                              // Ctrl-D on an empty line: the runtime stops
         assertTrue(process.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the runtime did not stop:\n" + text());
         assertEquals(0, process.exitValue(), text());

@@ -43,9 +43,10 @@ class PipedConsoleIT {
         ChildProcess.Result r = run("granary:policies\n");
 
         assertEquals(0, r.exit(), r::toString);
-        assertTrue(matches(r.out(), "fifo\\s+unit-order\\s+granary\\.policy\\.fifo\\s+\\S+\\s+active"), r::toString);
+        assertTrue(matches(r.out(), "sjf\\s+unit-order\\s+granary\\.policy\\.sjf\\s+\\S+\\s+active"), "the default unit order\n" + r);
+        assertTrue(matches(r.out(), "fifo\\s+unit-order\\s+granary\\.policy\\.fifo\\s+\\S+"), r::toString);
         assertTrue(matches(r.out(), "fair\\s+unit-order\\s+granary\\.policy\\.fair\\s+\\S+"), r::toString);
-        assertFalse(matches(r.out(), "fair\\s+.*active"), r::toString);
+        assertFalse(matches(r.out(), "(fifo|fair)\\s+.*active"), "installed, not selected\n" + r);
         assertEquals("", r.err(), r::toString);
     }
 
@@ -62,7 +63,7 @@ class PipedConsoleIT {
                 ""), "--demo=false");
 
         assertEquals(0, r.exit(), "a failed command is not fatal without --strict\n" + r);
-        int swap = r.out().indexOf("unit-order: fifo -> fair");
+        int swap = r.out().indexOf("unit-order: sjf -> fair");
         assertTrue(swap > 0, r::toString);
         Map<String, String> before = It.keyValues(r.out().substring(0, swap));
         Map<String, String> after = It.keyValues(r.out().substring(swap));
@@ -71,7 +72,7 @@ class PipedConsoleIT {
         }
         assertEquals("0", before.get("nodes"), "--demo=false: no demo nodes\n" + r);
         assertEquals("0", before.get("waiting_units"));
-        assertEquals("fifo", before.get("policy.unit-order"), r::toString);
+        assertEquals("sjf", before.get("policy.unit-order"), r::toString);
         assertEquals("fair", after.get("policy.unit-order"), r::toString);
         assertTrue(r.out().contains("policy name"), "help granary:policy describes its parameter\n" + r);
 

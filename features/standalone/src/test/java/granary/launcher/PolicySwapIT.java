@@ -31,7 +31,8 @@ import org.osgi.framework.Bundle;
 
 /**
  * Hot swapping of the unit order in a real framework (Felix or Equinox, per run), through the
- * {@link Scheduler} service and the policy bundles' life cycle.
+ * {@link Scheduler} service and the policy bundles' life cycle, from the runtime's default order
+ * (sjf) to fifo and fair and back.
  *
  * <p>The test talks to the scheduler with the typed API. For that, the test and the bundles must
  * share one copy of the {@code granary.api} classes: the framework exports the packages from the
@@ -111,12 +112,27 @@ class PolicySwapIT {
         submit(new JobSubmitted(job("a", 6)));
         submit(new JobSubmitted(job("b", 6)));
         Snapshot start = snapshot();
-        assertEquals("fifo", start.unitOrder());
+        assertEquals("sjf", start.unitOrder(), "the runtime's default unit order");
         assertEquals(new Slots(6, 0, 6), start.units().get("a/u"));
         assertEquals(new Slots(2, 4, 6), start.units().get("b/u"));
 
+        // the default's own bundle stopped: the first of the fallback order stands in, and sjf takes over again
+        bundle("granary.policy.sjf").stop();
+        assertSameWork(start, snapshot(), "fifo");
+        bundle("granary.policy.sjf").start();
+        It.await("sjf back in effect", () -> "sjf".equals(unitOrder()), PolicySwapIT::snapshot, It.TIMEOUT);
+        assertSameWork(start, snapshot(), "sjf");
+
+        // sjf -> fifo -> sjf by selection: nothing lost either way
+        List<String> toFifo = submit(new PolicyActivated("fifo")).notes();
+        assertTrue(toFifo.contains("unit-order: sjf -> fifo"), toFifo::toString);
+        assertSameWork(start, snapshot(), "fifo");
+        List<String> back = submit(new PolicyActivated("sjf")).notes();
+        assertTrue(back.contains("unit-order: fifo -> sjf"), back::toString);
+        assertSameWork(start, snapshot(), "sjf");
+
         List<String> notes = submit(new PolicyActivated("fair")).notes();
-        assertTrue(notes.contains("unit-order: fifo -> fair"), notes::toString);
+        assertTrue(notes.contains("unit-order: sjf -> fair"), notes::toString);
         assertSameWork(start, snapshot(), "fair");
 
         bundle("granary.policy.fair").stop();
@@ -155,6 +171,19 @@ class PolicySwapIT {
                 PolicySwapIT::snapshot, It.TIMEOUT);
         assertSameWork(resumed, snapshot(), "fair");   // installing a policy that is not selected changes nothing
         bundle("granary.policy.submitwindow").start();
+
+        // back to the default order: a freed slot goes to the smaller job, d (1 slot), before b (6, submitted earlier)
+        List<String> toSjf = submit(new PolicyActivated("sjf")).notes();
+        assertTrue(toSjf.contains("unit-order: fair -> sjf"), toSjf::toString);
+        assertSameWork(resumed, snapshot(), "sjf");
+        submit(new JobSubmitted(job("d", 1)));
+        String aNode = query(v -> v.unit(a).allocations().keySet().iterator().next());
+        submit(new GrantReleased(a, aNode, 1));
+        Snapshot small = snapshot();
+        assertEquals(new Slots(1, 0, 1), small.units().get("d/u"), "sjf: the 1-slot job first");
+        assertEquals(new Slots(3, 3, 6), small.units().get("b/u"));
+        assertEquals(new Slots(3, 0, 3), small.units().get("a/u"));
+        assertEquals(8, small.grantedSlots());
     }
 
     /** The same units with the same grants and waiting slots, and the expected unit order. */

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterAll;
@@ -116,8 +117,40 @@ class RuntimeIT {
             Map<String, String> s = status();
             return "200".equals(s.get("nodes")) && Long.parseLong(s.get("decisions")) > 0;
         }, RuntimeIT::status, It.TIMEOUT);
-        assertEquals("fifo", status().get("policy.unit-order"));
+        assertEquals("sjf", status().get("policy.unit-order"));
         assertEquals("ok", status().get("health"), "every selected policy is configured: nothing holds the engine");
+    }
+
+    /**
+     * Every policy the runtime selects at start (granary-runtime.properties) is a bundle of this jar and
+     * in effect, and every one of its fallback order is installed: a default that names a policy the
+     * runtime does not carry would quietly run on the fallback.
+     */
+    @Test
+    @Order(3)
+    void everyPolicyOfTheDefaultSelectionIsInEffect() throws Exception {
+        Properties defaults = new Properties();
+        try (var in = Launcher.class.getResourceAsStream(Launcher.RUNTIME_DEFAULTS)) {
+            assertNotNull(in, Launcher.RUNTIME_DEFAULTS);
+            defaults.load(in);
+        }
+        List<String> selected = List.of(defaults.getProperty("granary.engine.policies").split(","));
+        List<String> fallback = List.of(defaults.getProperty("granary.engine.fallback").split(","));
+        assertEquals("sjf", selected.get(0), "the unit order of the default selection: " + selected);
+        List<String> installed = container.bundles().stream().map(Bundle::getSymbolicName).toList();
+        for (String name : concat(selected, fallback)) {
+            assertTrue(installed.contains("granary.policy." + name), name + " is not in the runtime: " + installed);
+        }
+        String policies = gogo.run("granary:policies");
+        for (String name : selected) {
+            assertTrue(policies.lines().anyMatch(l -> l.matches(name + "\\s+.*\\sactive")), name + " not active:\n" + policies);
+        }
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     @Test
@@ -149,9 +182,9 @@ class RuntimeIT {
     @Order(6)
     void consoleCommandsAnswer() throws Exception {
         String policies = gogo.run("granary:policies");
-        assertTrue(policies.lines().anyMatch(l -> l.matches("fifo\\s+unit-order\\s+granary\\.policy\\.fifo\\s+\\S+\\s+active")),
+        assertTrue(policies.lines().anyMatch(l -> l.matches("sjf\\s+unit-order\\s+granary\\.policy\\.sjf\\s+\\S+\\s+active")),
                 policies);
-        assertTrue(gogo.run("granary:policy fair").contains("unit-order: fifo -> fair"));
+        assertTrue(gogo.run("granary:policy fair").contains("unit-order: sjf -> fair"));
         assertEquals("fair", status().get("policy.unit-order"));
     }
 

@@ -53,7 +53,7 @@ class StockFelixIT {
             }
         }
         assertTrue(expected.containsAll(List.of("org.apache.felix.gogo.jline", "org.jline", "granary.engine", "granary.policy.fifo",
-                        "org.apache.felix.http.jetty12", "slf4j.simple")),
+                        "granary.policy.sjf", "org.apache.felix.http.jetty12", "slf4j.simple")),
                 expected::toString);
 
         String java = ProcessHandle.current().info().command().orElseThrow();
@@ -82,7 +82,7 @@ class StockFelixIT {
             send(shell, "granary:status");
             It.await("granary:status output", () -> output.toString().contains("policy.unit-order="), output::toString,
                     It.TIMEOUT);
-            assertTrue(output.toString().contains("policy.unit-order=fifo"), output::toString);
+            assertTrue(output.toString().contains("policy.unit-order=sjf"), "the runtime's default unit order\n" + output);
         }   // end of input: the Gogo shell stops the framework
         assertTrue(p.waitFor(It.TIMEOUT.toSeconds(), TimeUnit.SECONDS), "felix did not stop at end of input\n" + output);
         assertEquals(0, p.exitValue(), output::toString);
