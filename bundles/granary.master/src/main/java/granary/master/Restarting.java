@@ -360,14 +360,22 @@ final class Restarting extends MasterPart {
      * lost job master"). In a turn of the loop.
      */
     void recoverRestarts(Rebuild b, long now) {
-        Set<String> adopted = new HashSet<>();
-        b.adoptions().forEach(a -> adopted.add(a.unit() + "@" + a.node()));
+        Set<Placed> adopted = null; // made only if some cap is a restart's: most rebuilds have none
         for (AgentPeer a : agents.values()) {
             if (a.registration == null) {
                 continue;
             }
             for (granary.protocol.Cap.Grant g : a.registration.caps()) {
-                if (adopted.contains(g.unit() + "@" + a.node)) {
+                if (g.launch() == null || !Restarts.OWNER.equals(g.jobMaster())) {
+                    continue;
+                }
+                if (adopted == null) {
+                    adopted = new HashSet<>();
+                    for (var x : b.adoptions()) {
+                        adopted.add(new Placed(x.unit(), x.node()));
+                    }
+                }
+                if (adopted.contains(new Placed(g.unit(), a.node))) {
                     recoverRestart(a.node, g, now);
                 }
             }
@@ -388,6 +396,10 @@ final class Restarting extends MasterPart {
      * Takes on the restart whose slot {@code g} on {@code node} holds, if it is one (its cap names
      * the master as owner and carries the launch). In a turn of the loop. Returns whether it was one.
      */
+    /** A unit on a node. */
+    private record Placed(granary.api.model.UnitId unit, String node) {
+    }
+
     private boolean recoverRestart(String node, granary.protocol.Cap.Grant g, long now) {
         if (g.launch() == null || !Restarts.OWNER.equals(g.jobMaster())) {
             return false;
