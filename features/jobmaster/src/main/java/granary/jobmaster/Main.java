@@ -11,7 +11,9 @@ import granary.protocol.link.ThreadLoop;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -108,11 +110,34 @@ public final class Main {
         if (o.code() == TIMED_OUT) {
             cancelQuietly(client, s.job());
         }
-        if (state != null && (o.code() == SUCCEEDED || o.code() == TASKS_FAILED)) {
-            loop.execute(() -> jm.forgetProgress(state)); // the job is over: a later run of it starts afresh
-        }
         client.close();
+        if (state != null && (o.code() == SUCCEEDED || o.code() == TASKS_FAILED)) {
+            forget(jm, state, s.state(), loop, err); // the job is over: a later run of it starts afresh
+        }
         return o.message() == null ? o.code() : fail(err, o.code(), o.message());
+    }
+
+    /**
+     * The job is over: its progress and the client's hints go, on the loop (after the client has closed, so no
+     * hint is written after them), then the directory, if nothing else is in it.
+     */
+    private static void forget(SampleJobMaster jm, Disk state, Path dir, ThreadLoop loop, PrintStream err) {
+        try {
+            loop.call(() -> {
+                jm.forgetProgress(state);
+                return null;
+            }, Duration.ofSeconds(10));
+        } catch (TimeoutException ex) {
+            line(err, "granary-jobmaster: the progress in " + dir + " was not removed within 10 s");
+            return;
+        }
+        try {
+            Files.deleteIfExists(dir);
+        } catch (DirectoryNotEmptyException ex) {
+            // files that are not the job master's stay, and so does their directory
+        } catch (IOException ex) {
+            line(err, "granary-jobmaster: cannot remove " + dir + ": " + ex.getMessage());
+        }
     }
 
     private static int connectFailed(Settings s, Throwable why, PrintStream err) {

@@ -840,10 +840,16 @@ public final class SampleJobMaster implements Listener {
         }
     }
 
-    /** The run is over for good: the progress goes, so that a later run of the same job starts afresh. */
+    /**
+     * The run is over for good: the progress goes, and the client's hints (every checkpoint in the
+     * directory), so that a later run of the same job starts afresh.
+     */
     void forgetProgress(Disk state) {
         try {
             state.delete(Progress.NAME);
+            for (String checkpoint : state.list(".checkpoint")) {
+                state.delete(checkpoint);
+            }
         } catch (IOException ex) {
             err.accept("granary-jobmaster: cannot remove " + progress.where() + ": " + ex.getMessage());
         }

@@ -137,6 +137,7 @@ class MainTest {
         assertTrue(c.mostRunning() <= 2, "two slots in the cluster, " + c.mostRunning() + " ran at once");
         assertTrue(c.requests().get(0).full(), "the first request is full");
         assertEquals("", err());
+        assertFalse(Files.exists(dir.resolve("state-0")), "the job is over: its progress, hints and directory are gone");
     }
 
     @Test

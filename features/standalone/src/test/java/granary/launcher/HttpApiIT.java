@@ -1,7 +1,6 @@
 package granary.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -18,16 +17,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The HTTP API in the runnable jar on this run's framework (Felix or Equinox, Felix HTTP's Jetty on
  * a loopback port): tokens issued by {@code --issue-token}, reads and writes, problem JSON, the
- * audit file, the stream; and, once per build, the README's curl examples as printed.
+ * audit file, the stream. The README's curl examples, as printed, run in ReadmeExamplesIT.
  */
 class HttpApiIT {
 
@@ -144,10 +140,6 @@ class HttpApiIT {
                 + (last == null ? "nothing" : last.statusCode() + " " + last.body()));
     }
 
-    private static final Pattern BLOCK = Pattern.compile("```\\n(.*?)```", Pattern.DOTALL);
-    private static final String ISSUE = "java -jar features/standalone/target/granary-standalone.jar --secret=granary.secret --issue-token=";
-
-    /** The README's curl examples, pasted into bash against a master on a free port: each exits 0 and answers no problem. */
     /**
      * Tokens on the running master, from the command line, without a restart (docs/security.md,
      * "Tokens"): a revoked token is refused within a second, a rotated-in key issues tokens the
@@ -205,49 +197,5 @@ class HttpApiIT {
             Thread.sleep(100);
         } while (System.nanoTime() < until);
         throw new AssertionError("not " + status + " within 10 s: " + last.statusCode() + " " + last.body());
-    }
-
-    @Test
-    void theReadmesCurlExamplesWorkAsWritten() throws Exception {
-        assumeTrue(It.framework().equals("felix"), "once per build");
-        Path root = It.target().toAbsolutePath().getParent().getParent().getParent();
-        String readme = Files.readString(root.resolve("README.md"));
-        String section = readme.substring(readme.indexOf("## HTTP API"), readme.indexOf("\n## ", readme.indexOf("## HTTP API") + 5));
-        Matcher m = BLOCK.matcher(section);
-        assertTrue(m.find(), "the HTTP API section has a code block");
-        List<String> lines = m.group(1).lines().filter(l -> !l.isBlank()).toList();
-        assertTrue(lines.stream().filter(l -> l.startsWith("curl ")).count() >= 10, lines.toString());
-        // the examples name files from the repository's root
-        Files.createSymbolicLink(tmp.resolve("features"), root.resolve("features"));
-        Files.createSymbolicLink(tmp.resolve("bundles"), root.resolve("bundles"));
-        try (ListeningRuntime r = ListeningRuntime.start(tmp, "--piped", "--listen=127.0.0.1:0", "--secret=granary.secret")) {
-            int port = r.awaitListening("http");
-            awaitApi(port, token("reader/probe"));
-            for (String line : lines) {
-                String command;
-                if (line.startsWith(ISSUE)) {
-                    command = line.replace("features/standalone/target/granary-standalone.jar", It.runnableJar().toString());
-                } else {
-                    assertTrue(line.startsWith("curl "), "only token issues and curl calls in this block: " + line);
-                    command = line.replace("127.0.0.1:7070", "127.0.0.1:" + port);
-                }
-                Process p = new ProcessBuilder("bash", "-c", command).directory(tmp.toFile()).redirectErrorStream(true)
-                        .redirectOutput(tmp.resolve("example.out").toFile()).start();
-                try {
-                    assertTrue(p.waitFor(30, TimeUnit.SECONDS), "did not end: " + line);
-                } finally {
-                    p.descendants().forEach(ProcessHandle::destroyForcibly); // curl under bash, by its PID
-                    p.destroyForcibly();
-                }
-                String out = Files.readString(tmp.resolve("example.out"));
-                int expected = line.contains("--max-time") ? 28 : 0; // the stream never ends: curl stops it
-                assertEquals(expected, p.exitValue(), line + "\n" + out);
-                assertFalse(out.contains("/api/v1/problems/"), "answered a problem: " + line + "\n" + out);
-                if (line.startsWith("curl ")) {
-                    assertFalse(out.isBlank(), "answered nothing: " + line);
-                }
-            }
-            assertEquals(0, r.finish().exit());
-        }
     }
 }
