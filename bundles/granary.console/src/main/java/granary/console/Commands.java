@@ -103,7 +103,8 @@ public class Commands {
 
     @Descriptor("scheduler status as key=value lines")
     public String status() {
-        String status = ConsoleText.status(await(scheduler.query(v -> v.status())), refusals.submissions(), refusals.jobs());
+        String status = ConsoleText.status(await(scheduler.query(v -> v.status())), refusals.submissions(), refusals.jobs(),
+                refusals.jobsByReason());
         LeaderLease l = lease;
         return l == null ? status : ConsoleText.role(l.held(), l.why(), l.leader()) + "\n" + status;
     }

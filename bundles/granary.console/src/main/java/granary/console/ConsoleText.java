@@ -31,7 +31,7 @@ final class ConsoleText {
 
     /** {@code key=value} lines. */
     static String status(EngineStatus s) {
-        return status(s, 0, 0);
+        return status(s, 0, 0, Map.of());
     }
 
     /**
@@ -49,9 +49,10 @@ final class ConsoleText {
 
     /**
      * The status, with the job submissions the engine refused since it started: {@code refused_submissions}
-     * (a batch counts once) and {@code refused_jobs}; a refused job never shows in {@code jobs}.
+     * (a batch counts once), {@code refused_jobs}, and {@code refused_jobs.<reason>} for each reason
+     * seen ({@code refused_jobs.unknown_group=3}); a refused job never shows in {@code jobs}.
      */
-    static String status(EngineStatus s, long refusedSubmissions, long refusedJobs) {
+    static String status(EngineStatus s, long refusedSubmissions, long refusedJobs, Map<String, Long> refusedJobsByReason) {
         StringBuilder sb = new StringBuilder();
         line(sb, "time", Long.toString(s.now()));
         line(sb, "nodes", Integer.toString(s.nodes()));
@@ -62,6 +63,9 @@ final class ConsoleText {
         line(sb, "jobs", Integer.toString(s.jobs()));
         line(sb, "refused_submissions", Long.toString(refusedSubmissions));
         line(sb, "refused_jobs", Long.toString(refusedJobs));
+        for (Map.Entry<String, Long> e : new TreeMap<>(refusedJobsByReason).entrySet()) {
+            line(sb, "refused_jobs." + e.getKey(), Long.toString(e.getValue()));
+        }
         line(sb, "waiting_units", Integer.toString(s.waitingUnits()));
         line(sb, "waiting_slots", Long.toString(s.waitingSlots()));
         line(sb, "granted_slots", Long.toString(s.grantedSlots()));

@@ -115,6 +115,9 @@ class ConsoleAnswersTest {
         assertEquals("1", s.get("jobs"), "only b, accepted once: a refused job is never in jobs=");
         assertEquals("2", s.get("refused_submissions"), s.toString());
         assertEquals("3", s.get("refused_jobs"), s.toString());
+        assertEquals("3", s.get("refused_jobs.duplicate"), "counted by the engine's reason\n" + s);
+        assertEquals(List.of("refused_jobs", "refused_jobs.duplicate"),
+                s.keySet().stream().filter(k -> k.startsWith("refused_jobs")).sorted().toList(), "no reason not seen");
     }
 
     @Test

@@ -15,13 +15,15 @@ import granary.api.event.ClockTick;
 import granary.api.event.EngineAccess;
 import granary.api.event.InputEvent;
 import granary.api.event.OutputEvent;
+import granary.api.model.InvalidRequestException;
 import granary.api.spi.EngineView;
 
 /**
  * The live runtime's scheduler: one thread that owns an {@link Engine} and feeds it events and
  * queries from a queue, one at a time, so the engine needs no locks. While idle it sends a
  * {@link ClockTick} every {@code tickMillis} so that time-driven policies act. It times every event
- * it hands the engine and tells its {@link HandlingListener}s (the runtime's metrics).
+ * it hands the engine and tells its {@link HandlingListener}s (the runtime's metrics) of it, and of
+ * why the engine refused it.
  */
 public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
 
@@ -54,16 +56,19 @@ public final class EventLoop implements Scheduler, EngineHost, AutoCloseable {
     /** Handles one event on the loop thread, timed for the {@link HandlingListener}s. */
     private Receipt handle(Engine e, InputEvent event) {
         long start = System.nanoTime();
-        boolean accepted = false;
+        String refusal = HandlingListener.ERROR;
         try {
             Receipt r = e.handle(event);
-            accepted = true;
+            refusal = null;
             return r;
+        } catch (InvalidRequestException refused) {
+            refusal = refused.reason();
+            throw refused;
         } finally {
             long nanos = System.nanoTime() - start;
             for (HandlingListener l : handlingListeners) {
                 try {
-                    l.handled(event, nanos, accepted);
+                    l.handled(event, nanos, refusal);
                 } catch (RuntimeException ignored) {
                     // a monitor's fault must not touch scheduling: the event is handled already
                 }

@@ -5,8 +5,8 @@
  * the bundle; the engine's parts are in private sub-packages: {@code state}, {@code handler},
  * {@code cycle}, {@code policy}, {@code view}, and the benchmark seam {@code probe}
  * (docs/architecture.md, "The engine"). {@link granary.engine.EngineHost} runs work on a live engine's thread and tells a
- * {@link granary.engine.HandlingListener} how long each event took.
+ * {@link granary.engine.HandlingListener} how long each event took, and why one was refused.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package granary.engine;

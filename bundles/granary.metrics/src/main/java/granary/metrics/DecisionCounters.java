@@ -17,7 +17,9 @@ import granary.api.event.PolicyInstalled;
 import granary.api.event.PolicyReconfigured;
 import granary.api.event.PolicyUninstalled;
 import granary.api.event.Revoked;
+import granary.api.model.InvalidRequestException;
 import granary.api.model.UnitKind;
+import granary.api.spi.ReasonCode;
 import granary.engine.HandlingListener;
 import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -39,6 +41,12 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
             0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
     private static final String[] CHANGES = {"activated", "deactivated", "installed", "uninstalled", "reconfigured", "failed"};
+    /**
+     * The refusal reasons whose series exist from the start, at 0: the engine's own refusals of a
+     * submission. A policy's reason codes get their series when first counted.
+     */
+    static final String[] INITIAL_REASONS = {InvalidRequestException.INVALID, InvalidRequestException.DUPLICATE,
+        ReasonCode.TOO_LARGE.name().toLowerCase(Locale.ROOT)};
 
     private final Counter grants;
     private final Counter grantedSlots;
@@ -81,10 +89,13 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
         refusedSubmissions = Counter.builder(properties).name("granary_submissions_refused_total").withoutExemplars()
                 .help("Job submissions the engine refused (nothing of them was accepted: a refused job is never in "
                         + "granary_jobs), from the console, the demo or a job master, by submission: job (one job) or batch "
-                        + "(a file or list of jobs, refused whole). Why is in the refusal the sender got.")
-                .labelNames("submission").register(registry);
+                        + "(a file or list of jobs, refused whole), and reason: invalid, duplicate (an id in use), too_large "
+                        + "(larger than every node, or a queue's maximum), a policy's reason code in lower case such as "
+                        + "unknown_group (a group the quota table does not fund), or error (a fault). The refusal the sender "
+                        + "got says it in full.")
+                .labelNames("submission", "reason").register(registry);
         refusedJobs = Counter.builder(properties).name("granary_refused_jobs_total").withoutExemplars()
-                .help("The jobs in those refused submissions.").register(registry);
+                .help("The jobs in those refused submissions, by reason.").labelNames("reason").register(registry);
         durations = Histogram.builder(properties).name("granary_engine_event_duration_seconds").withoutExemplars()
                 .help("Decision latency: how long the engine took per input event, from validation through its scheduling "
                         + "cycle (measured by the live event loop around Engine.handle), by event type.")
@@ -98,8 +109,11 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
         for (String change : CHANGES) {
             policyChanges.initLabelValues(change);
         }
-        refusedSubmissions.initLabelValues("job");
-        refusedSubmissions.initLabelValues("batch");
+        for (String reason : INITIAL_REASONS) {
+            refusedSubmissions.initLabelValues("job", reason);
+            refusedSubmissions.initLabelValues("batch", reason);
+            refusedJobs.initLabelValues(reason);
+        }
     }
 
     /** A grant or revocation, on the engine thread. */
@@ -118,12 +132,12 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
 
     /** An input event handled, on the engine thread. */
     @Override
-    public void handled(InputEvent event, long nanos, boolean accepted) {
+    public void handled(InputEvent event, long nanos, String refusal) {
         String type = event.getClass().getSimpleName();
-        events.labelValues(type, accepted ? "accepted" : "refused").inc();
+        events.labelValues(type, refusal == null ? "accepted" : "refused").inc();
         durations.labelValues(type).observe(nanos / 1e9);
-        if (!accepted) {
-            refused(event);
+        if (refusal != null) {
+            refused(event, refusal);
             return;
         }
         if (event instanceof ClockTick) {
@@ -140,13 +154,13 @@ final class DecisionCounters implements Consumer<OutputEvent>, HandlingListener 
     }
 
     /** A refused job submission counts (docs/operations.md, "Metrics"); other refused events only in the event counter. */
-    private void refused(InputEvent event) {
+    private void refused(InputEvent event, String reason) {
         if (event instanceof JobSubmitted) {
-            refusedSubmissions.labelValues("job").inc();
-            refusedJobs.inc();
+            refusedSubmissions.labelValues("job", reason).inc();
+            refusedJobs.labelValues(reason).inc();
         } else if (event instanceof JobsSubmitted batch) {
-            refusedSubmissions.labelValues("batch").inc();
-            refusedJobs.inc(batch.jobs().size());
+            refusedSubmissions.labelValues("batch", reason).inc();
+            refusedJobs.labelValues(reason).inc(batch.jobs().size());
         }
     }
 

@@ -124,15 +124,23 @@ class GranaryMetricsTest {
         live.submit(new GrantReleased(u, node, 2));
         assertThrows(AssertionError.class, () -> live.submit(new NodeRemoved("no-such-node", false)));
         Exposition after = scrape();
-        assertEquals(0, after.get("granary_submissions_refused_total", "submission", "job"), "no submission was refused yet");
+        assertEquals(0, after.get("granary_submissions_refused_total", "submission", "job", "reason", "duplicate"),
+                "no submission was refused yet");
         // a job whose id is taken, alone and in a batch: both refused, nothing accepted
         assertThrows(AssertionError.class, () -> live.submit(new JobSubmitted(job("j1", "batch", slots(1)))));
         assertThrows(AssertionError.class, () -> live.submit(new JobsSubmitted(
                 List.of(job("j2", "batch", slots(1)), job("j1", "batch", slots(1))))));
         Exposition refused = scrape();
-        assertEquals(1, refused.get("granary_submissions_refused_total", "submission", "job"));
-        assertEquals(1, refused.get("granary_submissions_refused_total", "submission", "batch"));
-        assertEquals(3, refused.get("granary_refused_jobs_total"));
+        // by reason: the id in use; the series of the engine's other reasons are there at 0
+        assertEquals(1, refused.get("granary_submissions_refused_total", "submission", "job", "reason", "duplicate"));
+        assertEquals(1, refused.get("granary_submissions_refused_total", "submission", "batch", "reason", "duplicate"));
+        assertEquals(0, refused.get("granary_submissions_refused_total", "submission", "job", "reason", "too_large"));
+        assertEquals(3, refused.get("granary_refused_jobs_total", "reason", "duplicate"));
+        assertEquals(0, refused.get("granary_refused_jobs_total", "reason", "invalid"));
+        // a slot larger than every node
+        assertThrows(AssertionError.class, () -> live.submit(new JobSubmitted(job("huge", "batch",
+                granary.testkit.Jobs.unit("u", 100_000, 100, 1).build()))));
+        assertEquals(1, scrape().get("granary_refused_jobs_total", "reason", "too_large"));
         assertEquals(2, refused.get("granary_jobs"), "a refused job is never among the jobs");
         assertEquals(1, after.get("granary_releases_total"));
         assertEquals(2, after.get("granary_released_slots_total"));

@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -75,7 +76,8 @@ class InteractiveConsoleIT {
     }
 
     /**
-     * On a terminal: a pipe into grep, a refusal printed without a Java class name, {@code help} with
+     * On a terminal: a pipe into grep, a refusal and an unknown command (alone and inside a pipe)
+     * printed without a Java class name, {@code help} with
      * Granary's commands first, and {@code exit} (not System.exit: no "Cannot coerce", no stack trace)
      * stops the runtime with code 0.
      */
@@ -98,6 +100,10 @@ class InteractiveConsoleIT {
                 .matches("(?s).*\\|Active\\s*\\|\\s*\\d+\\|granary\\.engine .*"));
         type(keys, "cancel nosuch\r");
         await("the refusal", s -> s.contains("no running job"));
+        type(keys, "nosuch\r");
+        await("the unknown command", s -> s.contains("Command not found: nosuch"));
+        type(keys, "nopipe | grep x\r");
+        await("the unknown command in a pipe", s -> s.contains("Command not found: nopipe"));
         type(keys, "help\r");
         await("the help", s -> s.contains("felix:help lists them"));
         type(keys, "exit\r");
@@ -106,6 +112,14 @@ class InteractiveConsoleIT {
         String screen = text();
         String refusal = screen.lines().filter(l -> l.contains("no running job")).findFirst().orElseThrow();
         assertTrue(!refusal.contains("Exception") && !refusal.contains("granary.api"), "no Java class name: " + refusal);
+        for (String name : List.of("nosuch", "nopipe")) {
+            // the line without the terminal's escapes (colours, keypad mode): nothing before the words
+            String line = screen.lines().filter(l -> l.contains("Command not found: " + name)).findFirst().orElseThrow()
+                    .replaceAll("\u001b(\\[[0-9;?]*[A-Za-z]|[=>])", "");
+            int at = line.indexOf("Command not found: ");
+            assertTrue(line.substring(0, at).chars().noneMatch(Character::isLetter), "no class name before the words: " + line);
+            assertEquals("Command not found: " + name + " (granary:help lists Granary's commands)", line.substring(at).strip());
+        }
         assertTrue(screen.indexOf("granary:status - ") < screen.indexOf("felix:help lists them"), screen);
         assertTrue(!screen.contains("Cannot coerce") && !screen.contains("InterruptedException"), screen);
     }

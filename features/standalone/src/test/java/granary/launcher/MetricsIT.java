@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code GET /metrics} of the real runtime (this run's framework, the runnable jar's bundle set, its
  * HTTP server on a free loopback port): the Prometheus text format, with a submitted job's grants in
- * the counters and the engine's and the master's state; with a token configured, 401 without it; and
+ * the counters and the engine's and the master's state, and a refused job counted by its reason; with a token configured, 401 without it; and
  * the runnable jar itself, started as the README shows, serving its demo's grants.
  */
 class MetricsIT {
@@ -87,6 +87,17 @@ class MetricsIT {
                     + value(after, "granary_master_recovery_state{state=\"serving\"}"));
             // the JVM's own, from the client library's instrumentation bundle
             assertTrue(value(after, "jvm_memory_used_bytes{area=\"heap\"}") > 0);
+
+            // a job of a group the quota table does not fund: refused, counted by the quota policy's reason code
+            assertEquals(0, value(after, "granary_submissions_refused_total{reason=\"duplicate\",submission=\"job\"}"));
+            java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> r.submit(new JobSubmitted(JobSpec.of("unfunded-it", "elsewhere",
+                            UnitSpec.builder("tasks").slot(100, 512).desired(1).build()))));
+            assertTrue(refused.getCause().getMessage().contains("has no quota"), refused::toString);
+            Map<String, Double> last = parse(get(metrics, null).body());
+            assertEquals(1, value(last, "granary_submissions_refused_total{reason=\"unknown_group\",submission=\"job\"}"), last::toString);
+            assertEquals(1, value(last, "granary_refused_jobs_total{reason=\"unknown_group\"}"));
+            assertEquals(0, value(last, "granary_refused_jobs_total{reason=\"duplicate\"}"));
         }
     }
 

@@ -450,6 +450,9 @@ class ReadmeExamplesIT {
             assertTrue(Integer.parseInt(funded.get("jobs")) > 0, r::toString);
             assertTrue(Integer.parseInt(unfunded.get("refused_submissions")) > 0,
                     "the simulator's table funds g0-g2 only: the demo's jobs are refused, and counted\n" + r);
+            assertTrue(Integer.parseInt(unfunded.getOrDefault("refused_jobs.unknown_group", "0")) > 0,
+                    "counted by the quota policy's reason: a group the table does not fund\n" + r);
+            assertEquals("1", unfunded.get("refused_jobs.too_large"), "the GPU job, larger than every node\n" + r);
             assertTrue(r.err().contains("slot cpu=100,mem=2048,gpu=1 is larger than every node"), r::toString);
             assertTrue(out.contains("submitted wordcount-7 to root.batch: granted 0 of 1000 slots"), r::toString);
             assertTrue(out.contains("no node matches the node selector {disk=ssd}"), r::toString);

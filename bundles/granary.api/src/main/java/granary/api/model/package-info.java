@@ -3,5 +3,5 @@
  * the clock, and the errors that name what is wrong in an input. Depends on nothing.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package granary.api.model;

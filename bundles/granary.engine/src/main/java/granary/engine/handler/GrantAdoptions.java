@@ -37,12 +37,13 @@ public final class GrantAdoptions {
         UnitState u = e.unit() == null ? null : workload.unit(e.unit());
         String subject = "unit " + e.unit();
         if (u == null || !u.live()) {
-            throw new InvalidRequestException(subject, "unit", "no live unit '" + Text.escape(String.valueOf(e.unit())) + "'");
+            throw new InvalidRequestException(InvalidRequestException.NOT_FOUND,
+                    Problem.of(subject, "unit", "no live unit '" + Text.escape(String.valueOf(e.unit())) + "'"));
         }
         NodeState n = e.node() == null ? null : cluster.node(e.node());
         if (n == null) {
-            throw new InvalidRequestException(subject, "node", "no node named '" + Text.escape(String.valueOf(e.node()))
-                    + "' in the cluster");
+            throw new InvalidRequestException(InvalidRequestException.NOT_FOUND, Problem.of(subject, "node",
+                    "no node named '" + Text.escape(String.valueOf(e.node())) + "' in the cluster"));
         }
         List<Problem> problems = new ArrayList<>();
         if (e.slots() < 1) {

@@ -3,6 +3,7 @@ package granary.engine.handler;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.Map;
 
@@ -24,6 +25,7 @@ import granary.api.event.UnitDesireChanged;
 import granary.api.event.UnitRequested;
 import granary.api.spi.CycleAction;
 import granary.api.spi.EngineView;
+import granary.api.spi.ReasonCode;
 import granary.api.spi.SubmitFilter;
 import granary.api.spi.Verdict;
 import granary.engine.policy.PolicySet;
@@ -37,7 +39,10 @@ import granary.engine.state.Workload;
 
 /**
  * Handlers of the job events. Each validates fully — including the submit filters of the active
- * policies — before it changes anything, so a refused event leaves the engine as it was.
+ * policies — before it changes anything, so a refused event leaves the engine as it was. A refusal
+ * says why in one word ({@link InvalidRequestException#reason()}): {@code duplicate} for an id in use,
+ * {@code not_found} for a job, unit or node the engine does not hold, {@code too_large} for a slot
+ * larger than every node, a submit filter's reason code in lower case, else {@code invalid}.
  */
 public final class JobEvents {
 
@@ -75,22 +80,23 @@ public final class JobEvents {
             throw new InvalidRequestException("submission", "jobs", "holds no job");
         }
         List<JobSpec> accepted = new ArrayList<>();
-        List<Problem> problems = new ArrayList<>();
+        Problems problems = new Problems();
         Set<String> ids = new HashSet<>();
         for (JobSpec job : e.jobs()) {
             try {
                 JobSpec spec = resolved(job);
                 if (!ids.add(spec.id())) {
-                    problems.add(Problem.of("job " + spec.id(), "id", "is given more than once in this submission"));
+                    problems.add(InvalidRequestException.DUPLICATE,
+                            Problem.of("job " + spec.id(), "id", "is given more than once in this submission"));
                     continue;
                 }
                 check(spec);
                 accepted.add(spec);
             } catch (InvalidRequestException refused) {
-                problems.addAll(refused.problems());
+                problems.addAll(refused);   // the batch is refused for its first refused job's reason
             }
         }
-        throwIf(problems);
+        problems.throwIfAny();
         accepted.forEach(this::add);
     }
 
@@ -98,16 +104,17 @@ public final class JobEvents {
     private void check(JobSpec spec) {
         String subject = "job " + spec.id();
         if (workload.job(spec.id()) != null) {
-            throw new InvalidRequestException(subject, "id", "a job with id '" + spec.id() + "' is already running");
+            throw new InvalidRequestException(InvalidRequestException.DUPLICATE,
+                    Problem.of(subject, "id", "a job with id '" + spec.id() + "' is already running"));
         }
-        List<Problem> problems = new ArrayList<>();
+        Problems problems = new Problems();
         for (int i = 0; i < spec.units().size(); i++) {
             checkUnit(subject, "units[" + i + "]", spec.units().get(i), problems);
         }
         if (spec.units().stream().allMatch(u -> u.desired() == 0)) {
-            problems.add(Problem.of(subject, "units", "every unit has desired 0: nothing to schedule"));
+            problems.add(InvalidRequestException.INVALID, Problem.of(subject, "units", "every unit has desired 0: nothing to schedule"));
         }
-        throwIf(problems);
+        problems.throwIfAny();
         filter(spec);
     }
 
@@ -122,11 +129,12 @@ public final class JobEvents {
         JobState job = requireJob(e.job());
         String subject = "job " + job.id();
         if (job.unit(e.unit().name()) != null) {
-            throw new InvalidRequestException(subject, "unit.name", "the job already has a unit '" + e.unit().name() + "'");
+            throw new InvalidRequestException(InvalidRequestException.DUPLICATE,
+                    Problem.of(subject, "unit.name", "the job already has a unit '" + e.unit().name() + "'"));
         }
-        List<Problem> problems = new ArrayList<>();
+        Problems problems = new Problems();
         checkUnit(subject, "unit", e.unit(), problems);
-        throwIf(problems);
+        problems.throwIfAny();
         JobSpec after = job.spec();
         List<UnitSpec> units = new ArrayList<>(after.units());
         units.add(e.unit());
@@ -203,7 +211,8 @@ public final class JobEvents {
         NodeState n = cluster.node(e.node());
         String subject = "unit " + u.id();
         if (n == null) {
-            throw new InvalidRequestException(subject, "node", "no node named '" + Text.escape(e.node()) + "' in the cluster");
+            throw new InvalidRequestException(InvalidRequestException.NOT_FOUND,
+                    Problem.of(subject, "node", "no node named '" + Text.escape(e.node()) + "' in the cluster"));
         }
         int held = u.slotsOn(n);
         if (e.slots() <= 0 || e.slots() > held) {
@@ -239,18 +248,19 @@ public final class JobEvents {
     }
 
     /** Checks what validating a unit needs the cluster for: a node it fits on, known locality targets. */
-    private void checkUnit(String subject, String field, UnitSpec u, List<Problem> problems) {
+    private void checkUnit(String subject, String field, UnitSpec u, Problems problems) {
         if (!fitsSomeNode(u)) {
-            problems.add(Problem.of(subject, field + ".slot", "slot " + u.slot() + " is larger than every node"
+            problems.add(word(ReasonCode.TOO_LARGE), Problem.of(subject, field + ".slot", "slot " + u.slot() + " is larger than every node"
                     + " (largest per resource: " + cluster.largestNode() + ", " + cluster.size() + " nodes)"));
         }
         for (int i = 0; i < u.locality().size(); i++) {
             Locality l = u.locality().get(i);
             String f = field + ".locality[" + i + "].target";
             if (l.level() == Locality.Level.MACHINE && cluster.node(l.target()) == null) {
-                problems.add(Problem.of(subject, f, "no node named '" + l.target() + "' in the cluster"));
+                problems.add(InvalidRequestException.INVALID, Problem.of(subject, f, "no node named '" + l.target() + "' in the cluster"));
             } else if (l.level() == Locality.Level.ROOM && cluster.room(l.target()) == null) {
-                problems.add(Problem.of(subject, f, "no room named '" + l.target() + "'; rooms: " + cluster.rooms()));
+                problems.add(InvalidRequestException.INVALID,
+                        Problem.of(subject, f, "no room named '" + l.target() + "'; rooms: " + cluster.rooms()));
             }
         }
     }
@@ -275,7 +285,8 @@ public final class JobEvents {
                 Long limit = v.reason() != null && v.reason().limit() >= 0 ? v.reason().limit() : null;
                 Long value = v.reason() != null && v.reason().value() >= 0 ? v.reason().value() : null;
                 String subject = v.reason() != null ? v.reason().subject() : "job " + job.id();
-                throw new InvalidRequestException(new Problem(subject, "policy " + f.name(), why, limit, value));
+                String reason = v.reason() == null ? InvalidRequestException.INVALID : word(v.reason().code());
+                throw new InvalidRequestException(reason, new Problem(subject, "policy " + f.name(), why, limit, value));
             }
         }
     }
@@ -292,7 +303,8 @@ public final class JobEvents {
     private JobState requireJob(String id) {
         JobState j = workload.job(id);
         if (j == null) {
-            throw new InvalidRequestException("job " + Text.escape(id), "job", "no running job with id '" + Text.escape(id) + "'");
+            throw new InvalidRequestException(InvalidRequestException.NOT_FOUND,
+                    Problem.of("job " + Text.escape(id), "job", "no running job with id '" + Text.escape(id) + "'"));
         }
         return j;
     }
@@ -300,14 +312,36 @@ public final class JobEvents {
     private UnitState requireUnit(UnitId id) {
         UnitState u = workload.unit(id);
         if (u == null || !u.live()) {
-            throw new InvalidRequestException("unit " + id, "unit", "no live unit '" + Text.escape(String.valueOf(id)) + "'");
+            throw new InvalidRequestException(InvalidRequestException.NOT_FOUND,
+                    Problem.of("unit " + id, "unit", "no live unit '" + Text.escape(String.valueOf(id)) + "'"));
         }
         return u;
     }
 
-    private static void throwIf(List<Problem> problems) {
-        if (!problems.isEmpty()) {
-            throw new InvalidRequestException(problems);
+    /** A why-not reason code as a refusal's reason word: {@code TOO_LARGE} is {@code too_large}. */
+    private static String word(ReasonCode code) {
+        return code.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The problems found so far, and the reason of the first: what the refusal says it is for. */
+    private static final class Problems {
+        private final List<Problem> list = new ArrayList<>();
+        private String reason;
+
+        void add(String why, Problem p) {
+            reason = reason == null ? why : reason;
+            list.add(p);
+        }
+
+        void addAll(InvalidRequestException refused) {
+            reason = reason == null ? refused.reason() : reason;
+            list.addAll(refused.problems());
+        }
+
+        void throwIfAny() {
+            if (!list.isEmpty()) {
+                throw new InvalidRequestException(reason, list);
+            }
         }
     }
 }

@@ -41,7 +41,8 @@ public final class NodeEvents {
     public void added(NodeAdded e) {
         String name = e.node().name();
         if (cluster.node(name) != null) {
-            throw new InvalidRequestException("node " + name, "name", "a node named '" + name + "' is already in the cluster");
+            throw new InvalidRequestException(InvalidRequestException.DUPLICATE,
+                    Problem.of("node " + name, "name", "a node named '" + name + "' is already in the cluster"));
         }
         registerDims(e.node().capacity());
         NodeState n = cluster.add(e.node());
@@ -130,8 +131,8 @@ public final class NodeEvents {
     private NodeState require(String name) {
         NodeState n = cluster.node(name);
         if (n == null) {
-            throw new InvalidRequestException("node " + Text.escape(name), "node", "no node named '" + Text.escape(name) + "' in the cluster ("
-                    + cluster.size() + " nodes)");
+            throw new InvalidRequestException(InvalidRequestException.NOT_FOUND, Problem.of("node " + Text.escape(name), "node",
+                    "no node named '" + Text.escape(name) + "' in the cluster (" + cluster.size() + " nodes)"));
         }
         return n;
     }

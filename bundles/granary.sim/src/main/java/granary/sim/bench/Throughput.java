@@ -29,8 +29,10 @@ import granary.api.event.PolicyActivated;
 import granary.api.event.PolicyInstalled;
 import granary.engine.Engine;
 import granary.engine.EngineOptions;
+import granary.api.spi.ExtensionPoint;
 import granary.sim.run.ClassPathPolicies;
 import granary.sim.run.PolicySource;
+import granary.sim.run.SimDefaults;
 
 /**
  * Whole-engine throughput in the shape of YARN's scheduler throughput tests: {@code N} nodes of
@@ -48,14 +50,25 @@ import granary.sim.run.PolicySource;
  * order {@code --swap-to} names, and back) over all the waiting units; {@code benchmarks/scale.sh}
  * runs it at 100,000 nodes and 10^6 waiting units in 2 GiB of heap.
  *
- * <p>Usage: {@code Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]
- * [--why-ledger on|off]} (defaults: 7 measured runs after 5 warm-ups, FIFO — which grants as many
- * containers per decision as fit; FAIR grants one per decision, like a scheduler that assigns
- * containers one at a time; the why-not-scheduled ledger on, as in the runtime: {@code off} measures
- * what it costs, docs/scheduling.md, "Why is my job not scheduled?").
+ * <p>Usage: {@code Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order ORDER]
+ * [--why-ledger on|off]} (defaults: 7 measured runs after 5 warm-ups; the unit order the simulator's
+ * configuration falls back to first ({@code granary/sim/run/defaults.properties}: FIFO, which grants
+ * as many containers per decision as fit; FAIR grants one per decision, like a scheduler that assigns
+ * containers one at a time); a swap to the next installed unit order; the why-not-scheduled ledger
+ * on, as in the runtime: {@code off} measures what it costs, docs/scheduling.md, "Why is my job not
+ * scheduled?").
+ *
+ * <p>The one policy named here is the queue policy, {@link #QUEUES}: the benchmark's subject is its
+ * shape (leaf queues with equal guarantees, written as that policy's tree file and handed to its
+ * {@code file} option).
  */
 public final class Throughput {
 
+    /**
+     * The queue policy, whose tree of leaf queues this benchmark builds (its file format, its option
+     * {@code file}): the benchmark's subject, so its one policy name.
+     */
+    static final String QUEUES = "queues";
     private static final Resources NODE = Resources.of(6400, 256 * 1024);
     private static final Resources CONTAINER = Resources.of(100, 2 * 1024);
 
@@ -87,11 +100,21 @@ public final class Throughput {
         }
     }
 
+    /**
+     * @param unitOrder the unit order measured; null: the first installed one of the simulator's fallback
+     * @param swapTo    the unit order a scale run swaps to; null: the next installed one
+     */
     Throughput(int nodes, int apps, int containers, int queues, String unitOrder, String swapTo) {
-        this.unitOrder = unitOrder;
-        this.swapTo = swapTo != null ? swapTo : unitOrder.equals("fair") ? "fifo" : "fair";
-        if (this.swapTo.equals(unitOrder)) {
-            throw new IllegalArgumentException("--swap-to must name another unit order than " + unitOrder);
+        List<String> orders = SimDefaults.shipped().implementing(policies, ExtensionPoint.UNIT_ORDER);
+        if (orders.isEmpty()) {
+            throw new IllegalArgumentException("no installed policy implements " + ExtensionPoint.UNIT_ORDER.id()
+                    + " (installed: " + String.join(", ", policies.names()) + ")");
+        }
+        this.unitOrder = unitOrder != null ? unitOrder : orders.get(0);
+        this.swapTo = swapTo != null ? swapTo
+                : orders.stream().filter(o -> !o.equals(this.unitOrder)).findFirst().orElse(this.unitOrder);
+        if (swapTo != null && swapTo.equals(this.unitOrder)) {
+            throw new IllegalArgumentException("--swap-to must name another unit order than " + this.unitOrder);
         }
         this.nodes = nodes;
         this.apps = apps;
@@ -103,7 +126,7 @@ public final class Throughput {
         try {
             List<String> a = new ArrayList<>(Arrays.asList(args));
             boolean scale = a.remove("--scale");
-            String order = text(a, "--unit-order", "fifo");
+            String order = text(a, "--unit-order", null);
             String swapTo = text(a, "--swap-to", null);
             int runs = option(a, "--runs", 7);
             int warmup = option(a, "--warmup", 5);
@@ -120,7 +143,7 @@ public final class Throughput {
             System.exit(t.measure(runs, warmup, scale));
         } catch (IllegalArgumentException e) {
             System.err.println("Error: " + e.getMessage());
-            System.err.println("Usage: Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order fifo|fair]"
+            System.err.println("Usage: Throughput N A K Q [--runs R] [--warmup W] [--scale [--swap-to ORDER]] [--unit-order ORDER]"
                     + " [--why-ledger on|off]");
             System.exit(2);
         }
@@ -167,6 +190,9 @@ public final class Throughput {
     }
 
     int measure(int runs, int warmup, boolean scale) {
+        if (scale && swapTo.equals(unitOrder)) {
+            throw new IllegalArgumentException("--scale swaps the unit order, and " + unitOrder + " is the only one installed");
+        }
         List<Run> measured = new ArrayList<>();
         for (int i = 0; i < warmup + runs; i++) {
             Run r = runOnce(scale);
@@ -202,9 +228,9 @@ public final class Throughput {
     }
 
     Run runOnce(boolean scale) {
-        Engine engine = new Engine(new ManualClock(0), new EngineOptions(List.of("queues", unitOrder), List.of(), false, whyLedger));
+        Engine engine = new Engine(new ManualClock(0), new EngineOptions(List.of(QUEUES, unitOrder), List.of(), false, whyLedger));
         install(engine, unitOrder, Map.of());
-        install(engine, "queues", Map.of("file", treeFile().toString()));   // the queue policy reads its tree file
+        install(engine, QUEUES, Map.of("file", treeFile().toString()));   // the queue policy reads its tree file
         String other = swapTo;
         if (scale) {
             install(engine, other, Map.of());

@@ -48,7 +48,7 @@ public final class Arguments {
                                          trace's own nodes, or its documented default cluster)
               --policies SETS            policy sets to compare, '|' between sets, ',' inside a set, options as
                                          name:key=value (quote it in a shell: 'fifo|fair|quota,submitwindow');
-                                         repeatable, one set or several each time; default fifo
+                                         repeatable, one set or several each time; default %s
             %s
               --option NAME.KEY=VALUE    option KEY of policy NAME for every set that has it (repeatable;
                                          a set's own NAME:KEY=VALUE wins)
@@ -88,7 +88,8 @@ public final class Arguments {
             lines.add(left + " ".repeat(Math.max(1, 29 - left.length())) + "option " + f.getValue().option().name()
                     + " of policy " + f.getValue().policy() + " for every set that has it");
         }
-        return USAGE.formatted(String.join("\n", lines));
+        String policies = String.join(",", granary.sim.run.SimDefaults.shipped().policies());
+        return USAGE.formatted(policies + " (the simulator's defaults.properties)", String.join("\n", lines));
     }
 
     /** A policy flag's option. */
@@ -132,7 +133,8 @@ public final class Arguments {
             throw new UsageException("--trace " + trace + ": give the file, e.g. --trace " + format.id() + ":PATH");
         }
         List<PolicySetSpec> sets = new ArrayList<>();
-        for (String s : v.getOrDefault("policies", List.of("fifo"))) {
+        // without --policies: the simulator's configured set (granary/sim/run/defaults.properties)
+        for (String s : v.getOrDefault("policies", List.of(String.join(",", granary.sim.run.SimDefaults.shipped().policies())))) {
             sets.addAll(PolicySetSpec.parseAll(s));
         }
         SimSettings settings = policyOptions(settings(v), v, flags, declarations);

@@ -13,9 +13,10 @@ import granary.api.spi.PolicyDeclaration;
 
 /**
  * Makes the fresh policy instances of one set and decides the engine's selection. Two points need a
- * policy for a replay to mean anything: the unit order (if the set names none, {@code fifo} — the
- * engine's default — is added, noted) and, for a workload with all-or-nothing jobs, gang placement
- * (an installed gang-placement policy is added, noted; with none the set is refused).
+ * policy for a replay to mean anything: the unit order and, for a workload with all-or-nothing jobs,
+ * gang placement. If the set names none, an installed policy that implements the point is added,
+ * noted: the first of the simulator's configured fallback ({@link SimDefaults#fallback()}), else the
+ * first by name; with none the set is refused.
  */
 public final class PolicySetup {
 
@@ -45,6 +46,12 @@ public final class PolicySetup {
      */
     public static Prepared prepare(PolicySetSpec spec, PolicySource source, boolean allOrNothing,
                                    List<SimSettings.PolicyOption> options) {
+        return prepare(spec, source, allOrNothing, options, SimDefaults.shipped());
+    }
+
+    /** As {@link #prepare(PolicySetSpec, PolicySource, boolean, List)}, with the stand-ins' order of {@code defaults}. */
+    public static Prepared prepare(PolicySetSpec spec, PolicySource source, boolean allOrNothing,
+                                   List<SimSettings.PolicyOption> options, SimDefaults defaults) {
         List<PolicySource.Created> made = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         try {
@@ -62,10 +69,10 @@ public final class PolicySetup {
                     .forEach(given -> notes.add(given + " not used: no policy of this set takes it"));
             List<PolicySource.Created> added = new ArrayList<>();
             if (!covers(made, ExtensionPoint.UNIT_ORDER)) {
-                added.add(add(source, ExtensionPoint.UNIT_ORDER, "fifo", spec, notes, "the set names no unit order"));
+                added.add(add(source, defaults, ExtensionPoint.UNIT_ORDER, spec, notes, "the set names no unit order"));
             }
             if (allOrNothing && !covers(made, ExtensionPoint.GANG_PLACEMENT)) {
-                added.add(add(source, ExtensionPoint.GANG_PLACEMENT, "gang", spec, notes, "the workload has all-or-nothing jobs"));
+                added.add(add(source, defaults, ExtensionPoint.GANG_PLACEMENT, spec, notes, "the workload has all-or-nothing jobs"));
             }
             List<PolicySource.Created> all = new ArrayList<>(added);   // added first: the set's own choices win
             all.addAll(made);
@@ -89,14 +96,9 @@ public final class PolicySetup {
         return made.stream().anyMatch(c -> ExtensionPoint.of(c.policy()).contains(p));
     }
 
-    private static PolicySource.Created add(PolicySource source, ExtensionPoint point, String preferred, PolicySetSpec spec,
+    private static PolicySource.Created add(PolicySource source, SimDefaults defaults, ExtensionPoint point, PolicySetSpec spec,
                                             List<String> notes, String why) {
-        List<String> order = new ArrayList<>();
-        if (source.names().contains(preferred)) {
-            order.add(preferred);
-        }
-        source.names().stream().filter(n -> !n.equals(preferred)).forEach(order::add);
-        for (String name : order) {
+        for (String name : defaults.standInOrder(source)) {
             PolicySource.Created c = source.create(name, Map.of());
             if (ExtensionPoint.of(c.policy()).contains(point)) {
                 notes.add(point.id() + ": " + name + " added (" + why + ")");

@@ -39,7 +39,8 @@ public final class Main {
             "  --jars DIR      where the runnable jars are for --processes: DIR/standalone/target/granary-",
             "                  standalone.jar, DIR/agent/target/granary-agent.jar, DIR/jobmaster/target/",
             "                  granary-jobmaster.jar (default: the features/ directory this kit was built in)",
-            "  --work-dir DIR  the processes' directories and logs (default: a new temporary directory)",
+            "  --work-dir DIR  the processes' directories and logs, kept (default: a temporary directory,",
+            "                  deleted when every row held, kept as granary-conformance-failed-* if one failed)",
             "  --help          this text",
             "Exit codes: 0 no violation, 1 a violation, 2 bad options.");
 
@@ -96,16 +97,28 @@ public final class Main {
                         + ": build it with 'mvn -DskipTests package', or say where the jars are with --jars DIR");
                 return 2;
             }
-            Path work;
+            WorkDirectory work;
             try {
-                work = o.workDir() != null ? Files.createDirectories(o.workDir()) : Files.createTempDirectory("granary-conformance-");
+                work = WorkDirectory.open(o.workDir());
             } catch (IOException ex) {
-                err.println("Error: cannot create the work directory " + o.workDir() + ": " + ex.getMessage());
+                err.println("Error: cannot create the work directory " + (o.workDir() != null ? o.workDir()
+                        : "in " + System.getProperty("java.io.tmpdir")) + ": " + ex.getMessage());
                 return 2;
             }
-            for (Cases.Outcome r : new ProcessScenarios(jars, work, out).rows(o.rows())) {
+            boolean held = true;
+            ProcessScenarios scenarios = new ProcessScenarios(jars, work.path(), out);
+            work.onStop(scenarios::stop);
+            for (Cases.Outcome r : scenarios.rows(o.rows())) {
                 outcomes.add(r);
                 row(out, r);
+                held &= r.passed();
+            }
+            try {
+                Path logs = work.finish(held);
+                out.println(logs == null ? "the rows' temporary directory is deleted (--work-dir DIR keeps their logs)"
+                        : "the rows' logs: " + logs);
+            } catch (IOException ex) {
+                err.println("Error: cannot keep the rows' logs: " + ex.getMessage() + "; they are in " + work.path());
             }
         }
         long failedCases = outcomes.stream().filter(r -> !r.passed()).count();

@@ -23,6 +23,12 @@ import java.util.regex.Pattern;
  * killed by PID in {@link #close()}, and so is every worker of its agents still running then (found
  * in {@code /proc}: {@link WorkerScan}). Used by the conformance kit's {@code --processes} and by the
  * integration tests of features/standalone. Every wait is bounded; a failure is a {@link ProcessFailure}.
+ *
+ * <p>The processes write nothing outside the directory: their {@code java.io.tmpdir} is the
+ * directory, and their JVMs keep no performance-data file (HotSpot writes it to
+ * {@code /tmp/hsperfdata_<user>/<pid>} whatever the temporary directory, and a kill -9 leaves it). What
+ * they leave there that is no log — a killed runtime's work directory ({@code granary-<pid>-*}, its
+ * framework storage, some 32 MB), JLine's native library — {@link #close()} deletes.
  */
 public final class Cluster implements AutoCloseable {
 
@@ -79,6 +85,8 @@ public final class Cluster implements AutoCloseable {
     /** Per node, the most workers of the watched job seen running at once, and which. */
     private final Map<String, List<WorkerScan.Worker>> busiest = new TreeMap<>();
     private final List<String> leftBehind = new ArrayList<>();
+    /** Set when {@link #close()} begins: no process starts after it (a shutdown hook may close from another thread). */
+    private volatile boolean closed;
 
     /** A cluster whose agents and job masters are started from the jars where features/standalone's tests find them. */
     public Cluster(Path dir) {
@@ -212,13 +220,16 @@ public final class Cluster implements AutoCloseable {
         return start(name, jar, List.of(), args);
     }
 
-    public Proc start(String name, Path jar, List<String> jvm, List<String> args) throws IOException {
+    public synchronized Proc start(String name, Path jar, List<String> jvm, List<String> args) throws IOException {
+        if (closed) {
+            throw new ProcessFailure(name + " not started: the cluster is closed (the run was stopped)");
+        }
         if (!Files.isRegularFile(jar)) {
             throw new ProcessFailure(jar + " missing: run 'mvn package' from the root, which builds it (or name it: java -jar granary-conformance.jar --help)");
         }
         String java = ProcessHandle.current().info().command().orElse(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-Djava.io.tmpdir=" + dir));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:-UsePerfData", "-Djava.io.tmpdir=" + dir));
         command.addAll(jvm);
         command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
         command.addAll(args);
@@ -291,9 +302,13 @@ public final class Cluster implements AutoCloseable {
         return List.copyOf(leftBehind);
     }
 
-    /** Kills every process started here and their children, and every worker of its agents, by PID. */
+    /**
+     * Kills every process started here and their children, and every worker of its agents, by PID;
+     * none starts after. May be called again, and from another thread (the kit's shutdown hook).
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
+        closed = true;
         if (watch != null) {
             watch.interrupt();
         }
@@ -330,6 +345,40 @@ public final class Cluster implements AutoCloseable {
             leftBehind.add(ex.getMessage());
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
+        }
+        removeTemporaryFiles(dir);
+    }
+
+    /** A runtime's work directory, {@code granary-<pid>-*} (features/standalone's Main names it so). */
+    private static final Pattern RUNTIME_WORK_DIR = Pattern.compile("granary-(\\d{1,10})-.+");
+
+    /**
+     * Deletes what the processes left in {@code dir} that is no log: the work directories of runtimes
+     * no longer running (a clean stop deletes its own; a kill -9 cannot) and JLine's native library.
+     */
+    static void removeTemporaryFiles(Path dir) {
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            for (Path p : entries.toList()) {
+                String name = p.getFileName().toString();
+                Matcher m = RUNTIME_WORK_DIR.matcher(name);
+                if (m.matches() && Files.isDirectory(p) && !alive(Long.parseLong(m.group(1))) || name.startsWith("jlinenative-")) {
+                    deleteTree(p);
+                }
+            }
+        } catch (IOException | RuntimeException ex) {
+            // best effort: what stays is in the cluster's own directory
+        }
+    }
+
+    /** Deletes a directory tree (or a file), best effort. */
+    public static void deleteTree(Path root) {
+        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException ex) {
+            // best effort
         }
     }
 

@@ -63,10 +63,15 @@ public final class ProcessScenarios {
     private final Jars jars;
     private final Path work;
     private final PrintStream log;
+    /** Set by {@link #stop()}: no row starts after it. */
+    private volatile boolean stopped;
+    /** The row under way, whose cluster {@link #stop()} closes. */
+    private volatile Scenario current;
 
     /**
      * @param work a directory for the scenarios' processes: one subdirectory each, with every
-     *             process's output ({@code *.out}, {@code *.err}), kept after the run
+     *             process's output ({@code *.out}, {@code *.err}); what is no log (a killed runtime's
+     *             storage) is deleted when the row ends, the logs stay for the caller to keep or delete
      */
     public ProcessScenarios(Jars jars, Path work, PrintStream log) {
         this.jars = jars;
@@ -92,12 +97,25 @@ public final class ProcessScenarios {
                 this::jobMasterAndAgentTimeout, this::masterKillWhileAnAgentIsStopped, this::masterAndJobMasterKillWhileAnAgentIsStopped,
                 this::masterKillWhileTheJobMasterAndAnAgentAreStopped);
         List<Cases.Outcome> out = new ArrayList<>();
-        for (int i = 0; i < rows.size(); i++) {
+        for (int i = 0; i < rows.size() && !stopped; i++) {
             if (ids.isEmpty() || ids.contains(IDS.get(i))) {
                 out.add(rows.get(i).get());
             }
         }
         return out;
+    }
+
+    /**
+     * Stops the run from another thread (the kit's shutdown hook on Ctrl-C or SIGTERM): no row starts
+     * after, and the cluster of the row under way is closed: its processes and their agents' workers
+     * killed by PID, and none started after.
+     */
+    public void stop() {
+        stopped = true;
+        Scenario s = current;
+        if (s != null) {
+            s.cluster.close();
+        }
     }
 
     /** The master killed with -9 and started again on the same port (docs/recovery.md, "The 17 cases"). */
@@ -621,6 +639,7 @@ public final class ProcessScenarios {
             return new Cases.Outcome(id, title, injected, List.of("cannot create its directory: " + ex), List.of(), timings);
         }
         long t0 = System.nanoTime();
+        current = s;
         try {
             body.run(s, timings);
         } catch (ProcessFailure ex) {
@@ -632,6 +651,7 @@ public final class ProcessScenarios {
             s.violations.add(ex.toString());
         } finally {
             s.close();
+            current = null;
         }
         timings.put("millis", ms(System.nanoTime() - t0));
         log.printf("%s %s: %s; load %s; logs in %s%n", id, s.violations.isEmpty() ? "held" : "broken", timings, load(), s.dir);
