@@ -68,6 +68,50 @@ final class Preemptor {
      */
     private final Map<String, long[]> counts = new TreeMap<>();
 
+    /**
+     * Why a group below its min is not back at it, as the last attempt for it found (docs/multi-tenancy.md,
+     * "Why a group stays below its min"): the simulator charges each long stretch below the min to these.
+     */
+    enum Cause {
+        /** Between two attempts for it (one a second, longer while attempts take nothing). */
+        PACED("paced"),
+        /** Its head is all-or-nothing and larger than the room to its min. */
+        ALL_OR_NOTHING_OVER_MIN("all-or-nothing head over the room to min"),
+        /** The rate limit ({@code maxPreemptedPerMinute}) is used up. */
+        RATE_LIMIT("rate limit"),
+        /** No other group is above its min. */
+        NO_GROUP_ABOVE_MIN("no group above its min"),
+        /** The groups above their min hold no preemptible grant (all-or-nothing, gang, not offline, or not on usable nodes). */
+        NO_VICTIMS("no preemptible grant"),
+        /** The preemptible grants are younger than {@code minRunSeconds}. */
+        VICTIMS_TOO_YOUNG("victims younger than minRunSeconds"),
+        /** Taking more would push the victims below their own min. */
+        VICTIMS_AT_MIN("victims at their min"),
+        /** The victims gathered make room for the head's slot on no node. */
+        NO_ROOM("victims make no room for the head's slot"),
+        /** Slots were taken back for it; it is on its way to its min. */
+        TOOK("took slots back");
+
+        private final String text;
+
+        Cause(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** Per group preempted for: what its last attempt found. */
+    private final Map<String, Cause> causes = new HashMap<>();
+
+    /** What the last attempt for {@code group} found, or null if none was made. */
+    Cause cause(String group) {
+        return causes.get(group);
+    }
+
     Preemptor(QuotaOptions options) {
         this.options = options;
     }
@@ -90,18 +134,29 @@ final class Preemptor {
      * group's min); returns the slots revoked.
      */
     int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin) {
+        return preempt(ctx, funding, top, toMin, false);
+    }
+
+    /**
+     * The same; {@code more}: the group's attempt of this round already took slots for its previous head,
+     * this is the same attempt going on to the group's next head (not paced again).
+     */
+    int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin, boolean more) {
         long now = ctx.now();
         long[] pace = pacing.computeIfAbsent(top.group(), g -> new long[] {-1, 1000, -1, 1});
-        if (pace[0] >= 0 && now >= pace[0] && now - pace[0] < pace[1] && (pace[2] < 0 || now < pace[2])) {
+        if (!more && pace[0] >= 0 && now >= pace[0] && now - pace[0] < pace[1] && (pace[2] < 0 || now < pace[2])) {
+            causes.putIfAbsent(top.group(), Cause.PACED);
             return 0;   // one attempt per scheduling round (a second of engine time), fewer while none helps
         }
         pace[0] = now;
         long budget = budget(now);
         long need = top.allOrNothing() ? (top.remaining() <= toMin ? top.remaining() : 0) : Math.min(top.remaining(), toMin);
         if (need <= 0 || budget <= 0) {
+            causes.put(top.group(), need <= 0 ? Cause.ALL_OR_NOTHING_OVER_MIN : Cause.RATE_LIMIT);
             return 0;
         }
         Map<String, Held> excess = excess(ctx, funding, top.group());
+        Cause cause = excess.isEmpty() ? Cause.NO_GROUP_ABOVE_MIN : Cause.NO_ROOM;
         long oldEnough = now - options.minRunSeconds() * 1000;
         List<UnitView> tooYoung = new ArrayList<>();
         List<Candidate> candidates = candidates(ctx, top, excess, oldEnough, (need * 4 + 128) * pace[3], tooYoung);
@@ -118,6 +173,7 @@ final class Preemptor {
             int before = ctx.room(top, p.node);   // changes only when slots are revoked there
             for (int k = 0; k < c.grant().slots() && fit < need && revoked + p.slots < budget; k++) {
                 if (!left.mayLose(one)) {
+                    cause = Cause.VICTIMS_AT_MIN;
                     break;   // would push its group below its min
                 }
                 left = left.minus(one);
@@ -133,6 +189,15 @@ final class Preemptor {
             if (fit >= need || revoked >= budget) {
                 break;
             }
+        }
+        if (revoked > 0) {
+            cause = Cause.TOOK;
+        } else if (candidates.isEmpty() && !excess.isEmpty()) {
+            cause = tooYoung.isEmpty() ? Cause.NO_VICTIMS : Cause.VICTIMS_TOO_YOUNG;
+        }
+        causes.put(top.group(), cause);
+        if (more && revoked == 0) {
+            return 0;   // the round's attempt took slots for an earlier head: its pacing stands
         }
         pace[1] = revoked > 0 ? 1000 : Math.min(8000, pace[1] * 2);
         pace[2] = revoked > 0 ? -1 : ripe(tooYoung, oldEnough);
