@@ -89,6 +89,12 @@ final class Preemptor {
         VICTIMS_AT_MIN("victims at their min"),
         /** The victims gathered make room for the head's slot on no node. */
         NO_ROOM("victims make no room for the head's slot"),
+        /**
+         * Nothing could be taken, and what the group lacks to its min is no more than the cluster's free
+         * capacity (in pieces its head's slot fits in nowhere) and the other groups' excess over their mins
+         * together: the mins add up to more than the cluster packs, and someone is below its min.
+         */
+        MINS_OVER_PACKED("mins add up to more than the cluster packs"),
         /** Slots were taken back for it; it is on its way to its min. */
         TOOK("took slots back");
 
@@ -195,6 +201,9 @@ final class Preemptor {
         } else if (candidates.isEmpty() && !excess.isEmpty()) {
             cause = tooYoung.isEmpty() ? Cause.NO_VICTIMS : Cause.VICTIMS_TOO_YOUNG;
         }
+        if (cause != Cause.TOOK && cause != Cause.VICTIMS_TOO_YOUNG && freeCoversDeficit(ctx, funding, top.group())) {
+            cause = Cause.MINS_OVER_PACKED;
+        }
         causes.put(top.group(), cause);
         if (more && revoked == 0) {
             return 0;   // the round's attempt took slots for an earlier head: its pacing stands
@@ -248,6 +257,27 @@ final class Preemptor {
             slots = 0;
             return n;
         }
+    }
+
+    /**
+     * What {@code group} lacks to its min is covered by the cluster's free capacity and the other groups'
+     * excess over their mins (resource form only): no order of grants could bring every group to its min.
+     */
+    private static boolean freeCoversDeficit(CycleContext ctx, Funding funding, String group) {
+        GroupQuota q = funding.quota(group);
+        Quota used = funding.used(ctx.group(group));
+        if (q == null || used.isWorkers()) {
+            return false;
+        }
+        Resources deficit = q.min().resources().minus(used.resources()).max(Resources.ZERO);
+        Resources slack = ctx.cluster().free();
+        for (GroupView g : ctx.groups()) {
+            GroupQuota o = funding.quota(g.name());
+            if (!g.name().equals(group) && o != null && !o.min().isWorkers()) {
+                slack = slack.plus(g.used().minus(o.min().resources()).max(Resources.ZERO));
+            }
+        }
+        return deficit.fitsIn(slack);
     }
 
     /**
