@@ -119,7 +119,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         this.clock = new SliceClock(options.zone());
         this.billing = new Billing(clock, options.billingDays());
         this.preemptor = new Preemptor(options);
-        this.lookahead = new Lookahead(clock, options.lookaheadMinutes());
+        this.lookahead = new Lookahead(clock, options.lookaheadMinutes(), options.packingHeadroomPercent());
         this.table = table;
     }
 
@@ -145,7 +145,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     private void refresh(EngineView view) {
         long now = view.now();
         TimeSlice slice = table == null ? null : table.sliceAt(clock.hour(now));
-        funding = new Funding(table, slice, view);
+        funding = new Funding(table, slice, view, options.packingHeadroomPercent());
         fundingUntil = clock.nextHour(now);
         fundingAt = now;
         groupVerdicts.clear();

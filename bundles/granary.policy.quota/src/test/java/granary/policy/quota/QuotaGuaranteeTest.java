@@ -242,4 +242,35 @@ class QuotaGuaranteeTest {
         assertEquals(20, b.granted("claim"));
         assertEquals(null, b.quota.status().get(QuotaPolicy.BELOW_MIN_STATUS + "b"), "at its min: " + b.quota.status());
     }
+
+    /**
+     * The mins add up to the whole cluster (5,000 + 5,000 of 10,000): a holds 51 slots of old work, b the
+     * 49 left and waits for more. With the default headroom of 2 % the mins are held at 4,900 each — b is
+     * at its min and nothing is revoked; as the table says (headroom 0), b takes one slot back. Issue 24:
+     * slots never pack a cluster whole, so with such mins some group was always below its min and
+     * preemption moved the shortfall from group to group.
+     */
+    private static QuotaBench minsAddingUpToTheCluster(long headroomPercent) {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPackingHeadroom(headroomPercent), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": {"cpu": 10000, "mem": 10000}, "MinQuota": {"cpu": 5000, "mem": 5000}},
+                             "b": {"GroupId": 2, "MaxQuota": {"cpu": 10000, "mem": 10000}, "MinQuota": {"cpu": 5000, "mem": 5000}}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit(new JobSpec("old", "a", null, 0, false, List.of(Jobs.unit("u", 100, 100, 51).build())));
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        b.submit(new JobSpec("more", "b", null, 0, false, List.of(Jobs.unit("u", 100, 100, 60).build())));
+        b.advance(30_000);
+        return b;
+    }
+
+    @Test
+    void minsThatAddUpToTheClusterAreHeldAsTheClusterPacksThem() {
+        QuotaBench b = minsAddingUpToTheCluster(QuotaOptions.DEFAULTS.packingHeadroomPercent());
+        assertEquals(49, b.granted("more"));
+        assertEquals(51, b.granted("old"), "b holds 4,900: its min as the cluster packs it; nothing revoked");
+        assertEquals(null, b.quota.status().get(QuotaPolicy.BELOW_MIN_STATUS + "b"), "b is not below its min");
+        QuotaBench asTheTableSays = minsAddingUpToTheCluster(0);
+        assertEquals(50, asTheTableSays.granted("more"), "headroom 0: b takes back one slot to its 5,000");
+        assertEquals(50, asTheTableSays.granted("old"));
+    }
 }
