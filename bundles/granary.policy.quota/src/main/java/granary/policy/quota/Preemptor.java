@@ -90,9 +90,9 @@ final class Preemptor {
         /** The victims gathered make room for the head's slot on no node. */
         NO_ROOM("victims make no room for the head's slot"),
         /**
-         * Nothing could be taken, and what the group lacks to its min is no more than the cluster's free
-         * capacity (in pieces its head's slot fits in nowhere) and the other groups' excess over their mins
-         * together: the mins add up to more than the cluster packs, and someone is below its min.
+         * Victims at their min, or no group above its min, while the mins held add up to more than the
+         * cluster holds granted now: the free capacity is in pieces no waiting slot fits in, not every group
+         * can be at its min, and someone is below its min.
          */
         MINS_OVER_PACKED("mins add up to more than the cluster packs"),
         /** Slots were taken back for it; it is on its way to its min. */
@@ -201,7 +201,7 @@ final class Preemptor {
         } else if (candidates.isEmpty() && !excess.isEmpty()) {
             cause = tooYoung.isEmpty() ? Cause.NO_VICTIMS : Cause.VICTIMS_TOO_YOUNG;
         }
-        if (cause != Cause.TOOK && cause != Cause.VICTIMS_TOO_YOUNG && freeCoversDeficit(ctx, funding, top.group())) {
+        if ((cause == Cause.VICTIMS_AT_MIN || cause == Cause.NO_GROUP_ABOVE_MIN) && minsOverGranted(ctx, funding)) {
             cause = Cause.MINS_OVER_PACKED;
         }
         causes.put(top.group(), cause);
@@ -260,24 +260,18 @@ final class Preemptor {
     }
 
     /**
-     * What {@code group} lacks to its min is covered by the cluster's free capacity and the other groups'
-     * excess over their mins (resource form only): no order of grants could bring every group to its min.
+     * The mins held add up to more than the cluster holds granted now (resource form, in some resource): not
+     * every group can be at its min as the cluster is packed now, and preemption only moves the shortfall.
      */
-    private static boolean freeCoversDeficit(CycleContext ctx, Funding funding, String group) {
-        GroupQuota q = funding.quota(group);
-        Quota used = funding.used(ctx.group(group));
-        if (q == null || used.isWorkers()) {
+    private static boolean minsOverGranted(CycleContext ctx, Funding funding) {
+        if (funding.workers()) {
             return false;
         }
-        Resources deficit = q.min().resources().minus(used.resources()).max(Resources.ZERO);
-        Resources slack = ctx.cluster().free();
-        for (GroupView g : ctx.groups()) {
-            GroupQuota o = funding.quota(g.name());
-            if (!g.name().equals(group) && o != null && !o.min().isWorkers()) {
-                slack = slack.plus(g.used().minus(o.min().resources()).max(Resources.ZERO));
-            }
+        Resources mins = Resources.ZERO;
+        for (GroupQuota q : funding.funded().values()) {
+            mins = mins.plus(q.min().resources());
         }
-        return deficit.fitsIn(slack);
+        return !mins.fitsIn(ctx.cluster().granted());
     }
 
     /**

@@ -487,8 +487,18 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             // One attempt serves the group's heads one after the other until it is back at its min (issue
             // 24: one head per attempt, a second apart, kept a group whose heads were small jobs below its
             // min for minutes).
+            // Only what admission lets the head have now is taken for it (issue 24: with an emergent job the
+            // check above passes a head the lookahead holds back; what was taken for it went to others, and
+            // was taken again the next second).
             for (int k = 0; k < MAX_HEADS_PER_ATTEMPT; k++) {
-                long toMin = Math.max(1, Usage.room(funding.used(g), funding.quota(g.name()).min(), head.slot()));
+                int may = ctx.admissible(head);
+                if (may == 0) {
+                    if (k == 0) {
+                        belowCauses.put(g.name(), "head held by quota or lookahead");
+                    }
+                    break;
+                }
+                long toMin = Math.min(may, Math.max(1, Usage.room(funding.used(g), funding.quota(g.name()).min(), head.slot())));
                 if (preemptor.preempt(ctx, funding, head, toMin, k > 0) == 0) {
                     break;
                 }
@@ -503,8 +513,10 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
                     break;
                 }
             }
-            Preemptor.Cause c = preemptor.cause(g.name());
-            belowCauses.put(g.name(), c == null ? "paced" : c.toString());
+            if (!belowCauses.containsKey(g.name())) {
+                Preemptor.Cause c = preemptor.cause(g.name());
+                belowCauses.put(g.name(), c == null ? "paced" : c.toString());
+            }
         }
         belowCauses.keySet().removeIf(name -> {
             GroupView g = ctx.group(name);
