@@ -91,7 +91,7 @@ final class Preemptor {
         NO_ROOM("victims make no room for the head's slot"),
         /**
          * Victims at their min, or no group above its min, while the mins held add up to more than the
-         * cluster holds granted now: the free capacity is in pieces no waiting slot fits in, not every group
+         * cluster holds granted now, in every resource: the free capacity is in pieces no waiting slot fits in, not every group
          * can be at its min, and someone is below its min.
          */
         MINS_OVER_PACKED("mins add up to more than the cluster packs"),
@@ -260,10 +260,11 @@ final class Preemptor {
     }
 
     /**
-     * The mins held add up to more than the cluster holds granted now (resource form, in some resource): not
-     * every group can be at its min as the cluster is packed now, and preemption only moves the shortfall.
+     * The mins held add up to more than the cluster holds granted now (resource form, in every resource)
+     * while it is full in some resource: not every group can be at its min as the cluster is packed now,
+     * and preemption only moves the shortfall.
      */
-    private static boolean minsOverGranted(CycleContext ctx, Funding funding) {
+    private boolean minsOverGranted(CycleContext ctx, Funding funding) {
         if (funding.workers()) {
             return false;
         }
@@ -271,7 +272,21 @@ final class Preemptor {
         for (GroupQuota q : funding.funded().values()) {
             mins = mins.plus(q.min().resources());
         }
-        return !mins.fitsIn(ctx.cluster().granted());
+        Resources granted = ctx.cluster().granted();
+        if (!granted.fitsIn(mins) || granted.equals(mins)) {
+            return false;   // in every resource, as "below min" counts
+        }
+        // and the cluster is full in some resource (within the packing headroom, at least 1 %): else the
+        // head fits nowhere for another reason (its slot, its nodes), not for mins the cluster cannot pack
+        Resources capacity = ctx.cluster().capacity();
+        double full = (100 - Math.max(1, options.packingHeadroomPercent())) / 100.0;
+        boolean any = granted.cpu() >= capacity.cpu() * full && capacity.cpu() > 0
+                || granted.memMb() >= capacity.memMb() * full && capacity.memMb() > 0;
+        for (int i = 0; i < capacity.extendedCount() && !any; i++) {
+            long c = capacity.extendedValue(i);
+            any = c > 0 && granted.get(capacity.extendedName(i)) >= c * full;
+        }
+        return any;
     }
 
     /**
