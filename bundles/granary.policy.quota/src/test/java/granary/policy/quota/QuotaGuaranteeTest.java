@@ -273,4 +273,35 @@ class QuotaGuaranteeTest {
         assertEquals(50, asTheTableSays.granted("more"), "headroom 0: b takes back one slot to its 5,000");
         assertEquals(50, asTheTableSays.granted("old"));
     }
+
+    /**
+     * a is below its min (60) before 08:00, but the lookahead holds its long head to the day slice's max
+     * (40, all a holds); c's job is the emergent job, b holds the rest with old work. Nothing is taken from
+     * b for a's head: admission would not let the head have it, and what was freed went to others, then
+     * was taken again the next second (issue 24, the 12 h window's longest stretch and much of g0's churn).
+     */
+    @Test
+    void nothingIsTakenForAHeadThatAdmissionHoldsBack() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS, QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 60},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 0},
+                             "c": {"GroupId": 3, "MaxQuota": 100, "MinQuota": 0}},
+                 "8-20":    {"a": {"GroupId": 1, "MaxQuota": 40, "MinQuota": 10},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 0},
+                             "c": {"GroupId": 3, "MaxQuota": 100, "MinQuota": 0}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit("early", "a", 40);
+        b.submit("old", "b", 60);
+        b.at(7.25);
+        b.submit("big", "c", 10);                                    // waits for resources: the emergent job
+        b.at(7.5);
+        b.submit("long", "a", 50);                                   // run time unknown: held to a's day max of 40
+        b.advance(1000);
+        b.advance(1000);
+        assertEquals(0, b.granted("long"), "the lookahead holds it");
+        assertEquals(60, b.granted("old"), "nothing revoked for a head admission does not let have it");
+        assertEquals("head held by quota or lookahead", b.quota.status().get(QuotaPolicy.BELOW_MIN_STATUS + "a"),
+                b.quota.status().toString());
+    }
 }
