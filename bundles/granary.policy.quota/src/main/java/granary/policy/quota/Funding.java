@@ -8,6 +8,7 @@ import granary.policy.quota.api.Quota;
 import granary.policy.quota.api.QuotaState;
 import granary.policy.quota.api.QuotaTable;
 import granary.policy.quota.api.TimeSlice;
+import granary.api.model.Resources;
 import granary.api.spi.EngineView;
 import granary.api.spi.GroupView;
 
@@ -24,13 +25,60 @@ final class Funding {
     private final Map<String, GroupQuota> byGroup = new HashMap<>();
 
     Funding(QuotaTable table, TimeSlice slice, EngineView view) {
+        this(table, slice, view, 0);
+    }
+
+    /**
+     * With {@code headroomPercent} > 0 and resource quotas: where the slice's mins add up to more than the
+     * cluster less that share in a resource, each group's min in it is lowered pro rata until they add up to
+     * that (QuotaOptions#packingHeadroomPercent). Issue 24: with mins that added up to the whole cluster, which
+     * slots never pack whole, some group was always below its min.
+     */
+    Funding(QuotaTable table, TimeSlice slice, EngineView view, long headroomPercent) {
         this.table = table;
         this.slice = slice;
         if (table != null && slice != null) {
             for (GroupQuota q : table.groups(slice).values()) {
                 byGroup.put(fullName(q.group(), view), q);
             }
+            if (headroomPercent > 0 && !table.workerForm()) {
+                packable(view.cluster().capacity(), headroomPercent);
+            }
         }
+    }
+
+    private void packable(Resources capacity, long headroomPercent) {
+        Resources sum = Resources.ZERO;
+        for (GroupQuota q : byGroup.values()) {
+            sum = sum.plus(q.min().resources());
+        }
+        double keep = (100 - headroomPercent) / 100.0;
+        double cpu = factor(sum.cpu(), capacity.cpu(), keep);
+        double mem = factor(sum.memMb(), capacity.memMb(), keep);
+        Map<String, Double> ext = new HashMap<>();
+        boolean scale = cpu < 1 || mem < 1;
+        for (int i = 0; i < sum.extendedCount(); i++) {
+            String n = sum.extendedName(i);
+            double f = factor(sum.extendedValue(i), capacity.get(n), keep);
+            ext.put(n, f);
+            scale |= f < 1;
+        }
+        if (!scale) {
+            return;
+        }
+        byGroup.replaceAll((name, q) -> {
+            Resources m = q.min().resources();
+            Map<String, Long> e = new HashMap<>();
+            m.extended().forEach((n, v) -> e.put(n, (long) (v * ext.getOrDefault(n, 1.0))));
+            return new GroupQuota(q.group(), q.groupId(), Quota.of(Resources.of((long) (m.cpu() * cpu),
+                    (long) (m.memMb() * mem), e)), q.max());
+        });
+    }
+
+    /** The factor that brings {@code sum} to {@code keep} of {@code capacity}, or 1 when it is within. */
+    private static double factor(long sum, long capacity, double keep) {
+        double limit = capacity * keep;
+        return capacity <= 0 || sum <= limit ? 1 : limit / sum;
     }
 
     static String fullName(String key, EngineView view) {

@@ -44,7 +44,11 @@ final class Lookahead {
     private String nextSlice;
     private long computedAt = -1;
 
-    Lookahead(SliceClock clock, long horizonMinutes) {
+    /** QuotaOptions#packingHeadroomPercent: the next slice's mins as the policy will hold them. */
+    private final long headroomPercent;
+
+    Lookahead(SliceClock clock, long horizonMinutes, long headroomPercent) {
+        this.headroomPercent = headroomPercent;
         this.clock = clock;
         this.horizonMillis = horizonMinutes * 60_000L;
     }
@@ -99,7 +103,7 @@ final class Lookahead {
         }
         boundary = b;
         nextSlice = next.toString();
-        Funding after = new Funding(table, next, view);
+        Funding after = new Funding(table, next, view, headroomPercent);
         Map<String, Quota> out = new HashMap<>();
         for (Map.Entry<String, GroupQuota> e : funding.funded().entrySet()) {
             GroupQuota now0 = e.getValue();

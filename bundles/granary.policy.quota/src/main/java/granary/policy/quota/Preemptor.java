@@ -68,6 +68,56 @@ final class Preemptor {
      */
     private final Map<String, long[]> counts = new TreeMap<>();
 
+    /**
+     * Why a group below its min is not back at it, as the last attempt for it found (docs/multi-tenancy.md,
+     * "Why a group stays below its min"): the simulator charges each long stretch below the min to these.
+     */
+    enum Cause {
+        /** Between two attempts for it (one a second, longer while attempts take nothing). */
+        PACED("paced"),
+        /** Its head is all-or-nothing and larger than the room to its min. */
+        ALL_OR_NOTHING_OVER_MIN("all-or-nothing head over the room to min"),
+        /** The rate limit ({@code maxPreemptedPerMinute}) is used up. */
+        RATE_LIMIT("rate limit"),
+        /** No other group is above its min. */
+        NO_GROUP_ABOVE_MIN("no group above its min"),
+        /** The groups above their min hold no preemptible grant (all-or-nothing, gang, not offline, or not on usable nodes). */
+        NO_VICTIMS("no preemptible grant"),
+        /** The preemptible grants are younger than {@code minRunSeconds}. */
+        VICTIMS_TOO_YOUNG("victims younger than minRunSeconds"),
+        /** Taking more would push the victims below their own min. */
+        VICTIMS_AT_MIN("victims at their min"),
+        /** The victims gathered make room for the head's slot on no node. */
+        NO_ROOM("victims make no room for the head's slot"),
+        /**
+         * Victims at their min, or no group above its min, while the mins held add up to more than the
+         * cluster holds granted now, in every resource: the free capacity is in pieces no waiting slot fits in, not every group
+         * can be at its min, and someone is below its min.
+         */
+        MINS_OVER_PACKED("mins add up to more than the cluster packs"),
+        /** Slots were taken back for it; it is on its way to its min. */
+        TOOK("took slots back");
+
+        private final String text;
+
+        Cause(String text) {
+            this.text = text;
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
+    }
+
+    /** Per group preempted for: what its last attempt found. */
+    private final Map<String, Cause> causes = new HashMap<>();
+
+    /** What the last attempt for {@code group} found, or null if none was made. */
+    Cause cause(String group) {
+        return causes.get(group);
+    }
+
     Preemptor(QuotaOptions options) {
         this.options = options;
     }
@@ -90,18 +140,29 @@ final class Preemptor {
      * group's min); returns the slots revoked.
      */
     int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin) {
+        return preempt(ctx, funding, top, toMin, false);
+    }
+
+    /**
+     * The same; {@code more}: the group's attempt of this round already took slots for its previous head,
+     * this is the same attempt going on to the group's next head (not paced again).
+     */
+    int preempt(CycleContext ctx, Funding funding, UnitView top, long toMin, boolean more) {
         long now = ctx.now();
         long[] pace = pacing.computeIfAbsent(top.group(), g -> new long[] {-1, 1000, -1, 1});
-        if (pace[0] >= 0 && now >= pace[0] && now - pace[0] < pace[1] && (pace[2] < 0 || now < pace[2])) {
+        if (!more && pace[0] >= 0 && now >= pace[0] && now - pace[0] < pace[1] && (pace[2] < 0 || now < pace[2])) {
+            causes.putIfAbsent(top.group(), Cause.PACED);
             return 0;   // one attempt per scheduling round (a second of engine time), fewer while none helps
         }
         pace[0] = now;
         long budget = budget(now);
         long need = top.allOrNothing() ? (top.remaining() <= toMin ? top.remaining() : 0) : Math.min(top.remaining(), toMin);
         if (need <= 0 || budget <= 0) {
+            causes.put(top.group(), need <= 0 ? Cause.ALL_OR_NOTHING_OVER_MIN : Cause.RATE_LIMIT);
             return 0;
         }
         Map<String, Held> excess = excess(ctx, funding, top.group());
+        Cause cause = excess.isEmpty() ? Cause.NO_GROUP_ABOVE_MIN : Cause.NO_ROOM;
         long oldEnough = now - options.minRunSeconds() * 1000;
         List<UnitView> tooYoung = new ArrayList<>();
         List<Candidate> candidates = candidates(ctx, top, excess, oldEnough, (need * 4 + 128) * pace[3], tooYoung);
@@ -118,6 +179,7 @@ final class Preemptor {
             int before = ctx.room(top, p.node);   // changes only when slots are revoked there
             for (int k = 0; k < c.grant().slots() && fit < need && revoked + p.slots < budget; k++) {
                 if (!left.mayLose(one)) {
+                    cause = Cause.VICTIMS_AT_MIN;
                     break;   // would push its group below its min
                 }
                 left = left.minus(one);
@@ -133,6 +195,18 @@ final class Preemptor {
             if (fit >= need || revoked >= budget) {
                 break;
             }
+        }
+        if (revoked > 0) {
+            cause = Cause.TOOK;
+        } else if (candidates.isEmpty() && !excess.isEmpty()) {
+            cause = tooYoung.isEmpty() ? Cause.NO_VICTIMS : Cause.VICTIMS_TOO_YOUNG;
+        }
+        if ((cause == Cause.VICTIMS_AT_MIN || cause == Cause.NO_GROUP_ABOVE_MIN) && minsOverGranted(ctx, funding)) {
+            cause = Cause.MINS_OVER_PACKED;
+        }
+        causes.put(top.group(), cause);
+        if (more && revoked == 0) {
+            return 0;   // the round's attempt took slots for an earlier head: its pacing stands
         }
         pace[1] = revoked > 0 ? 1000 : Math.min(8000, pace[1] * 2);
         pace[2] = revoked > 0 ? -1 : ripe(tooYoung, oldEnough);
@@ -183,6 +257,36 @@ final class Preemptor {
             slots = 0;
             return n;
         }
+    }
+
+    /**
+     * The mins held add up to more than the cluster holds granted now (resource form, in every resource)
+     * while it is full in some resource: not every group can be at its min as the cluster is packed now,
+     * and preemption only moves the shortfall.
+     */
+    private boolean minsOverGranted(CycleContext ctx, Funding funding) {
+        if (funding.workers()) {
+            return false;
+        }
+        Resources mins = Resources.ZERO;
+        for (GroupQuota q : funding.funded().values()) {
+            mins = mins.plus(q.min().resources());
+        }
+        Resources granted = ctx.cluster().granted();
+        if (!granted.fitsIn(mins) || granted.equals(mins)) {
+            return false;   // in every resource, as "below min" counts
+        }
+        // and the cluster is full in some resource (within the packing headroom, at least 1 %): else the
+        // head fits nowhere for another reason (its slot, its nodes), not for mins the cluster cannot pack
+        Resources capacity = ctx.cluster().capacity();
+        double full = (100 - Math.max(1, options.packingHeadroomPercent())) / 100.0;
+        boolean any = granted.cpu() >= capacity.cpu() * full && capacity.cpu() > 0
+                || granted.memMb() >= capacity.memMb() * full && capacity.memMb() > 0;
+        for (int i = 0; i < capacity.extendedCount() && !any; i++) {
+            long c = capacity.extendedValue(i);
+            any = c > 0 && granted.get(capacity.extendedName(i)) >= c * full;
+        }
+        return any;
     }
 
     /**

@@ -24,10 +24,14 @@ import java.time.ZoneId;
  *                              granted nothing new (what they would get is what preemption takes back first)
  * @param smallFirst            among groups alike by production level, min and priority, the one whose
  *                              head's job asked for fewer slots goes first (else the earlier submission)
+ * @param packingHeadroomPercent when the mins of the slice in force add up to more than this much less
+ *                              than the cluster in a resource, each min in that resource is lowered pro rata
+ *                              until they add up to that: the guarantee the cluster can pack (0: the mins as
+ *                              the table says)
  */
 public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergent, long minRunSeconds,
                            long maxPreemptedPerMinute, boolean lookahead, long lookaheadMinutes, int billingDays,
-                           boolean smallFirst, long graceSeconds, boolean yieldAboveMin) {
+                           boolean smallFirst, long graceSeconds, boolean yieldAboveMin, long packingHeadroomPercent) {
 
     /** What the emergent job of docs/multi-tenancy.md, "The elastic quota loop", gets. */
     public enum EmergentMode {
@@ -41,7 +45,7 @@ public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergen
 
     /** docs/multi-tenancy.md, "The multi-tenant default": measured on the Alibaba replay. */
     public static final QuotaOptions DEFAULTS = new QuotaOptions(ZoneId.of("UTC"), true, EmergentMode.CLAIM, 10, 0,
-            true, 60, 31, true, 0, false);
+            true, 60, 31, true, 0, false, 2);
 
     public QuotaOptions {
         if (billingDays < 1) {
@@ -52,41 +56,49 @@ public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergen
                     + "must not be negative, got " + minRunSeconds + ", " + maxPreemptedPerMinute + ", " + lookaheadMinutes
                     + ", " + graceSeconds);
         }
+        if (packingHeadroomPercent < 0 || packingHeadroomPercent > 50) {
+            throw new IllegalArgumentException("quota: packingHeadroomPercent must be between 0 and 50, got " + packingHeadroomPercent);
+        }
         emergent = emergent == null ? EmergentMode.CLAIM : emergent;
     }
 
     public QuotaOptions withPreemption(boolean on) {
         return new QuotaOptions(zone, on, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds, yieldAboveMin);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent);
     }
 
     public QuotaOptions withEmergent(EmergentMode mode) {
         return new QuotaOptions(zone, preemption, mode, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds, yieldAboveMin);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent);
     }
 
     public QuotaOptions withRestraint(long minRun, long perMinute) {
         return new QuotaOptions(zone, preemption, emergent, minRun, perMinute, lookahead, lookaheadMinutes, billingDays,
-                smallFirst, graceSeconds, yieldAboveMin);
+                smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent);
     }
 
     public QuotaOptions withSmallFirst(boolean on) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, on, graceSeconds, yieldAboveMin);
+                billingDays, on, graceSeconds, yieldAboveMin, packingHeadroomPercent);
     }
 
     public QuotaOptions withGrace(long seconds) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, seconds, yieldAboveMin);
+                billingDays, smallFirst, seconds, yieldAboveMin, packingHeadroomPercent);
     }
 
     public QuotaOptions withYieldAboveMin(boolean on) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds, on);
+                billingDays, smallFirst, graceSeconds, on, packingHeadroomPercent);
+    }
+
+    public QuotaOptions withPackingHeadroom(long percent) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays, smallFirst, graceSeconds, yieldAboveMin, percent);
     }
 
     public QuotaOptions withLookahead(boolean on, long minutes) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, on, minutes, billingDays,
-                smallFirst, graceSeconds, yieldAboveMin);
+                smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent);
     }
 }

@@ -53,6 +53,10 @@ public final class QuotaProvider implements PolicyProvider {
     static final OptionSpec<Boolean> YIELD_ABOVE_MIN = OptionSpec.flag("yieldAboveMin", false,
             "While a group below its MinQuota waits for resources, groups above theirs get no new grants (preemption "
                     + "would take those back first).");
+    static final OptionSpec<Long> PACKING_HEADROOM = OptionSpec.number("packingHeadroomPercent", 2, 0, 50,
+            "When the MinQuotas in force add up to more than the cluster less this share in a resource, each is lowered "
+                    + "pro rata until they do not: slots never pack a cluster whole, and a min the cluster cannot pack "
+                    + "keeps a group below it for good. 0: the mins as the table says.");
     static final OptionSpec<Long> BILLING_DAYS = OptionSpec.number("billingDays", 31, 1, 3660, "Days of billing kept.");
 
     public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(QuotaPolicy.NAME, QuotaPolicy.class)
@@ -70,6 +74,7 @@ public final class QuotaProvider implements PolicyProvider {
             .option(SMALL_FIRST)
             .option(GRACE_SECONDS)
             .option(YIELD_ABOVE_MIN)
+            .option(PACKING_HEADROOM)
             .factory(QuotaProvider::create)
             .with(QuotaReporting::declare)
             .with(QuotaEdges::declare)
@@ -84,7 +89,7 @@ public final class QuotaProvider implements PolicyProvider {
         QuotaOptions options = new QuotaOptions(ZoneId.of(s.get(ZONE)), s.get(PREEMPTION), s.get(EMERGENT),
                 s.get(MIN_RUN_SECONDS), s.get(MAX_PREEMPTED_PER_MINUTE), s.get(LOOKAHEAD), s.get(LOOKAHEAD_MINUTES),
                 s.get(BILLING_DAYS).intValue(), s.get(SMALL_FIRST), s.get(GRACE_SECONDS),
-                s.get(YIELD_ABOVE_MIN));
+                s.get(YIELD_ABOVE_MIN), s.get(PACKING_HEADROOM));
         s.read(WORKER_SPANS, QuotaTableCodec::workerSpans);   // a bad WorkerSpans is named as such, not as the file's
         return new QuotaPolicy(options, s.read(TABLE_FILE, file -> table(s.subject(), file, s.get(WORKER_SPANS))));
     }

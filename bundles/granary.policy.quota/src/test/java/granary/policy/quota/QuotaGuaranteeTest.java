@@ -191,4 +191,117 @@ class QuotaGuaranteeTest {
         b.advance(1000);
         assertEquals(1, b.granted("wide"), "the fragment and two more slots on that node make b's first five-core slot");
     }
+
+    /** a holds the whole cluster (old work); b (min 20) asks for its min as twenty one-slot jobs at 01:05. */
+    private static QuotaBench manySmallHeads() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS, QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 20}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit("old", "a", 100);
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        for (int j = 0; j < 20; j++) {
+            b.submit("small" + j, "b", 1);
+        }
+        return b;
+    }
+
+    /**
+     * b's deficit is twenty heads of one slot: one attempt serves them one after the other, each with
+     * what it needs, until b is at its min (issue 24: one head per attempt, a second apart, kept a group
+     * of small jobs below its min for minutes on the Alibaba replay — "took slots back" in the simulator's
+     * charge of each long stretch). No more than the need is taken.
+     */
+    @Test
+    void oneAttemptServesAGroupsHeadsOneAfterTheOtherUntilItIsAtItsMin() {
+        QuotaBench b = manySmallHeads();
+        b.advance(1000);
+        assertEquals(20, b.usedSlots("b"), "b at its min in one attempt, not one small job a second");
+        assertEquals(80, b.granted("old"), "twenty one-slot heads, twenty slots taken: no more than the need");
+        b.advance(30_000);
+        assertEquals(80, b.granted("old"), "b at its min takes nothing more");
+    }
+
+    /** Why b is below its min is in the policy's status while it is, and gone once it is at its min. */
+    @Test
+    void theStatusSaysWhyAGroupIsBelowItsMin() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withRestraint(600, 0), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 0},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 20}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit("old", "a", 100);
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 60_000);
+        b.submit("claim", "b", 20);
+        b.advance(1000);
+        assertEquals("victims younger than minRunSeconds", b.quota.status().get(QuotaPolicy.BELOW_MIN_STATUS + "b"),
+                "a's grants have run 60 s of the 600 they must: " + b.quota.status());
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 660_000);
+        b.advance(1000);
+        assertEquals(20, b.granted("claim"));
+        assertEquals(null, b.quota.status().get(QuotaPolicy.BELOW_MIN_STATUS + "b"), "at its min: " + b.quota.status());
+    }
+
+    /**
+     * The mins add up to the whole cluster (5,000 + 5,000 of 10,000): a holds 51 slots of old work, b the
+     * 49 left and waits for more. With the default headroom of 2 % the mins are held at 4,900 each — b is
+     * at its min and nothing is revoked; as the table says (headroom 0), b takes one slot back. Issue 24:
+     * slots never pack a cluster whole, so with such mins some group was always below its min and
+     * preemption moved the shortfall from group to group.
+     */
+    private static QuotaBench minsAddingUpToTheCluster(long headroomPercent) {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPackingHeadroom(headroomPercent), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": {"cpu": 10000, "mem": 10000}, "MinQuota": {"cpu": 5000, "mem": 5000}},
+                             "b": {"GroupId": 2, "MaxQuota": {"cpu": 10000, "mem": 10000}, "MinQuota": {"cpu": 5000, "mem": 5000}}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit(new JobSpec("old", "a", null, 0, false, List.of(Jobs.unit("u", 100, 100, 51).build())));
+        b.clock.set(Clocks.MIDNIGHT + Clocks.HOUR + 300_000);
+        b.submit(new JobSpec("more", "b", null, 0, false, List.of(Jobs.unit("u", 100, 100, 60).build())));
+        b.advance(30_000);
+        return b;
+    }
+
+    @Test
+    void minsThatAddUpToTheClusterAreHeldAsTheClusterPacksThem() {
+        QuotaBench b = minsAddingUpToTheCluster(QuotaOptions.DEFAULTS.packingHeadroomPercent());
+        assertEquals(49, b.granted("more"));
+        assertEquals(51, b.granted("old"), "b holds 4,900: its min as the cluster packs it; nothing revoked");
+        assertEquals(null, b.quota.status().get(QuotaPolicy.BELOW_MIN_STATUS + "b"), "b is not below its min");
+        QuotaBench asTheTableSays = minsAddingUpToTheCluster(0);
+        assertEquals(50, asTheTableSays.granted("more"), "headroom 0: b takes back one slot to its 5,000");
+        assertEquals(50, asTheTableSays.granted("old"));
+    }
+
+    /**
+     * a is below its min (60) before 08:00, but the lookahead holds its long head to the day slice's max
+     * (40, all a holds); c's job is the emergent job, b holds the rest with old work. Nothing is taken from
+     * b for a's head: admission would not let the head have it, and what was freed went to others, then
+     * was taken again the next second (issue 24, the 12 h window's longest stretch and much of g0's churn).
+     */
+    @Test
+    void nothingIsTakenForAHeadThatAdmissionHoldsBack() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS, QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": 100, "MinQuota": 60},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 0},
+                             "c": {"GroupId": 3, "MaxQuota": 100, "MinQuota": 0}},
+                 "8-20":    {"a": {"GroupId": 1, "MaxQuota": 40, "MinQuota": 10},
+                             "b": {"GroupId": 2, "MaxQuota": 100, "MinQuota": 0},
+                             "c": {"GroupId": 3, "MaxQuota": 100, "MinQuota": 0}}}
+                """, null)).nodes(10, 10);
+        b.at(1);
+        b.submit("early", "a", 40);
+        b.submit("old", "b", 60);
+        b.at(7.25);
+        b.submit("big", "c", 10);                                    // waits for resources: the emergent job
+        b.at(7.5);
+        b.submit("long", "a", 50);                                   // run time unknown: held to a's day max of 40
+        b.advance(1000);
+        b.advance(1000);
+        assertEquals(0, b.granted("long"), "the lookahead holds it");
+        assertEquals(60, b.granted("old"), "nothing revoked for a head admission does not let have it");
+        assertEquals("head held by quota or lookahead", b.quota.status().get(QuotaPolicy.BELOW_MIN_STATUS + "a"),
+                b.quota.status().toString());
+    }
 }

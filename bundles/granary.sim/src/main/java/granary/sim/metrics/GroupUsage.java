@@ -11,8 +11,11 @@ public final class GroupUsage {
 
     /** How long a group with demand may stay below its min (docs/multi-tenancy.md, "Choices and their defaults"). */
     public static final long GUARANTEE_BOUND_MS = 20_000;
-    /** How many of the longest stretches over the bound are kept. */
-    private static final int KEPT_STRETCHES = 10;
+    /**
+     * The cause charged when no admission policy says why the group is below its guarantee (the status
+     * line {@code below-min <group>} of docs/multi-tenancy.md, "Why a group stays below its min").
+     */
+    public static final String NO_CAUSE = "not said";
 
     private long slots;
     private Resources held = Resources.ZERO;
@@ -29,9 +32,17 @@ public final class GroupUsage {
     private long belowSince = -1;
     private long longestBelowMs;
     private long belowUntil = -1;
-    /** Stretches below the guarantee longer than {@link #GUARANTEE_BOUND_MS}: {start, length} ms, the longest few. */
-    private final java.util.List<long[]> longStretches = new java.util.ArrayList<>();
-    private long longStretchCount;
+    /** Stretches below the guarantee longer than {@link #GUARANTEE_BOUND_MS}, in time order. */
+    private final java.util.List<Stretch> longStretches = new java.util.ArrayList<>();
+    /** The open stretch's time per cause (ms), in the order the causes first came. */
+    private final java.util.Map<String, Long> stretchCauses = new java.util.LinkedHashMap<>();
+
+    /**
+     * A stretch below the guarantee with demand: start and length in ms of engine time, the cause it
+     * spent most of its time in, and the time per cause ({@code cause s; cause s}, most first).
+     */
+    public record Stretch(long start, long length, String cause, String causes) {
+    }
     private long overMaxMs;
 
     /** Records a change of {@code dSlots} slots holding {@code dRes} at {@code now}. */
@@ -67,12 +78,21 @@ public final class GroupUsage {
      * guarantee while it had demand, and above its limit.
      */
     public void standing(long from, long to, boolean belowWithDemand, boolean overMax) {
+        standing(from, to, belowWithDemand, overMax, null);
+    }
+
+    /**
+     * The same, with why the group is below its guarantee over {@code [from, to)} as its policies say
+     * (null: {@link #NO_CAUSE}): each stretch over the bound is charged to the causes it spent its time in.
+     */
+    public void standing(long from, long to, boolean belowWithDemand, boolean overMax, String cause) {
         long dt = to - from;
         if (belowWithDemand) {
             belowMinMs += dt;
             belowSince = belowSince < 0 ? from : belowSince;
             belowUntil = to;
             longestBelowMs = Math.max(longestBelowMs, to - belowSince);
+            stretchCauses.merge(cause == null ? NO_CAUSE : cause, dt, Long::sum);
         } else if (belowSince >= 0) {
             stretchEnded(belowSince, belowUntil);
             belowSince = -1;
@@ -101,28 +121,34 @@ public final class GroupUsage {
 
     private void stretchEnded(long start, long end) {
         if (end - start > GUARANTEE_BOUND_MS) {
-            longStretchCount++;
-            longStretches.add(new long[] {start, end - start});
-            longStretches.sort((a, b) -> Long.compare(b[1], a[1]));
-            if (longStretches.size() > KEPT_STRETCHES) {
-                longStretches.remove(KEPT_STRETCHES);
-            }
+            longStretches.add(charged(start, end));
         }
+        stretchCauses.clear();
+    }
+
+    private Stretch charged(long start, long end) {
+        java.util.List<java.util.Map.Entry<String, Long>> by = new java.util.ArrayList<>(stretchCauses.entrySet());
+        by.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
+        StringBuilder text = new StringBuilder();
+        for (java.util.Map.Entry<String, Long> e : by) {
+            text.append(text.length() == 0 ? "" : "; ").append(e.getKey()).append(' ')
+                    .append(String.format(java.util.Locale.ROOT, "%.0f", e.getValue() / 1000.0)).append(" s");
+        }
+        return new Stretch(start, end - start, by.isEmpty() ? NO_CAUSE : by.get(0).getKey(), text.toString());
     }
 
     /** Stretches below the guarantee with demand longer than {@link #GUARANTEE_BOUND_MS} (one still open counts). */
     public long stretchesOverBound() {
-        return longStretchCount + (belowSince >= 0 && belowUntil - belowSince > GUARANTEE_BOUND_MS ? 1 : 0);
+        return stretches().size();
     }
 
-    /** The longest of those, longest first: {start, length} in ms of engine time. */
-    public java.util.List<long[]> longestStretches() {
-        java.util.List<long[]> all = new java.util.ArrayList<>(longStretches);
+    /** Those stretches in time order, each charged to its causes (one still open included). */
+    public java.util.List<Stretch> stretches() {
+        java.util.List<Stretch> all = new java.util.ArrayList<>(longStretches);
         if (belowSince >= 0 && belowUntil - belowSince > GUARANTEE_BOUND_MS) {
-            all.add(new long[] {belowSince, belowUntil - belowSince});
-            all.sort((a, b) -> Long.compare(b[1], a[1]));
+            all.add(charged(belowSince, belowUntil));
         }
-        return all.size() > KEPT_STRETCHES ? all.subList(0, KEPT_STRETCHES) : all;
+        return all;
     }
 
     public double overMaxSeconds() {

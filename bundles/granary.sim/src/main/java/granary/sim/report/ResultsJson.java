@@ -202,6 +202,8 @@ public final class ResultsJson {
                 JsonObject y = new JsonObject();
                 y.addProperty("startSeconds", st.startSeconds());
                 y.addProperty("seconds", st.seconds());
+                y.addProperty("cause", st.cause());
+                y.addProperty("causes", st.causes());
                 longest.add(y);
             });
             x.add("longestStretchesBelowMin", longest);

@@ -71,6 +71,20 @@ public final class SummaryText {
                         long count = r.groups().values().stream().mapToLong(RunResult.GroupRow::stretchesOverBound).sum();
                         return n(count) + all.stream().max(java.util.Comparator.comparingDouble(RunResult.Stretch::seconds))
                                 .map(x -> " (" + n(Math.round(x.startSeconds())) + ")").orElse(""); }));
+            for (String cause : stretchCauses(runs)) {
+                rows.add(row(runs, "  charged to " + cause + ": stretches / s",
+                        r -> { long k = 0;
+                            double sec = 0;
+                            for (RunResult.GroupRow x : r.groups().values()) {
+                                for (RunResult.Stretch st : x.stretches()) {
+                                    if (st.cause().equals(cause)) {
+                                        k++;
+                                        sec += st.seconds();
+                                    }
+                                }
+                            }
+                            return n(k) + " / " + n(Math.round(sec)); }));
+            }
         }
         rows.add(row(runs, "stranded free cpu (mean, of capacity)", r -> pct(r.strandedShare().getOrDefault("cpu", 0.0))));
         rows.add(row(runs, "revoked slots", r -> n(r.revocations().slots())));
@@ -234,6 +248,14 @@ public final class SummaryText {
     }
 
     /** A small share, to a thousandth of a per cent: work lost is a fraction of a per cent when all is well. */
+    /** The causes long stretches below min were charged to, in any run, most time first over all runs. */
+    private static List<String> stretchCauses(List<RunResult> runs) {
+        java.util.Map<String, Double> time = new java.util.HashMap<>();
+        runs.forEach(r -> r.groups().values().forEach(g -> g.stretches().forEach(st -> time.merge(st.cause(), st.seconds(), Double::sum))));
+        return time.entrySet().stream().sorted(java.util.Map.Entry.<String, Double>comparingByValue().reversed())
+                .map(java.util.Map.Entry::getKey).toList();
+    }
+
     static String pct3(double share) {
         return String.format(Locale.ROOT, "%.3f%%", share * 100);
     }

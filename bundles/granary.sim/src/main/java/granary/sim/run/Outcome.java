@@ -77,8 +77,9 @@ final class Outcome {
         Map<String, RunResult.GroupRow> groups = new LinkedHashMap<>();
         rec.groups.forEach((name, g) -> groups.put(name, new RunResult.GroupRow(g.jobs(), g.timeouts(), g.slotSeconds(),
                 g.cpuCoreSeconds(), g.memGibSeconds(), g.peakSlots(), g.revokedSlots(), g.lostSlotSeconds(), g.belowMinSeconds(),
-                g.longestBelowMinSeconds(), g.overMaxSeconds(), g.stretchesOverBound(), g.longestStretches().stream()
-                .map(x -> new RunResult.Stretch((x[0] - s.startEpochMs()) / 1000.0, x[1] / 1000.0)).toList())));
+                g.longestBelowMinSeconds(), g.overMaxSeconds(), g.stretchesOverBound(), g.stretches().stream()
+                .map(x -> new RunResult.Stretch((x.start() - s.startEpochMs()) / 1000.0, x.length() / 1000.0, x.cause(),
+                        x.causes())).toList())));
         Map<String, Map<String, Report>> reports = rec.reports.readAll();
         long decisions = engine.view().status().decisions();
         long simulated = end - s.startEpochMs();

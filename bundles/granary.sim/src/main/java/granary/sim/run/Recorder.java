@@ -242,11 +242,31 @@ final class Recorder {
         admissions.addAll(policies);
     }
 
+    /**
+     * Why groups are below their guarantee, by group, as the admission policies say in their status
+     * lines {@code below-min <group>} (docs/multi-tenancy.md, "Why a group stays below its min").
+     */
+    private Map<String, String> belowMinCauses() {
+        Map<String, String> causes = new HashMap<>();
+        for (Admission a : admissions) {
+            a.status().forEach((k, v) -> {
+                if (k.startsWith(BELOW_MIN)) {
+                    causes.merge(k.substring(BELOW_MIN.length()), a.name() + ": " + v, (x, y) -> x + ", " + y);
+                }
+            });
+        }
+        return causes;
+    }
+
+    /** The prefix of a status line saying why a group is below its guarantee. */
+    static final String BELOW_MIN = "below-min ";
+
     /** Below the guarantee with demand, and above the limit, per group over {@code [from, to)}. */
     private void standings(long from, long to) {
         if (admissions.isEmpty()) {
             return;
         }
+        Map<String, String> said = null;
         for (GroupView g : view.groups()) {
             boolean below = false;
             boolean over = false;
@@ -257,8 +277,13 @@ final class Recorder {
                     over |= b.over(g) > 0;
                 }
             }
+            String cause = null;
+            if (below) {
+                said = said == null ? belowMinCauses() : said;
+                cause = said.get(g.name());
+            }
             if (below || over || groups.containsKey(g.name())) {
-                groups.computeIfAbsent(g.name(), n -> new GroupUsage()).standing(from, to, below, over);
+                groups.computeIfAbsent(g.name(), n -> new GroupUsage()).standing(from, to, below, over, cause);
             }
         }
     }

@@ -84,15 +84,24 @@ public record RunResult(String label, List<String> selection, Map<String, String
      * their tasks had run (work lost, included in {@code slotSeconds}); then, from the admission
      * policies' group bounds (docs/operations.md, "What operators measure"): time below its guarantee
      * while it had demand (in all, and the longest stretch), time above its limit, and the stretches
-     * below its guarantee longer than the bound (how many, and the longest few).
+     * below its guarantee longer than the bound, in time order, each charged to its causes.
      */
     public record GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
                            long peakSlots, long revokedSlots, double lostSlotSeconds, double belowMinSeconds,
                            double longestBelowMinSeconds, double overMaxSeconds, long stretchesOverBound,
-                           List<Stretch> longestStretches) {
+                           List<Stretch> stretches) {
+
+        /** How many of the longest stretches results.json and the summary show. */
+        public static final int SHOWN_STRETCHES = 10;
 
         public GroupRow {
-            longestStretches = List.copyOf(longestStretches);
+            stretches = List.copyOf(stretches);
+        }
+
+        /** The longest few stretches over the bound, longest first. */
+        public List<Stretch> longestStretches() {
+            return stretches.stream().sorted(java.util.Comparator.comparingDouble(Stretch::seconds).reversed())
+                    .limit(SHOWN_STRETCHES).toList();
         }
 
         public GroupRow(long jobs, long timeouts, double slotSeconds, double cpuCoreSeconds, double memGibSeconds,
@@ -108,9 +117,11 @@ public record RunResult(String label, List<String> selection, Map<String, String
 
     /**
      * A stretch of a group below its guarantee with demand longer than the bound
-     * ({@link granary.sim.metrics.GroupUsage#GUARANTEE_BOUND_MS}), in seconds from trace time 0.
+     * ({@link granary.sim.metrics.GroupUsage#GUARANTEE_BOUND_MS}), in seconds from trace time 0: the
+     * cause it spent most of its time in, and its time per cause ({@code cause s; cause s}), as the
+     * group's admission policy said (docs/multi-tenancy.md, "Why a group stays below its min").
      */
-    public record Stretch(double startSeconds, double seconds) {
+    public record Stretch(double startSeconds, double seconds, String cause, String causes) {
     }
 
     /** Wall-clock figures: they vary from run to run and machine to machine. */

@@ -143,7 +143,9 @@ class MetricsTest {
         assertEquals(0.0, r.groups().get("g1").belowMinSeconds(), "g1's min is 0");
         assertEquals(0.0, r.groups().get("g1").overMaxSeconds());
         assertEquals(1, r.groups().get("g2").stretchesOverBound(), "50 s is over the 20 s the guarantee allows");
-        assertEquals(List.of(new RunResult.Stretch(10, 50)), r.groups().get("g2").longestStretches());
+        RunResult.Stretch st = r.groups().get("g2").stretches().get(0);
+        assertEquals(List.of(10.0, 50.0), List.of(st.startSeconds(), st.seconds()));
+        assertEquals("quota: victims younger than minRunSeconds", st.cause(), "x's grants are younger than 60 s until 60 s");
         assertEquals(0, preemption("5").groups().get("g2").stretchesOverBound(), "placed the moment it asked");
     }
 
