@@ -16,11 +16,11 @@
 #                                       load generator to those cores with taskset
 #   benchmarks/wire.sh --help           this text
 #
-# Each N runs against a fresh master in a child JVM (-Xmx1g): the runtime jar
+# Each N runs against a fresh master in a child JVM (-Xmx1g -Xms1g -XX:+UseParallelGC: docs/operations.md, "The master's JVM"): the runtime jar
 # features/standalone/target/granary-standalone.jar when it exists and takes --listen, else
 # WireMaster (ProtocolMaster + JdkHttpServer over the engine with the fifo policy). The load
-# generator runs with -Xmx1g. Per N it runs
-#   java -Xmx1g -cp benchmarks/target/benchmarks.jar granary.bench.wire.WireLoad --in-process \
+# generator runs with the same options. Per N it runs
+#   java -Xmx1g -Xms1g -XX:+UseParallelGC -cp benchmarks/target/benchmarks.jar granary.bench.wire.WireLoad --in-process \
 #        --runtime=features/standalone/target/granary-standalone.jar --agents=N $WIRE_ARGS
 # and prints a table of the figures at the end (heartbeat p50/p99/max and how many took over 1 s,
 # agents the master did not count live, the attack's counters). SKIP_BUILD=1 reuses the jars as
@@ -54,7 +54,7 @@ for n in "${ns[@]}"; do
   [ -z "${LOADGEN_CPUS:-}" ] || pin=(taskset -c "$LOADGEN_CPUS")
   mcpus=()
   [ -z "${MASTER_CPUS:-}" ] || mcpus=(--master-cpus="$MASTER_CPUS")
-  "${pin[@]}" java -Xmx1g -Djava.io.tmpdir="$out/tmp" -cp benchmarks/target/benchmarks.jar granary.bench.wire.WireLoad --in-process \
+  "${pin[@]}" java -Xmx1g -Xms1g -XX:+UseParallelGC -Djava.io.tmpdir="$out/tmp" -cp benchmarks/target/benchmarks.jar granary.bench.wire.WireLoad --in-process \
     --runtime=features/standalone/target/granary-standalone.jar --agents="$n" "${mcpus[@]}" ${WIRE_ARGS:-} 2>&1 | tee -a "$log" >&2 || true
   rows+=("$(grep -o 'WIRE-JSON .*' "$log" | tail -1 | cut -d' ' -f2-)")
 done

@@ -34,7 +34,7 @@ import java.util.regex.Pattern;
  *   --agents=N (1000) --jobmasters=M (10) --seconds=S (30, measured after warm-up) --warmup=W (5)
  *   --heartbeat-ms=1000 --slots-per-agent=16 --work-ms=200
  *   --report=immediate|heartbeat  exits posted as soon as no post is in flight (default), or in the next heartbeat
- *   --master-jvm="-Xmx1g ..."    options of the master's JVM
+ *   --master-jvm="-Xmx1g ..."    options of the master's JVM (default -Xmx1g -Xms1g -XX:+UseParallelGC)
  *   --master-cpus=LIST           start the child master under {@code taskset -c LIST} (e.g. 0)
  *   --attack=SLOW,IDLE           the slow-client attack of issue 22 ({@link Attack}): once the agents are
  *                                registered, SLOW unauthenticated posts trickling a body byte a second and
@@ -60,7 +60,7 @@ public final class WireLoad {
             boolean inProcess = false;
             boolean same = false;
             Path runtime = null;
-            List<String> jvm = List.of("-Xmx1g");
+            List<String> jvm = List.of("-Xmx1g", "-Xms1g", "-XX:+UseParallelGC"); // docs/operations.md, "The master's JVM"
             int agents = 1000, jms = 10, seconds = 30, warmup = 5, hb = 1000, slots = 16, work = 200, clients = 4;
             boolean immediate = true;
             int attackSlow = 0, attackIdle = 0, liveEvery = 5;

@@ -114,6 +114,7 @@ public final class Launcher {
             if (options.listen() != null) {
                 err.println("granary: listening on " + Http.awaitListening(container.context(), options.listen(),
                         options.tls() != null, LISTEN_TIMEOUT));
+                JvmCheck.collectorWarning(JvmCheck.collectors()).ifPresent(w -> err.println("Warning: " + w));
             }
         } catch (IOException e) {
             err.println("Error: the runtime did not start: " + e.getMessage());
