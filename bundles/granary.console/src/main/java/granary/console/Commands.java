@@ -179,7 +179,7 @@ public class Commands {
             return j == null ? null : JobWhy.of(j, v.now());
         }));
         if (why == null) {
-            throw new ConsoleError("granary:why: no job " + Text.quote(job) + " in the scheduler: it was never"
+            throw new Refusal("granary:why: no job " + Text.quote(job) + " in the scheduler: it was never"
                     + " submitted, or it has finished or was cancelled (granary:jobs lists the jobs)");
         }
         return String.join("\n", why.sentences());
@@ -252,7 +252,7 @@ public class Commands {
     }
 
     /** The error for a call of {@code name} with arguments that fit none of its forms. */
-    static ConsoleError wrongCall(String name, Object[] args) {
+    static Refusal wrongCall(String name, Object[] args) {
         String params = PARAMETERS.get(name);
         int expected = params.isEmpty() ? 0 : params.split(" ").length;
         StringBuilder sb = new StringBuilder("granary:" + name + " takes " + expected + " argument"
@@ -266,7 +266,7 @@ public class Commands {
         if (args.length > expected) {
             sb.append(" (extra: ").append(Text.quote(String.valueOf(args[expected]))).append(')');
         }
-        return new ConsoleError(sb.append("; usage: ").append(USAGE.get(name)).toString());
+        return new Refusal(sb.append("; usage: ").append(USAGE.get(name)).toString());
     }
 
 
@@ -299,18 +299,18 @@ public class Commands {
         return await(scheduler.submit(e));
     }
 
-    /** Waits for the engine's answer; its refusal comes back as a {@link ConsoleError} with its message. */
+    /** Waits for the engine's answer; its refusal comes back as a {@link Refusal} with its message. */
     static <T> T await(CompletableFuture<T> f) {
         try {
             return f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             // the engine's refusal, in its own words (no Java class name on the console)
-            throw ConsoleError.of(e.getCause());
+            throw Refusal.of(e.getCause());
         } catch (TimeoutException e) {
-            throw new ConsoleError("the scheduler did not answer within " + TIMEOUT_SECONDS + " s");
+            throw new Refusal("the scheduler did not answer within " + TIMEOUT_SECONDS + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ConsoleError("interrupted while waiting for the scheduler's answer");
+            throw new Refusal("interrupted while waiting for the scheduler's answer");
         }
     }
 }

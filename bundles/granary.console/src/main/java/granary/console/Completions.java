@@ -65,7 +65,7 @@ public class Completions implements CommandSessionListener {
             case "jobs" -> v -> sorted(v.jobs().stream().map(j -> j.id()).toList());
             case "nodes" -> v -> sorted(v.cluster().nodes().stream().map(n -> n.name()).toList());
             case "queues" -> v -> sorted(v.groups().stream().map(g -> g.name()).toList());
-            default -> throw new ConsoleError("granary:names: no kind " + granary.api.model.Text.quote(kind)
+            default -> throw new Refusal("granary:names: no kind " + granary.api.model.Text.quote(kind)
                     + "; the kind is one of " + String.join(", ", KINDS));
         };
         return Commands.await(scheduler.query(read::apply));
@@ -83,7 +83,7 @@ public class Completions implements CommandSessionListener {
 
     @Descriptor("(any other arguments: answers with the usage line)")
     public String names(@Descriptor("ignored") Object... args) {
-        throw new ConsoleError("granary:names takes 0 or 1 argument, got " + args.length
+        throw new Refusal("granary:names takes 0 or 1 argument, got " + args.length
                 + "; usage: granary:names [" + String.join("|", KINDS) + "]");
     }
 

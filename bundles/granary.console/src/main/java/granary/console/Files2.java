@@ -14,9 +14,9 @@ final class Files2 {
             return DocumentFile.read(file, codec);
         } catch (CodecException e) {
             // every problem on its own line, so that an operator sees all of them at once
-            throw new ConsoleError(e.describe(), e);
+            throw new Refusal(e.describe(), e);
         } catch (RuntimeException e) {
-            throw ConsoleError.of(e);   // a missing or unreadable file: its words, no class name
+            throw Refusal.of(e);   // a missing or unreadable file: its words, no class name
         }
     }
 }

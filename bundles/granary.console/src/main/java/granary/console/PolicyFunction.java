@@ -92,7 +92,7 @@ final class PolicyFunction implements org.apache.felix.service.command.Function 
         try {
             return run(arguments.stream().map(String::valueOf).toList());
         } catch (RuntimeException e) {
-            throw ConsoleError.of(e);   // a policy's own refusal too: its words, no class name
+            throw Refusal.of(e);   // a policy's own refusal too: its words, no class name
         }
     }
 
@@ -102,7 +102,7 @@ final class PolicyFunction implements org.apache.felix.service.command.Function 
             return usage;
         }
         if (args.size() < minArgs || args.size() > maxArgs) {
-            throw new ConsoleError("granary:" + name + " takes " + (minArgs == maxArgs ? minArgs
+            throw new Refusal("granary:" + name + " takes " + (minArgs == maxArgs ? minArgs
                     : minArgs + " or " + maxArgs) + " arguments, got " + args.size() + "; usage: " + usage);
         }
         Invocation work = prepare(args);
@@ -118,13 +118,13 @@ final class PolicyFunction implements org.apache.felix.service.command.Function 
             return preparer.prepare(args);
         } catch (CodecException e) {
             // every problem on its own line, so that an operator sees all of them at once
-            throw new ConsoleError(e.describe(), e);
+            throw new Refusal(e.describe(), e);
         }
     }
 
     private Policy installed(Policy p) {
         if (p == null) {
-            throw new ConsoleError("policy " + policy + " is not installed (granary:policies lists what is)");
+            throw new Refusal("policy " + policy + " is not installed (granary:policies lists what is)");
         }
         return p;
     }

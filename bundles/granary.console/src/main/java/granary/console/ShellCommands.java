@@ -75,10 +75,10 @@ public class ShellCommands {
             }
         }
         if (name.startsWith(SCOPE + ":")) {
-            throw new ConsoleError("help: no command " + name + " (help lists Granary's commands)");
+            throw new Refusal("help: no command " + name + " (help lists Granary's commands)");
         }
         if (!knows(session, FRAMEWORK_HELP)) {
-            throw new ConsoleError("help: " + name + " is not a Granary command, and there is no " + FRAMEWORK_HELP + " to ask");
+            throw new Refusal("help: " + name + " is not a Granary command, and there is no " + FRAMEWORK_HELP + " to ask");
         }
         return session.execute(FRAMEWORK_HELP + " " + name);
     }
@@ -89,7 +89,7 @@ public class ShellCommands {
             // the system bundle stops on a thread of its own: this command still answers
             context.getBundle(0).stop();
         } catch (BundleException e) {
-            throw new ConsoleError("exit: the runtime did not stop: " + e.getMessage(), e);
+            throw new Refusal("exit: the runtime did not stop: " + e.getMessage(), e);
         }
         return "stopping the runtime";
     }
@@ -97,7 +97,7 @@ public class ShellCommands {
     @Descriptor("as exit; the runtime exits with code 0 after a clean stop, so 0 is the only code taken")
     public String exit(@Descriptor("exit code: 0") int code) {
         if (code != 0) {
-            throw new ConsoleError("exit: the runtime exits with code 0 after a clean stop; got " + code
+            throw new Refusal("exit: the runtime exits with code 0 after a clean stop; got " + code
                     + " (type exit, or stop the process for another code)");
         }
         return exit();

@@ -18,7 +18,7 @@ import org.osgi.service.component.annotations.Component;
  * {@code Command not found: foo (granary:help lists Granary's commands)}:
  * <ul>
  * <li>when the command writes to the session's own output (the terminal, or the piped console's
- *     standard output), as a {@link ConsoleError}, which the shell prints as its message alone and the
+ *     standard output), as a {@link Refusal}, which the shell prints as its message alone and the
  *     piped console after {@code Error: } (and counts, for {@code --strict});</li>
  * <li>inside a pipe or a redirection, where Gogo would print the exception with its class name, as
  *     that text on the command's error stream, with the command's status set to failed.</li>
@@ -45,7 +45,7 @@ public class UnknownCommand implements CommandSessionListener {
         String message = message(arguments.isEmpty() ? "" : arguments.get(0));
         Process process = Process.Utils.current();
         if (process == null || process.isTty(OUT)) {
-            throw new ConsoleError(message);
+            throw new Refusal(message);
         }
         process.err().println(message);
         process.error(1);

@@ -73,7 +73,7 @@ class ConsoleAnswersTest {
 
     @Test
     void anEngineRefusalPrintsAsItsMessageWithoutAJavaClassName() {
-        ConsoleError e = assertThrows(ConsoleError.class, () -> commands.cancel("nosuch"));
+        Refusal e = assertThrows(Refusal.class, () -> commands.cancel("nosuch"));
         assertTrue(e.getCause() instanceof InvalidRequestException, "the engine's refusal is kept as the cause");
         assertEquals(e.getMessage(), e.toString(), "the shell prints toString(): the message only");
         assertFalse(e.toString().contains("Exception") || e.toString().contains("granary."), e.toString());
@@ -82,16 +82,16 @@ class ConsoleAnswersTest {
 
     @Test
     void aWrongCallAndAMissingFileAreWordsToo() {
-        ConsoleError wrong = assertThrows(ConsoleError.class, () -> commands.policy(new Object[] {"a", "b"}));
+        Refusal wrong = assertThrows(Refusal.class, () -> commands.policy(new Object[] {"a", "b"}));
         assertTrue(wrong.toString().startsWith("granary:policy takes 1 argument, got 2"), wrong.toString());
-        ConsoleError missing = assertThrows(ConsoleError.class, () -> commands.submit(dir.resolve("none.json").toString()));
+        Refusal missing = assertThrows(Refusal.class, () -> commands.submit(dir.resolve("none.json").toString()));
         assertFalse(missing.toString().contains("Exception"), missing.toString());
         assertTrue(missing.toString().contains("none.json"), missing.toString());
     }
 
     @Test
     void aFailureWithoutAMessageStillSaysSomethingInWords() {
-        ConsoleError e = ConsoleError.of(new NullPointerException());
+        Refusal e = Refusal.of(new NullPointerException());
         assertEquals("the command failed without a message (null pointer exception)", e.toString());
     }
 
@@ -106,9 +106,9 @@ class ConsoleAnswersTest {
         // a batch with a job whose id is taken: the engine refuses the batch whole
         Path batch = dir.resolve("batch.json");
         Files.writeString(batch, "[" + job.replace("\"b\"", "\"a\"") + ", " + job + "]");
-        assertThrows(ConsoleError.class, () -> commands.submit(batch.toString()));
+        assertThrows(Refusal.class, () -> commands.submit(batch.toString()));
         // a single job from elsewhere (a job master, the demo) that the engine refuses
-        assertThrows(ConsoleError.class, () -> Commands.await(loop.submit(new JobSubmitted(
+        assertThrows(Refusal.class, () -> Commands.await(loop.submit(new JobSubmitted(
                 JobCodec.read(new StringReader(job), "test").get(0)))));
 
         Map<String, String> s = status();
@@ -155,7 +155,7 @@ class ConsoleAnswersTest {
                 lines.stream().map(l -> l.substring(0, l.indexOf(':'))).toList(), lines.toString());
         assertTrue(lines.get(0).contains("fifo"), lines.toString());
         assertEquals("nodes: n0", lines.get(2));
-        ConsoleError e = assertThrows(ConsoleError.class, () -> c.names("bogus"));
+        Refusal e = assertThrows(Refusal.class, () -> c.names("bogus"));
         assertTrue(e.toString().contains("\"bogus\"") && e.toString().contains("policies, jobs, nodes, queues"), e.toString());
     }
 }

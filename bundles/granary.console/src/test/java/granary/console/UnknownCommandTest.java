@@ -43,6 +43,10 @@ class UnknownCommandTest {
         public String hello() {
             return "hello";
         }
+
+        public String refuse() {
+            throw new Refusal("no job x: it is not in the engine");
+        }
     }
 
     @BeforeEach
@@ -53,6 +57,7 @@ class UnknownCommandTest {
         processor.addListener(new UnknownCommand());
         processor.addCommand("test", new Lines(), "count");
         processor.addCommand("test", new Lines(), "hello");
+        processor.addCommand("test", new Lines(), "refuse");
         session = processor.createSession(new ByteArrayInputStream(new byte[0]),
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true));
     }
@@ -68,7 +73,7 @@ class UnknownCommandTest {
         Exception e = assertThrows(Exception.class, () -> session.execute("foo bar"));
 
         assertEquals("Command not found: foo (granary:help lists Granary's commands)", e.toString());
-        assertTrue(e instanceof ConsoleError, "the shell prints toString(): " + e.getClass());
+        assertTrue(e instanceof Refusal, "the shell prints toString(): " + e.getClass());
     }
 
     @Test
@@ -85,6 +90,14 @@ class UnknownCommandTest {
         assertEquals("0 lines", result, "the rest of the pipe runs");
         String text = err.toString(StandardCharsets.UTF_8);
         assertEquals("Command not found: foo (granary:help lists Granary's commands)", text.strip(), text);
+    }
+
+    /** Gogo prints a stage that failed inside a pipe with the exception's simple name: a word, here. */
+    @Test
+    void aCommandsRefusalInsideAPipeReadsAsWords() throws Exception {
+        session.execute("refuse | count");
+
+        assertEquals("gogo: Refusal: no job x: it is not in the engine", err.toString(StandardCharsets.UTF_8).strip());
     }
 
     @Test
