@@ -80,7 +80,7 @@ public final class MasterLoad {
     private final long[] jmSeq;
     private final Map<String, Object> out = new LinkedHashMap<>();
 
-    private MasterLoad(int agents, int slots, int jobMasters, int rounds) {
+    MasterLoad(int agents, int slots, int jobMasters, int rounds) {
         this.agents = agents;
         this.slots = slots;
         this.jobMasters = jobMasters;
@@ -114,7 +114,9 @@ public final class MasterLoad {
                 }
             }
         }
-        new MasterLoad(agents, slots, jms, rounds).run();
+        MasterLoad load = new MasterLoad(agents, slots, jms, rounds);
+        load.run();
+        load.print();
         System.exit(0);
     }
 
@@ -130,7 +132,8 @@ public final class MasterLoad {
         return loop;
     }
 
-    private void run() throws Exception {
+    /** Runs every step; the figures by name, as {@code MASTER-JSON} prints them. */
+    Map<String, Object> run() throws Exception {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         out.put("agents", agents);
         out.put("slots_per_agent", slots);
@@ -196,7 +199,7 @@ public final class MasterLoad {
         loop.close();
 
         recover(held, holdings, memory);
-        print();
+        return out;
     }
 
     /** A second master, empty, with a recovery window: every peer reports what it holds. */

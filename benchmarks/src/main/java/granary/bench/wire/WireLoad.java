@@ -422,12 +422,17 @@ public final class WireLoad {
 
     private static final Pattern WIRE = Pattern.compile("deliveries=(\\d+) deliveryP50=(-?\\d+)ms deliveryP99=(-?\\d+)ms");
 
-    /** [count, p50, p99] from a {@code granary:wire} line, or null. */
+    /** [count, p50, p99] of caps from a {@code granary:wire} line, or null. */
     static long[] parseWire(String line) {
+        return three(WIRE, line);
+    }
+
+    /** The three numbers {@code pattern} finds in {@code line}, or null. */
+    private static long[] three(Pattern pattern, String line) {
         if (line == null) {
             return null;
         }
-        Matcher m = WIRE.matcher(line);
+        Matcher m = pattern.matcher(line);
         return m.find() ? new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))} : null;
     }
 
@@ -435,11 +440,7 @@ public final class WireLoad {
 
     /** [count, p50, p99] of hints from a {@code granary:wire} line, or null (a master before they were apart). */
     static long[] parseHints(String line) {
-        if (line == null) {
-            return null;
-        }
-        Matcher m = HINTS.matcher(line);
-        return m.find() ? new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))} : null;
+        return three(HINTS, line);
     }
 
     private static double round(double v) {

@@ -32,9 +32,12 @@ class WireLoadSmokeTest {
     @Test
     void readsTheMastersShareFromItsWireLine() {
         String line = "agents=1000 live=1000 jobmasters=10 deliveries=52364 deliveryP50=0ms deliveryP99=265ms"
-                + " posts=64290 postP50=0.4ms postP99=12.5ms";
+                + " hints=700 hintP50=12ms hintP99=589ms posts=64290 postP50=0.4ms postP99=12.5ms";
         assertEquals(List.of(0.4, 12.5), List.of(WireLoad.parsePosts(line)[0], WireLoad.parsePosts(line)[1]));
         assertEquals(List.of(52364L, 0L, 265L), List.of(WireLoad.parseWire(line)[0], WireLoad.parseWire(line)[1], WireLoad.parseWire(line)[2]));
+        assertEquals(List.of(700L, 12L, 589L), List.of(WireLoad.parseHints(line)[0], WireLoad.parseHints(line)[1], WireLoad.parseHints(line)[2]));
+        assertEquals(null, WireLoad.parseHints("agents=1 live=1 jobmasters=0 deliveries=0 deliveryP50=-1ms deliveryP99=-1ms"),
+                "a master before caps and hints were apart");
         assertEquals(null, WireLoad.parsePosts("agents=1 live=1 jobmasters=0 deliveries=0 deliveryP50=-1ms deliveryP99=-1ms"),
                 "a master that does not say them");
     }
