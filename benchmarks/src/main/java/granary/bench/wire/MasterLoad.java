@@ -229,8 +229,12 @@ public final class MasterLoad {
         }
         long reported = System.nanoTime();
         out.put("recovery_reports_s", (reported - startedAt) / 1e9);
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
         while (master.recovering()) {
-            Thread.sleep(1);
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the master still rebuilds 5 minutes after the last report");
+            }
+            Thread.sleep(1); // the master says nothing when it is done: polled, 1 ms apart, for the time it took
         }
         long rebuilt = System.nanoTime();
         // the window closes once every peer reported and none came for the settle time (0.5 s): the rest is the rebuild
@@ -336,7 +340,7 @@ public final class MasterLoad {
             if (g >= want) {
                 return g;
             }
-            Thread.sleep(10);
+            Thread.sleep(10); // the engine's count, polled until it is reached or the deadline passes
         }
         return g;
     }
@@ -357,7 +361,7 @@ public final class MasterLoad {
     private static long liveHeap(MemoryMXBean memory) throws InterruptedException {
         for (int i = 0; i < 3; i++) {
             System.gc();
-            Thread.sleep(100);
+            Thread.sleep(100); // the collector's reference processing settles before the heap is read
         }
         return memory.getHeapMemoryUsage().getUsed();
     }
