@@ -73,6 +73,14 @@ final class PolicyReports {
             ro.addProperty("kind", r.kind().name().toLowerCase(java.util.Locale.ROOT));
             ro.addProperty("document", r.document());
             ro.addProperty("summary", r.summary());
+            if (r.kind() == ResourceSpec.Kind.REPORTS) {
+                JsonArray names = new JsonArray();
+                r.reports().forEach(names::add);
+                ro.add("reports", names);
+            }
+            if (r.revisionOf() != null) {
+                ro.addProperty("revisionOf", Api.BASE + r.revisionOf());
+            }
             resources.add(ro);
         }
         o.add("resources", resources);

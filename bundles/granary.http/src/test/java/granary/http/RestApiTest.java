@@ -185,6 +185,15 @@ class RestApiTest {
         assertTrue(quota.getAsJsonArray("reports").toString().contains("/api/v1/policies/quota/reports/billing"), quota.toString());
         assertTrue(quota.getAsJsonArray("resources").toString().contains("\"href\":\"/api/v1/quota/state\""), quota.toString());
         assertTrue(quota.getAsJsonArray("resources").toString().contains("\"document\":\"quota table\""), quota.toString());
+        JsonObject state = null;
+        for (var r : quota.getAsJsonArray("resources")) {
+            if (r.getAsJsonObject().get("href").getAsString().equals("/api/v1/quota/state")) {
+                state = r.getAsJsonObject();
+            }
+        }
+        assertNotNull(state, quota.toString());
+        assertEquals("/api/v1/quota", state.get("revisionOf").getAsString(), "a reports resource names the document whose revision it carries");
+        assertEquals("[\"quota\",\"billing\"]", state.getAsJsonArray("reports").toString());
         assertTrue(quota.getAsJsonArray("metrics").toString().contains("granary_group_quota_min"), quota.toString());
         assertTrue(quota.getAsJsonArray("reasonCodes").toString().contains("\"code\":\"DRAWBACK\""), quota.toString());
 

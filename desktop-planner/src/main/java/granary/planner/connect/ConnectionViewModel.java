@@ -177,7 +177,7 @@ public final class ConnectionViewModel {
     }
 
     /**
-     * Reads the table in force ({@code GET /quota}) and hands it to {@code loaded} on the UI thread;
+     * Reads the table in force (the read resource of the document the planner edits) and hands it to {@code loaded} on the UI thread;
      * a refusal (no quota policy, no table) goes to {@code failed}.
      */
     public void importTable(Consumer<MasterClient.InForce> loaded, Consumer<String> failed) {
@@ -189,7 +189,7 @@ public final class ConnectionViewModel {
         busy.set(true);
         background.execute(() -> {
             try {
-                MasterClient.InForce t = c.quota();
+                MasterClient.InForce t = c.table();
                 ui.execute(() -> {
                     busy.set(false);
                     loaded.accept(t);

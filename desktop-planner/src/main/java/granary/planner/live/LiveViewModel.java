@@ -551,11 +551,11 @@ public final class LiveViewModel implements AutoCloseable {
     private void pollQuota(Session s) {
         QuotaSummary q;
         try {
-            JsonObject st = s.client.quotaState();
+            JsonObject st = s.client.tableState();
             JsonElement rev = st.get("revision");
             String revision = rev == null || rev.isJsonNull() ? null : rev.getAsString();
             if (s.table == null || !Objects.equals(revision, s.tableRevision)) {
-                s.table = read(() -> s.client.quota());
+                s.table = read(() -> s.client.table());
                 s.tableRevision = revision;
             }
             q = QuotaSummary.of(st, s.table, ZonedDateTime.now());

@@ -28,7 +28,7 @@ public final class MasterClient {
     /** Agents read per page (the API's largest page). */
     private static final int AGENTS_PAGE = 1000;
 
-    /** The table in force: its text in the quota table format (docs/multi-tenancy.md, "The quota table"), its revision (ETag) and WorkerSpans (or null). */
+    /** The document in force: its text in its policy's format (docs/formats.md), its revision (ETag) and WorkerSpans (or null). */
     public record InForce(String tableJson, String revision, String workerSpans) {
     }
 
@@ -54,18 +54,35 @@ public final class MasterClient {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
 
+    /** The header a read resource answers a table's WorkerSpans in (docs/api.md, "Resources policies declare"). */
+    private static final String WORKER_SPANS = "Granary-Worker-Spans";
+
     private final URI base;
+    private final URI root;
     private final String token;
+    private final String document;
     private final HttpClient http;
+    /** Found on first use; read and written only by the thread that calls (view models call from one background thread at a time). */
+    private volatile Routes routes;
 
     /**
+     * A client for the planner's document as {@link PlannerSettings#defaults()} names it.
+     *
      * @param master the master's address, e.g. {@code http://127.0.0.1:7070} (the API is under {@code /api/v1})
      * @param token  a bearer token ({@code --issue-token=reader/NAME}, or admin to push), or null
      */
     public MasterClient(URI master, String token) {
+        this(master, token, PlannerSettings.defaults().tableDocument());
+    }
+
+    /** @param document the document the planner edits, as a policy's read resource names it ({@code GET /policies}) */
+    public MasterClient(URI master, String token, String document) {
         String s = master.toString();
-        this.base = URI.create((s.endsWith("/") ? s.substring(0, s.length() - 1) : s) + "/api/v1");
+        String trimmed = s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+        this.root = URI.create(trimmed);
+        this.base = URI.create(trimmed + "/api/v1");
         this.token = token == null || token.isBlank() ? null : token.trim();
+        this.document = document;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     }
 
@@ -78,37 +95,103 @@ public final class MasterClient {
         return send(request("/status").GET()).json;
     }
 
-    /** {@code GET /quota}: the table in force. */
-    public InForce quota() throws ApiError {
-        Answer a = send(request("/quota").GET());
-        String etag = a.response.headers().firstValue("ETag").orElse("");
-        return new InForce(a.body, unquote(etag), a.response.headers().firstValue("Granary-Worker-Spans").orElse(null));
-    }
-
-    /** {@code GET /quota/state}: the slice in force, every group's min, max and use, billing, the revision. */
-    public JsonObject quotaState() throws ApiError {
-        return send(request("/quota/state").GET()).json;
+    /**
+     * Where the master serves the document the planner edits, as the policy that offers it declares
+     * (docs/api.md, "Resources policies declare"): API paths such as {@code /api/v1/...}.
+     *
+     * @param policy the policy that offers it
+     * @param read   its read resource ({@code GET}: the document in force and its revision)
+     * @param write  the write resource at the same path ({@code PUT}), or null if the policy offers none
+     * @param state  the reports resource that carries the document's revision, or null
+     */
+    public record Routes(String policy, String read, String write, String state) {
     }
 
     /**
-     * {@code PUT /quota}: loads a table, or with {@code dryRun} only validates it and diffs it against the
-     * table in force.
+     * The routes of the document named {@code document} on this master, found once in
+     * {@code GET /policies}: an active policy's first, else any installed policy's.
+     *
+     * @throws ApiError 404 {@code not-offered} if no installed policy offers the document
+     */
+    public Routes routes() throws ApiError {
+        Routes r = routes;
+        if (r == null) {
+            r = discover();
+            routes = r;
+        }
+        return r;
+    }
+
+    private Routes discover() throws ApiError {
+        JsonObject o = send(request("/policies").GET()).json;
+        Routes found = null;
+        JsonArray policies = o.has("policies") && o.get("policies").isJsonArray() ? o.getAsJsonArray("policies") : new JsonArray();
+        for (JsonElement pe : policies) {
+            JsonObject p = pe.getAsJsonObject();
+            Routes r = offered(p);
+            boolean active = p.has("active") && p.get("active").getAsBoolean();
+            if (r != null && (found == null || active)) {
+                found = r;
+                if (active) {
+                    break;
+                }
+            }
+        }
+        if (found == null) {
+            throw new ApiError(404, "not-offered", "no policy installed on the master at " + base.getScheme() + "://" + base.getAuthority()
+                    + " offers a " + document + " (GET /api/v1/policies lists what each policy offers)", List.of());
+        }
+        return found;
+    }
+
+    /** The routes of this client's document among what policy {@code p} declares, or null. */
+    private Routes offered(JsonObject p) {
+        JsonArray resources = p.has("resources") && p.get("resources").isJsonArray() ? p.getAsJsonArray("resources") : new JsonArray();
+        String read = null;
+        for (JsonElement e : resources) {
+            JsonObject r = e.getAsJsonObject();
+            if ("read".equals(text(r, "kind")) && document.equals(text(r, "document"))) {
+                read = text(r, "href");
+            }
+        }
+        if (read == null) {
+            return null;
+        }
+        String write = null;
+        String state = null;
+        for (JsonElement e : resources) {
+            JsonObject r = e.getAsJsonObject();
+            if ("write".equals(text(r, "kind")) && read.equals(text(r, "href"))) {
+                write = text(r, "href");
+            } else if ("reports".equals(text(r, "kind")) && read.equals(text(r, "revisionOf"))) {
+                state = text(r, "href");
+            }
+        }
+        return new Routes(text(p, "name"), read, write, state);
+    }
+
+    /** {@code GET} of the document's read resource: the document in force. */
+    public InForce table() throws ApiError {
+        Answer a = rerouted(r -> send(at(r.read()).GET()));
+        String etag = a.response.headers().firstValue("ETag").orElse("");
+        return new InForce(a.body, unquote(etag), a.response.headers().firstValue(WORKER_SPANS).orElse(null));
+    }
+
+    /** {@code GET} of the reports resource that carries the document's revision: its reports, each under its name, and the revision. */
+    public JsonObject tableState() throws ApiError {
+        return rerouted(r -> send(at(needed(r.state(), "its state")).GET())).json;
+    }
+
+    /**
+     * {@code PUT} of the document's write resource: loads a table, or with {@code dryRun} only
+     * validates it and diffs it against the table in force.
      *
      * @param workerSpans null for none
      * @param ifMatch     the revision the draft was made from, or null: the master refuses the load with
      *                    {@code stale-revision} if the table changed since
      */
-    public Outcome putQuota(String tableJson, String workerSpans, String ifMatch, boolean dryRun) throws ApiError {
-        StringBuilder q = new StringBuilder("/quota?dryRun=").append(dryRun);
-        if (workerSpans != null && !workerSpans.isBlank()) {
-            q.append("&workerSpans=").append(URLEncoder.encode(workerSpans, StandardCharsets.UTF_8));
-        }
-        HttpRequest.Builder b = request(q.toString()).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(tableJson, StandardCharsets.UTF_8));
-        if (ifMatch != null) {
-            b.header("If-Match", "\"" + ifMatch + "\"");
-        }
-        JsonObject o = send(b).json;
+    public Outcome putTable(String tableJson, String workerSpans, String ifMatch, boolean dryRun) throws ApiError {
+        JsonObject o = rerouted(r -> put(needed(r.write(), "a way to load it"), tableJson, workerSpans, ifMatch, dryRun)).json;
         List<Change> diff = new ArrayList<>();
         if (o.has("diff")) {
             for (JsonElement e : o.getAsJsonArray("diff")) {
@@ -123,6 +206,45 @@ public final class MasterClient {
         // a dry run answers revision (in force) and newRevision; a load previousRevision and revision (now in force)
         return dryRun ? new Outcome(true, text(o, "revision"), text(o, "newRevision"), diff, notes)
                 : new Outcome(false, text(o, "previousRevision"), text(o, "revision"), diff, notes);
+    }
+
+    private Answer put(String href, String tableJson, String workerSpans, String ifMatch, boolean dryRun) throws ApiError {
+        StringBuilder q = new StringBuilder(href).append("?dryRun=").append(dryRun);
+        if (workerSpans != null && !workerSpans.isBlank()) {
+            q.append("&workerSpans=").append(URLEncoder.encode(workerSpans, StandardCharsets.UTF_8));
+        }
+        HttpRequest.Builder b = at(q.toString()).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(tableJson, StandardCharsets.UTF_8));
+        if (ifMatch != null) {
+            b.header("If-Match", "\"" + ifMatch + "\"");
+        }
+        return send(b);
+    }
+
+    /** A call on the document's routes; a 404 on routes found earlier (the policy went) looks them up once again. */
+    private Answer rerouted(Call call) throws ApiError {
+        Routes known = routes;
+        try {
+            return call.on(routes());
+        } catch (ApiError e) {
+            if (known == null || e.status() != 404) {
+                throw e;
+            }
+            routes = null;
+            return call.on(routes());
+        }
+    }
+
+    private interface Call {
+        Answer on(Routes routes) throws ApiError;
+    }
+
+    private String needed(String href, String what) throws ApiError {
+        if (href == null) {
+            throw new ApiError(404, "not-offered", "the policy that offers the " + document + " on this master declares no "
+                    + "resource for " + what + " (GET /api/v1/policies lists what each policy offers)", List.of());
+        }
+        return href;
     }
 
     /** One job of {@code GET /jobs}: its id, queue, and slots wanted and held. */
@@ -215,8 +337,17 @@ public final class MasterClient {
         return authorized(path).timeout(TIMEOUT).header("Accept", "application/json");
     }
 
+    /** A request to an API path as the master gives it ({@code /api/v1/...}), relative to the master's address. */
+    private HttpRequest.Builder at(String href) {
+        return authorized(URI.create(root + href)).timeout(TIMEOUT).header("Accept", "application/json");
+    }
+
     private HttpRequest.Builder authorized(String path) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path));
+        return authorized(URI.create(base + path));
+    }
+
+    private HttpRequest.Builder authorized(URI uri) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri);
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }

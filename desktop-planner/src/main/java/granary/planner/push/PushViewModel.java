@@ -157,7 +157,7 @@ public final class PushViewModel {
         problems.clear();
         background.execute(() -> {
             try {
-                MasterClient.Outcome o = c.putQuota(d.tableJson(), d.workerSpans(), null, true);
+                MasterClient.Outcome o = c.putTable(d.tableJson(), d.workerSpans(), null, true);
                 List<String> lines = o.diff().stream().map(MasterClient.Change::toString).toList();
                 List<String> effects = effect(c, d, o.revision());
                 ui.execute(() -> {
@@ -189,7 +189,7 @@ public final class PushViewModel {
         message.set("applying ...");
         background.execute(() -> {
             try {
-                MasterClient.Outcome o = c.putQuota(d.tableJson(), d.workerSpans(), rev, false);
+                MasterClient.Outcome o = c.putTable(d.tableJson(), d.workerSpans(), rev, false);
                 ui.execute(() -> {
                     reviewed = null;
                     appliedRevision.set(o.newRevision());
@@ -209,7 +209,7 @@ public final class PushViewModel {
      */
     private static List<String> effect(MasterClient c, Draft d, String revision) {
         try {
-            MasterClient.InForce now = c.quota();
+            MasterClient.InForce now = c.table();
             granary.planner.table.model.Draft before = granary.planner.table.model.DraftJson.read(now.tableJson(), "the table in force",
                     granary.policy.quota.api.QuotaTableCodec.workerSpans(now.workerSpans()));
             granary.planner.table.model.Draft after = granary.planner.table.model.DraftJson.read(d.tableJson(), "the draft",

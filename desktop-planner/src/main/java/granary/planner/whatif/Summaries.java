@@ -171,15 +171,16 @@ final class Summaries {
 
     /**
      * The table named {@code name} (or {@code <policy>-name}, as the simulator prefixes a name two
-     * policies use) that has a {@code group} column and one of the columns given.
+     * policies use; the what-if's policy's first) that has a {@code group} column and one of the columns given.
      */
     private static Csv table(Map<String, TimeSeries> tables, String name, String column, String otherColumn) {
         TimeSeries found = null;
+        String policysOwn = granary.planner.master.PlannerSettings.defaults().whatIfPolicy() + "-" + name;
         for (Map.Entry<String, TimeSeries> e : tables.entrySet()) {
             List<String> h = e.getValue().header();
             boolean named = e.getKey().equals(name) || e.getKey().endsWith("-" + name);
             if (named && h.contains("group") && (h.contains(column) || h.contains(otherColumn))
-                    && (found == null || e.getKey().equals("quota-" + name))) {
+                    && (found == null || e.getKey().equals(policysOwn))) {
                 found = e.getValue();
             }
         }

@@ -35,8 +35,8 @@ public record WhatIfRequest(Path trace, TraceFormat format, String cluster, long
     /** The simulator's default start: 2024-01-01T00:00:00Z. */
     public static final long DEFAULT_START = granary.sim.run.SimSettings.DEFAULT_START;
 
-    /** The unit order a what-if pairs with quota unless told otherwise (docs/policies.md, "submitwindow"). */
-    public static final String DEFAULT_UNIT_ORDER = "submitwindow";
+    /** The unit order a what-if pairs with the table's policy unless told otherwise (planner.properties, {@code whatif.unit-order}). */
+    public static final String DEFAULT_UNIT_ORDER = granary.planner.master.PlannerSettings.defaults().unitOrder();
 
     public WhatIfRequest {
         Objects.requireNonNull(trace, "trace file");
@@ -52,7 +52,7 @@ public record WhatIfRequest(Path trace, TraceFormat format, String cluster, long
         }
     }
 
-    /** The trace, the defaults: its own cluster, every job, hashed into the tables' groups, {@code submitwindow}. */
+    /** The trace, the defaults: its own cluster, every job, hashed into the tables' groups, the default unit order. */
     public static WhatIfRequest of(Path trace, TraceFormat format, QuotaTable draft, QuotaTable inForce) {
         return new WhatIfRequest(trace, format, "", 0, 0, GroupAssignment.hashIntoTableGroups(), DEFAULT_UNIT_ORDER,
                 draft, inForce, DEFAULT_START);

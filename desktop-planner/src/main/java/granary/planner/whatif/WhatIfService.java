@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 import granary.api.spi.ExtensionPoint;
+import granary.planner.master.PlannerSettings;
 import granary.policy.quota.api.QuotaTable;
 import granary.policy.quota.api.QuotaTableCodec;
 import granary.sim.run.ClassPathPolicies;
@@ -117,13 +118,15 @@ public final class WhatIfService {
     }
 
     private static PolicySetSpec set(String label, Path tableFile, QuotaTable table, String unitOrder) {
-        Map<String, String> quota = new LinkedHashMap<>();
-        quota.put("tableFile", tableFile.toString());
+        PlannerSettings settings = PlannerSettings.defaults();
+        Map<String, String> options = new LinkedHashMap<>();
+        options.put(settings.tableOption(), tableFile.toString());
         if (table.workerSpans() != null) {
-            quota.put("workerSpans", table.workerSpans().toString());
+            options.put(settings.spansOption(), table.workerSpans().toString());
         }
         // built, not parsed: a path may hold ':' or ',' that the set syntax would split on
-        return new PolicySetSpec(label, List.of(new PolicySetSpec.Ref("quota", quota), new PolicySetSpec.Ref(unitOrder, Map.of())));
+        return new PolicySetSpec(label, List.of(new PolicySetSpec.Ref(settings.whatIfPolicy(), options),
+                new PolicySetSpec.Ref(unitOrder, Map.of())));
     }
 
     private static Map<String, String> traceOptions(WhatIfRequest r, TableGroups names) {

@@ -142,7 +142,7 @@ class PlannerIT {
         assertEquals(PushViewModel.Step.REVIEW, fx(() -> app.push.stepProperty().get()), "nothing sent before the answer");
         robot.clickOn("#confirmApply");
         await("the load", 30, () -> app.push.stepProperty().get() == PushViewModel.Step.APPLIED, () -> app.push.messageProperty().get());
-        MasterClient.InForce now = new MasterClient(URI.create(master.url()), master.token("reader/check")).quota();
+        MasterClient.InForce now = new MasterClient(URI.create(master.url()), master.token("reader/check")).table();
         String inForce = now.tableJson();
         assertTrue(inForce.contains("\"MaxQuota\":4000"), inForce);
         // nothing stale: the what-if's baseline is the revision just applied, and its earlier result says it is out of date

@@ -75,6 +75,21 @@ public final class FakeMaster implements AutoCloseable {
         server.start();
     }
 
+    /**
+     * Answers {@code GET /api/v1/policies} as a master whose quota policy offers the quota table at
+     * {@code href}: read and write there, its state at {@code href/state} (docs/api.md, "Resources
+     * policies declare"); the planner's client finds its routes there.
+     */
+    public FakeMaster offeringTableAt(String href) {
+        String json = "{\"policies\":[{\"name\":\"fifo\",\"active\":true,\"resources\":[]},"
+                + "{\"name\":\"quota\",\"active\":true,\"resources\":["
+                + "{\"method\":\"GET\",\"href\":\"" + href + "\",\"kind\":\"read\",\"document\":\"quota table\"},"
+                + "{\"method\":\"PUT\",\"href\":\"" + href + "\",\"kind\":\"write\",\"document\":\"quota table in its JSON format\"},"
+                + "{\"method\":\"GET\",\"href\":\"" + href + "/state\",\"kind\":\"reports\",\"reports\":[\"quota\",\"billing\"],"
+                + "\"revisionOf\":\"" + href + "\"}]}],\"inEffect\":{}}";
+        return on("/api/v1/policies", r -> Answer.json(200, json));
+    }
+
     /** Answers requests to paths starting with {@code prefix} (the longest prefix wins). */
     public FakeMaster on(String prefix, Function<Request, Answer> answer) {
         routes.put(prefix, answer);

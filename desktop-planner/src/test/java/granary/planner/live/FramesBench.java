@@ -51,6 +51,7 @@ public final class FramesBench {
         SyntheticStream stream = new SyntheticStream(nodes, rooms, Long.MAX_VALUE, rate, 5000, true, rate);
         try (FakeMaster master = new FakeMaster()) {
             master.on("/api/v1/stream", r -> FakeMaster.Answer.stream(stream));
+            master.offeringTableAt("/api/v1/quota");
             master.on("/api/v1/quota", r -> FakeMaster.Answer.json(409, "{\"type\":\"/api/v1/problems/policy-not-installed\",\"status\":409,"
                     + "\"detail\":\"no quota policy in the benchmark\"}"));
             CountDownLatch started = new CountDownLatch(1);

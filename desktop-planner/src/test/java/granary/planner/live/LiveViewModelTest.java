@@ -36,6 +36,7 @@ class LiveViewModelTest {
     @BeforeEach
     void start() throws IOException {
         master = new FakeMaster();
+        master.offeringTableAt("/api/v1/quota");
         master.on("/api/v1/quota", r -> FakeMaster.Answer.json(409, "{\"type\":\"/api/v1/problems/policy-not-installed\",\"status\":409,"
                 + "\"detail\":\"the quota policy is not installed\"}"));
         vm = new LiveViewModel(ui, FAST);
@@ -180,6 +181,7 @@ class LiveViewModelTest {
                 + "\"slice\":{\"layout\":\"line\",\"rows\":[{\"slice\":\"default\",\"workers\":null,\"preemption\":true}]},"
                 + "\"groups\":{\"layout\":\"table\",\"rows\":[{\"group\":\"root.a\",\"id\":1,\"min\":8,\"max\":20,\"used\":14,\"state\":\"OVER_MIN\"}]}}},"
                 + "\"revision\":\"r1\"}"));
+        master.offeringTableAt("/api/v1/quota");
         master.on("/api/v1/quota", r -> r.path().equals("/api/v1/quota")
                 ? FakeMaster.Answer.json(200, "{\"default\": {\"root.a\": {\"GroupId\": 1, \"MaxQuota\": 20, \"MinQuota\": 8}}}")
                 : FakeMaster.Answer.json(404, "{}"));

@@ -49,6 +49,7 @@ class LiveViewTest {
     void start(Stage stage) throws IOException {
         master = new FakeMaster();
         master.on("/api/v1/stream", r -> FakeMaster.Answer.stream(FakeMaster.resource("/live/recorded.sse"), true));
+        master.offeringTableAt("/api/v1/quota");
         master.on("/api/v1/quota", r -> FakeMaster.Answer.json(409, "{\"type\":\"/api/v1/problems/policy-not-installed\",\"status\":409,"
                 + "\"detail\":\"the quota policy is not installed\"}"));
         master.on("/api/v1/jobs/j3/why", r -> FakeMaster.Answer.json(200, "{\"job\":\"j3\",\"queue\":\"root.a\",\"state\":\"running\","

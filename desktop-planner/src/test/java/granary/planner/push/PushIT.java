@@ -123,23 +123,23 @@ class PushIT {
         assertTrue(push.messageProperty().get().startsWith("apply 1 change(s) to the master's table in force? 1 change(s) of a group's quota"),
                 push.messageProperty().get());
         assertTrue(master.token("reader/x") != null);
-        assertTrue(new MasterClient(URI.create(master.url()), reader).quota().tableJson().contains("3000"),
+        assertTrue(new MasterClient(URI.create(master.url()), reader).table().tableJson().contains("3000"),
                 "a dry run changes nothing");
 
         push.apply();
         until("the load", () -> push.stepProperty().get() != PushViewModel.Step.APPLYING);
         assertEquals(PushViewModel.Step.APPLIED, push.stepProperty().get(), push.messageProperty().get() + " " + push.problems());
-        assertTrue(new MasterClient(URI.create(master.url()), reader).quota().tableJson().contains("\"MaxQuota\":4000"),
+        assertTrue(new MasterClient(URI.create(master.url()), reader).table().tableJson().contains("\"MaxQuota\":4000"),
                 "the draft is in force");
 
         // back to the article's table, for the other tests
-        new MasterClient(URI.create(master.url()), admin).putQuota(ARTICLE, SPANS, null, false);
+        new MasterClient(URI.create(master.url()), admin).putTable(ARTICLE, SPANS, null, false);
     }
 
     @Test
     void refusalsAreShownWithTheMastersProblemsAndChangeNothing() throws Exception {
         MasterClient probe = new MasterClient(URI.create(master.url()), reader);
-        String before = probe.quota().revision();
+        String before = probe.table().revision();
 
         PushViewModel asReader = new PushViewModel(ui, background);
         asReader.masterProperty().bind(connected(reader).clientProperty());
@@ -164,19 +164,19 @@ class PushIT {
         push.preview();
         until("the dry run", () -> push.stepProperty().get() == PushViewModel.Step.REVIEW);
         String theirs = ARTICLE.replace("\"MaxQuota\":5000,\"MinQuota\":3000", "\"MaxQuota\":7000,\"MinQuota\":3000");
-        new MasterClient(URI.create(master.url()), admin).putQuota(theirs, SPANS, null, false);
+        new MasterClient(URI.create(master.url()), admin).putTable(theirs, SPANS, null, false);
         push.apply();
         until("refused", () -> push.stepProperty().get() == PushViewModel.Step.REFUSED);
         assertTrue(push.messageProperty().get().contains("409 stale-revision"), push.messageProperty().get());
-        assertTrue(probe.quota().tableJson().contains("\"MaxQuota\":7000"), "their table stays in force");
+        assertTrue(probe.table().tableJson().contains("\"MaxQuota\":7000"), "their table stays in force");
 
         push.draftSource(() -> null);
         push.preview();
         assertEquals(PushViewModel.Step.REFUSED, push.stepProperty().get());
         assertTrue(push.messageProperty().get().contains("the draft has problems"), push.messageProperty().get());
 
-        new MasterClient(URI.create(master.url()), admin).putQuota(ARTICLE, SPANS, null, false);
-        assertEquals(before, probe.quota().revision(), "the article's table again, the same revision");
+        new MasterClient(URI.create(master.url()), admin).putTable(ARTICLE, SPANS, null, false);
+        assertEquals(before, probe.table().revision(), "the article's table again, the same revision");
     }
 
     @Test

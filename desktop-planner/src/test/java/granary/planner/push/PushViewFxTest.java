@@ -50,6 +50,7 @@ class PushViewFxTest {
     @Start
     void start(Stage stage) throws IOException {
         master = new FakeMaster();
+        master.offeringTableAt("/api/v1/quota");
         master.on("/api/v1/quota", r -> {
             if (r.method().equals("GET")) {
                 return FakeMaster.Answer.json(200, IN_FORCE).with("ETag", "\"r1\"").with("Granary-Worker-Spans", PushIT.SPANS);
