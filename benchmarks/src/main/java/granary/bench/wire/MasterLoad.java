@@ -239,6 +239,8 @@ public final class MasterLoad {
         long rebuilt = System.nanoTime();
         // the window closes once every peer reported and none came for the settle time (0.5 s): the rest is the rebuild
         out.put("recovery_after_last_report_s", (rebuilt - reported) / 1e9);
+        // the master's own measure: from the window closing (settle time and the tick's wait behind it) to serving
+        out.put("recovery_rebuild_s", master.lastRebuild().nanos() / 1e9);
         out.put("recovery_granted", waitGranted(loop, (long) agents * slots));
         out.put("recovery_full_s", (System.nanoTime() - reported) / 1e9);
         out.put("heap_live_recovered_mib", mib(liveHeap(memory)));

@@ -15,6 +15,7 @@ class MasterLoadSmokeTest {
 
         assertEquals(120L, ((Number) r.get("granted")).longValue(), r::toString);
         assertEquals(120L, ((Number) r.get("recovery_granted")).longValue(), "every grant back after the restart: " + r);
+        assertTrue(((Number) r.get("recovery_rebuild_s")).doubleValue() > 0, "the master measured its rebuild: " + r);
         assertTrue(((Number) r.get("heartbeat_wall_us")).doubleValue() > 0, "the heartbeats were timed (CPU time ticks too coarsely for 40): " + r);
     }
 }

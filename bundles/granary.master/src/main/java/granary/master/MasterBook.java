@@ -57,6 +57,8 @@ final class MasterBook {
     final List<Runnable> deferred = new ArrayList<>();
     /** What the master still owes peers that return after the window. */
     Recovered recovered = Recovered.none();
+    /** The last rebuild, for monitors; null before one. */
+    volatile MasterMonitor.Rebuilt lastRebuild;
     /** Open while the master listens after starting empty; null once it rebuilt (docs/recovery.md). Read by monitors. */
     volatile RecoveryWindow window;
     /** True while the window's rebuild is applied: peers are asked to send again. Read by monitors. */

@@ -46,4 +46,20 @@ public interface MasterMonitor {
     /** {@code messages} applied in {@code turns}. */
     record Batches(long turns, long messages) {
     }
+
+    /**
+     * The last rebuild after a recovery window (docs/recovery.md, "Rebuilding"), or null if this
+     * master has not rebuilt: the window closed, then the grants were rebuilt from what peers
+     * reported and the master served again.
+     */
+    default Rebuilt lastRebuild() {
+        return null;
+    }
+
+    /**
+     * A rebuild: when the window closed (the master's clock, ms), how long from there to serving
+     * (wall time, ns: measured, never used in a decision), the grants adopted and the slots dropped.
+     */
+    record Rebuilt(long closedAtMillis, long nanos, int adoptions, int dropped) {
+    }
 }

@@ -159,6 +159,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         });
     }
 
+    @Override
+    public Rebuilt lastRebuild() {
+        return book.lastRebuild;
+    }
+
     /** True while the master listens after starting empty, or rebuilds from what it heard. */
     public boolean recovering() {
         return book.window != null || book.rebuilding;

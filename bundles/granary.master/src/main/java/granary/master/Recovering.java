@@ -220,12 +220,18 @@ final class Recovering extends MasterPart {
         w = book.window;
         book.window = null;
         book.rebuilding = true;
+        long closedAt = clock.millis();
+        long started = System.nanoTime(); // measured for monitors only: no decision reads it
+        Rebuild b = null;
         try {
-            rebuild(w.close());
+            b = w.close();
+            rebuild(b);
         } finally {
             while (true) {
                 List<Runnable> batch;
                 if (book.deferred.isEmpty()) {
+                    book.lastRebuild = new MasterMonitor.Rebuilt(closedAt, System.nanoTime() - started,
+                            b == null ? 0 : b.adoptions().size(), b == null ? 0 : b.dropped().stream().mapToInt(d -> d.slots()).sum());
                     book.rebuilding = false;
                     break;
                 }
@@ -250,14 +256,17 @@ final class Recovering extends MasterPart {
     private void rebuild(Rebuild b) {
         long now = clock.millis();
         List<String> nodes = new ArrayList<>();
-        for (NodeSpec n : b.nodes()) {
-            try {
-                apply(new NodeAdded(n, true));
-                nodes.add(n.name());
-            } catch (InvalidRequestException ex) {
-                // a node the engine refuses (duplicate, bad capacity): its agent is told when it sends again
+        // one engine cycle for all nodes (they come blacklisted: nothing is granted on them yet)
+        book.engine.batch(() -> {
+            for (NodeSpec n : b.nodes()) {
+                try {
+                    apply(new NodeAdded(n, true));
+                    nodes.add(n.name());
+                } catch (InvalidRequestException ex) {
+                    // a node the engine refuses (duplicate, bad capacity): its agent is told when it sends again
+                }
             }
-        }
+        });
         owners.putAll(b.owners());
         // caps dropped by the rebuild are withdrawn: their workers' exits go to the job master they named
         b.dropped().forEach(d -> {

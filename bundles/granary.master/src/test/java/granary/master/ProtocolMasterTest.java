@@ -347,9 +347,14 @@ class ProtocolMasterTest {
         try {
             assertEquals(RecoveryState.WINDOW_OPEN, m.recoveryState());
             assertEquals(new DeliveryStats(0, 0, -1, -1), m.deliveryStats());
+            assertNull(m.lastRebuild(), "no rebuild before the window closes");
             clock.advance(61_000);
             m.tick(); // the window is due: the master rebuilds (from nothing) and serves
             assertEquals(RecoveryState.SERVING, m.recoveryState());
+            MasterMonitor.Rebuilt rebuilt = m.lastRebuild();
+            assertEquals(1_061_000, rebuilt.closedAtMillis(), "closed by the tick at the window's end");
+            assertEquals(0, rebuilt.adoptions());
+            assertTrue(rebuilt.nanos() > 0, rebuilt::toString);
         } finally {
             m.close();
             live.close();

@@ -65,6 +65,12 @@ final class MasterSampler implements MultiCollector {
         out.add(Families.gauge("granary_master_recovery_state",
                 "1 for the state the master is in after its start (docs/recovery.md): window_open (listening to peers, "
                         + "grants not applied yet), rebuilding, or serving.", states));
+        MasterMonitor.Rebuilt rebuilt = m.lastRebuild();
+        if (rebuilt != null) {
+            out.add(Families.gauge("granary_master_recovery_rebuild_seconds",
+                    "How long the last rebuild took, from the recovery window closing to the master serving again "
+                            + "(docs/recovery.md, \"Rebuilding\").", rebuilt.nanos() / 1e9));
+        }
         out.add(delivery(m.deliveryStats(), m.hintStats()));
         MasterMonitor.Batches b = m.batches();
         out.add(Families.counter("granary_master_messages",

@@ -308,6 +308,11 @@ class GranaryMetricsTest {
             public Batches batches() {
                 return new Batches(7, 30);
             }
+
+            @Override
+            public Rebuilt lastRebuild() {
+                return new Rebuilt(1_000, 1_750_000_000L, 200_000, 12);
+            }
         };
         metrics = metricsOf(live, List.of(), master);
         Exposition e = scrape();
@@ -326,6 +331,7 @@ class GranaryMetricsTest {
         assertEquals(1, e.get("granary_master_recovery_state", "state", "window_open"));
         assertEquals(0, e.get("granary_master_recovery_state", "state", "serving"));
         assertEquals(30.0, e.get("granary_master_messages_total"), 1e-9);
+        assertEquals(1.75, e.get("granary_master_recovery_rebuild_seconds"), 1e-9);
         assertEquals(7.0, e.get("granary_master_message_turns_total"), 1e-9);
         assertEquals("summary", e.type("granary_master_delivery_latency_seconds"));
         // caps to agents and hints to job masters apart: the hints wait for their job master's next poll

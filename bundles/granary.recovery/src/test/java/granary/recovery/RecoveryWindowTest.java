@@ -89,6 +89,34 @@ class RecoveryWindowTest {
     }
 
     @Test
+    void adoptionsAreOnlineFirstThenByNodeThenByTheUnitsText() {
+        // "a-b/x" reads before "a/x" ('-' < '/'), though job "a" sorts before job "a-b"
+        UnitId ax = new UnitId("a", "x");
+        UnitId abx = new UnitId("a-b", "x");
+        UnitId ay = new UnitId("a", "y");
+        w.agent(new AgentReport(node("n2", 8), List.of(cap("jm", ay, 1, false), cap("jm", ax, 1, false), cap("jm", WEB, 1, true))), 10);
+        w.agent(new AgentReport(node("n1", 8), List.of(cap("jm", ax, 1, false), cap("jm", abx, 1, false))), 10);
+        w.jobMaster(new JobMasterReport("jm", List.of(job("svc", "web", 1, UnitKind.ONLINE),
+                JobSpec.of("a", JobSpec.DEFAULT_GROUP, UnitSpec.builder("x").slot(SLOT).desired(2).build(),
+                        UnitSpec.builder("y").slot(SLOT).desired(1).build()),
+                job("a-b", "x", 1, UnitKind.OFFLINE)), List.of()), 10);
+        assertEquals(List.of(new Adoption(WEB, "n2", 1, true), new Adoption(abx, "n1", 1, false), new Adoption(ax, "n1", 1, false),
+                new Adoption(ax, "n2", 1, false), new Adoption(ay, "n2", 1, false)), w.close().adoptions());
+    }
+
+    @Test
+    void unitsCompareAsTheirTextWithoutMakingIt() {
+        List<UnitId> ids = List.of(new UnitId("a", "x"), new UnitId("a-b", "x"), new UnitId("a", "x-1"), new UnitId("a", ""),
+                new UnitId("ab", "x"), new UnitId("a0", "x"), new UnitId("", "a"), new UnitId("a", "b/c"), new UnitId("a/b", "c"),
+                new UnitId("job-10", "map"), new UnitId("job-9", "map"), new UnitId("job-1", "map"), new UnitId("job-1", "reduce"));
+        for (UnitId x : ids) {
+            for (UnitId y : ids) {
+                assertEquals(Integer.signum(x.toString().compareTo(y.toString())), Integer.signum(RecoveryWindow.asText(x, y)), x + " vs " + y);
+            }
+        }
+    }
+
+    @Test
     void theWindowClosesWhenItsTimeIsUpOrOnceEveryNamedPeerReportedAndTheSettleTimePassed() {
         assertFalse(w.due(59_999), "nobody reported yet: wait for the whole window");
         assertTrue(w.due(60_000));
