@@ -33,7 +33,8 @@ import org.osgi.framework.Bundle;
 
 /**
  * The gang and reservation policies in a real framework (Felix or Equinox, per run), with the
- * default selection (sjf, queues, quota, gang, reservation): both in effect; each bundle stopped
+ * default selection and reservation added (sjf, queues, quota, gang, reservation, through Config
+ * Admin as an operator adds it): both in effect; each bundle stopped
  * and started while work runs; nothing lost (granted + waiting = desired for every unit, before and
  * after); stopping reservation releases its locks at once; stopping gang never leaves a gang half
  * placed. The reservation runs with threshold 0 (configured through Config Admin) so that it acts
@@ -42,11 +43,15 @@ import org.osgi.framework.Bundle;
  */
 class GangReservationIT {
 
+    /** The runtime's default selection with reservation (docs/multi-tenancy.md, "The multi-tenant default"). */
+    private static final String[] SELECTION = {"sjf", "queues", "quota", "gang", "reservation"};
+
     private static ApiRuntime runtime;
 
     @BeforeAll
     static void start() throws Exception {
-        runtime = ApiRuntime.start(Map.of("granary.policy.reservation", Map.of("thresholdMillis", 0L, "timeoutMillis", 0L)));
+        runtime = ApiRuntime.start(Map.of("granary.policy.reservation", Map.of("thresholdMillis", 0L, "timeoutMillis", 0L),
+                "granary.engine", Map.of("policies", SELECTION)));
     }
 
     @AfterAll
