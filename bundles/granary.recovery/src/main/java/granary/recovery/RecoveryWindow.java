@@ -188,8 +188,23 @@ public final class RecoveryWindow {
         }
     }
 
-    /** A cap that may be adopted; {@code real} is its unit as its job master's request has it, or null for a mock unit. */
-    private record Candidate(UnitId unit, String node, int slots, boolean online, String jobMaster, Resources size, UnitSpec real) {
+    /**
+     * A cap that may be adopted: {@code real} is its unit as its job master's request has it, with
+     * what is counted for it, or null for a mock unit's cap ({@code mock}).
+     */
+    private record Candidate(UnitId unit, String node, int slots, boolean online, String jobMaster, Resources size, Tally real,
+                             MockUnit mock) {
+    }
+
+    /** A unit of a job master's request and, as the rebuild goes, its slots kept for absent agents and adopted. */
+    private static final class Tally {
+        final UnitSpec spec;
+        int reserved;
+        int held;
+
+        Tally(UnitSpec spec) {
+            this.spec = spec;
+        }
     }
 
     /**
@@ -232,6 +247,19 @@ public final class RecoveryWindow {
         int c = x.node().compareTo(y.node());
         return c != 0 ? c : asText(x.unit(), y.unit());
     };
+
+    /** The slots of {@code unit} among the candidates in {@code range} (a node's), 0 for none. */
+    private static int capped(List<Candidate> candidates, int[] range, UnitId unit) {
+        int slots = 0;
+        for (int i = range[0]; i < range[1]; i++) {
+            Candidate c = candidates.get(i);
+            UnitId u = c.unit();
+            if (u == unit || u.unit().equals(unit.unit()) && u.job().equals(unit.job())) {
+                slots += c.slots();
+            }
+        }
+        return slots;
+    }
 
     /** {@code a.toString().compareTo(b.toString())}, without the strings. */
     static int asText(UnitId a, UnitId b) {
@@ -280,9 +308,8 @@ public final class RecoveryWindow {
         Map<String, String> owners = new TreeMap<>();
         // hashed copies for the lookups per cap and holding (200,000 of them in a large cluster)
         Set<String> reportedJobMasters = new HashSet<>(jobMasters.keySet());
-        Set<String> reportedNodes = new HashSet<>(agents.keySet());
         Map<String, String> ownerOf = new HashMap<>();
-        Map<UnitId, UnitSpec> units = new HashMap<>();
+        Map<UnitId, Tally> units = new HashMap<>();
         Map<String, List<Request.Holding>> reported = new TreeMap<>();
         for (JobMasterReport j : jobMasters.values()) {
             reported.put(j.id(), j.holdings());
@@ -293,7 +320,7 @@ public final class RecoveryWindow {
                 if (owners.putIfAbsent(job.id(), j.id()) == null) {
                     ownerOf.put(job.id(), j.id());
                     jobs.put(job.id(), job);
-                    job.units().forEach(u -> units.put(new UnitId(job.id(), u.name()), u));
+                    job.units().forEach(u -> units.put(new UnitId(job.id(), u.name()), new Tally(u)));
                 }
             }
         }
@@ -301,10 +328,11 @@ public final class RecoveryWindow {
         List<Candidate> candidates = new ArrayList<>();
         Map<String, Map<String, MockUnit>> mockUnits = new TreeMap<>();
         Map<String, String> mockOwners = new HashMap<>();
-        // Caps of the node → (unit, job master) → slots, to set holdings against.
-        Map<String, Map<UnitId, Integer>> capped = new HashMap<>();
+        // Each node's candidates, a range of the list (agent by agent), to set holdings against.
+        Map<String, int[]> candidatesOf = new HashMap<>();
         for (AgentReport a : agents.values()) {
             String node = a.node().name();
+            int first = candidates.size();
             for (Cap.Grant g : a.caps()) {
                 if (g.slots() <= 0) {
                     continue;
@@ -312,13 +340,14 @@ public final class RecoveryWindow {
                 String job = g.unit().job();
                 String owner = ownerOf.get(job);
                 if (reportedJobMasters.contains(g.jobMaster())) {
-                    UnitSpec u = units.get(g.unit());
+                    Tally u = units.get(g.unit());
                     if (u == null || !g.jobMaster().equals(owner)) {
                         dropped.add(new Dropped(g.unit(), node, g.slots(), g.jobMaster(), g.online(),
                                 "job master " + g.jobMaster() + " does not run unit " + g.unit() + " any more"));
                         continue;
                     }
-                    candidates.add(new Candidate(g.unit(), node, g.slots(), u.kind() == UnitKind.ONLINE, g.jobMaster(), u.slot(), u));
+                    candidates.add(new Candidate(g.unit(), node, g.slots(), u.spec.kind() == UnitKind.ONLINE, g.jobMaster(),
+                            u.spec.slot(), u, null));
                 } else if (owner != null) {
                     dropped.add(new Dropped(g.unit(), node, g.slots(), g.jobMaster(), g.online(),
                             "job " + job + " is run by job master " + owner + ", not " + g.jobMaster()));
@@ -336,32 +365,32 @@ public final class RecoveryWindow {
                                 "caps name two job masters for job " + job + ": " + mockOwner + " and " + g.jobMaster()));
                         continue;
                     }
-                    mockUnits.computeIfAbsent(job, x -> new TreeMap<>())
+                    MockUnit mock = mockUnits.computeIfAbsent(job, x -> new TreeMap<>())
                             .computeIfAbsent(g.unit().unit(), x -> new MockUnit(g.size(), g.online()));
-                    candidates.add(new Candidate(g.unit(), node, g.slots(), g.online(), g.jobMaster(), g.size(), null));
+                    candidates.add(new Candidate(g.unit(), node, g.slots(), g.online(), g.jobMaster(), g.size(), null, mock));
                 }
-                capped.computeIfAbsent(node, x -> new HashMap<>()).merge(g.unit(), g.slots(), Integer::sum);
             }
+            candidatesOf.put(node, new int[] {first, candidates.size()});
         }
         // Holdings: used only where the agent did not report; elsewhere the caps win.
         List<Adoption> awaiting = new ArrayList<>();
-        Map<UnitId, Integer> reserved = new HashMap<>();
         for (JobMasterReport j : jobMasters.values()) {
             for (Request.Holding h : j.holdings()) {
-                UnitSpec u = units.get(h.unit());
+                Tally u = units.get(h.unit());
                 if (h.slots() <= 0 || u == null || !j.id().equals(ownerOf.get(h.unit().job()))) {
                     continue;
                 }
-                boolean online = u.kind() == UnitKind.ONLINE;
-                if (reportedNodes.contains(h.node())) {
-                    int caps = capped.getOrDefault(h.node(), Map.of()).getOrDefault(h.unit(), 0);
+                boolean online = u.spec.kind() == UnitKind.ONLINE;
+                int[] range = candidatesOf.get(h.node()); // the node's agent reported (with caps or none)
+                if (range != null) {
+                    int caps = capped(candidates, range, h.unit());
                     if (h.slots() > caps) {
                         dropped.add(new Dropped(h.unit(), h.node(), h.slots() - caps, j.id(), online,
                                 "agent " + h.node() + " holds a cap for " + caps + " slots, not " + h.slots() + ": the agent's caps win"));
                     }
                 } else if (online) {
                     awaiting.add(new Adoption(h.unit(), h.node(), h.slots(), true));
-                    reserved.merge(h.unit(), h.slots(), Integer::sum);
+                    u.reserved += h.slots();
                 } else {
                     dropped.add(new Dropped(h.unit(), h.node(), h.slots(), j.id(), false, "agent " + h.node()
                             + " did not report within the recovery window: its offline slots run again elsewhere"));
@@ -371,7 +400,6 @@ public final class RecoveryWindow {
         // Adopt: online first; within each node's capacity; offline within what the unit still wants.
         candidates = inAdoptionOrder(candidates);
         List<Adoption> adoptions = new ArrayList<>();
-        Map<UnitId, Integer> held = new HashMap<>();
         for (Candidate c : candidates) {
             Resources room = free.get(c.node());
             int n = c.slots();
@@ -380,25 +408,26 @@ public final class RecoveryWindow {
             }
             int fits = n;
             boolean wantsLess = false;
-            UnitSpec real = c.real();
+            Tally real = c.real();
             if (real != null && !c.online()) {
-                int wants = real.desired() - reserved.getOrDefault(c.unit(), 0) - held.getOrDefault(c.unit(), 0);
+                int wants = real.spec.desired() - real.reserved - real.held;
                 if (wants < n) {
                     n = Math.max(0, wants);
                     wantsLess = true;
                 }
             }
             if (n < c.slots()) {
-                String why = wantsLess ? "unit " + c.unit() + " wants only " + real.desired() + " slots"
+                String why = wantsLess ? "unit " + c.unit() + " wants only " + real.spec.desired() + " slots"
                         : "node " + c.node() + " reports room for only " + fits + " of them";
                 dropped.add(new Dropped(c.unit(), c.node(), c.slots() - n, c.jobMaster(), c.online(), why));
             }
             if (n > 0) {
                 adoptions.add(new Adoption(c.unit(), c.node(), n, c.online()));
                 free.put(c.node(), room.minus(c.size().times(n)));
-                held.merge(c.unit(), n, Integer::sum);
-                if (real == null) {
-                    mockUnits.get(c.unit().job()).get(c.unit().unit()).held += n;
+                if (real != null) {
+                    real.held += n;
+                } else {
+                    c.mock().held += n;
                 }
             }
         }
@@ -409,9 +438,8 @@ public final class RecoveryWindow {
         for (JobSpec job : jobs.values()) {
             List<UnitSpec> us = new ArrayList<>();
             for (UnitSpec u : job.units()) {
-                UnitId id = new UnitId(job.id(), u.name());
-                int r = reserved.getOrDefault(id, 0);
-                us.add(u.withDesired(Math.max(u.desired(), held.getOrDefault(id, 0) + r) - r));
+                Tally t = units.get(new UnitId(job.id(), u.name()));
+                us.add(u.withDesired(Math.max(u.desired(), t.held + t.reserved) - t.reserved));
             }
             if (us.stream().allMatch(u -> u.desired() == 0)) {
                 deferred.add(job); // everything it wants runs on nodes not back yet
