@@ -61,6 +61,11 @@ final class MasterBook {
     volatile MasterMonitor.Rebuilt lastRebuild;
     /** Open while the master listens after starting empty; null once it rebuilt (docs/recovery.md). Read by monitors. */
     volatile RecoveryWindow window;
+    /**
+     * True while the rebuild adopts its grants (one engine batch): their outputs leave the mirrors
+     * alone, which are then filled whole from the engine. On the loop's thread only.
+     */
+    boolean adopting;
     /** True while the window's rebuild is applied: peers are asked to send again. Read by monitors. */
     volatile boolean rebuilding;
     /** True once the master is closing: nothing new is parked or started. Read at the edge. */

@@ -427,7 +427,9 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
 
     private void onOutput(OutputEvent event) {
         if (event instanceof Granted g) {
-            mirrors.move(g.unit(), g.node(), g.slots(), false);
+            if (!book.adopting) {
+                mirrors.move(g.unit(), g.node(), g.slots(), false);
+            }
             restarting.placed(g.unit(), g.node(), g.slots());
         } else if (event instanceof Revoked r) {
             mirrors.move(r.unit(), r.node(), -r.slots(), true);

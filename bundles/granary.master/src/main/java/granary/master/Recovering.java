@@ -310,16 +310,22 @@ final class Recovering extends MasterPart {
             }
         }
         // one engine cycle for all adoptions, not one each (200,000 at 20,000 agents; the nodes are
-        // blacklisted, so no cycle could grant in between anyway)
-        book.engine.batch(() -> {
-            for (Adoption a : b.adoptions()) {
-                try {
-                    apply(new GrantAdopted(a.unit(), a.node(), a.slots()));
-                } catch (InvalidRequestException ex) {
-                    // not taken on: the full cap below withdraws it, the full hint says where the unit holds slots
+        // blacklisted, so no cycle could grant in between anyway); the mirrors are filled whole from
+        // the engine below, so the adoptions' grants do not move them one by one
+        book.adopting = true;
+        try {
+            book.engine.batch(() -> {
+                for (Adoption a : b.adoptions()) {
+                    try {
+                        apply(new GrantAdopted(a.unit(), a.node(), a.slots()));
+                    } catch (InvalidRequestException ex) {
+                        // not taken on: the full cap below withdraws it, the full hint says where the unit holds slots
+                    }
                 }
-            }
-        });
+            });
+        } finally {
+            book.adopting = false;
+        }
         query(v -> {
             book.recovered = new Recovered(b);
             noRoomYet.forEach(book.recovered::defer);
