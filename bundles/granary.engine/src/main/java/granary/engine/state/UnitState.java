@@ -409,25 +409,70 @@ public final class UnitState implements UnitView {
         return out;
     }
 
-    /** One pass over the grants held, without building and sorting the ones too young to matter. */
+    /**
+     * One pass over the grants held, then the newest taken one by one from a heap until {@code wanted}
+     * slots are reached: no grant is built, looked up or sorted beyond those returned (a unit of a
+     * big job holds grants on thousands of nodes; preemption asks for a few hundred slots at a time).
+     * Newest by their latest grant, then by decision, then in the order the nodes were first granted.
+     */
     @Override
     public List<Allocation> newestGrants(long wanted, long startedBy) {
-        List<Allocation> eligible = new ArrayList<>();
-        ages.forEach((n, age) -> {
-            if (age[2] <= startedBy) {
-                eligible.add(new Allocation(id, n.name(), slots.get(n), age[0], age[1], age[2]));
-            }
-        });
-        eligible.sort(Comparator.comparingLong(Allocation::latest).reversed()
-                .thenComparing(Comparator.comparingLong(Allocation::seq).reversed()));
-        long sum = 0;
-        for (int i = 0; i < eligible.size(); i++) {
-            sum += eligible.get(i).slots();
-            if (sum >= wanted) {
-                return eligible.subList(0, i + 1);
+        int size = ages.size();
+        NodeState[] nodes = new NodeState[size];
+        long[][] age = new long[size][];
+        int m = 0;
+        for (Map.Entry<NodeState, long[]> e : ages.entrySet()) {
+            if (e.getValue()[2] <= startedBy) {
+                nodes[m] = e.getKey();
+                age[m++] = e.getValue();
             }
         }
-        return eligible;
+        int[] heap = new int[m];
+        for (int i = 0; i < m; i++) {
+            heap[i] = i;
+        }
+        for (int i = m / 2 - 1; i >= 0; i--) {
+            siftDown(heap, i, m, age);
+        }
+        List<Allocation> out = new ArrayList<>();
+        long sum = 0;
+        for (int left = m; left > 0 && (out.isEmpty() || sum < wanted); ) {
+            int i = heap[0];
+            heap[0] = heap[--left];
+            siftDown(heap, 0, left, age);
+            int k = slots.get(nodes[i]);
+            out.add(new Allocation(id, nodes[i].name(), k, age[i][0], age[i][1], age[i][2]));
+            sum += k;
+        }
+        return out;
+    }
+
+    /** True if grant {@code a} comes before {@code b} among the newest: later latest grant, later decision, earlier node. */
+    private static boolean newer(int a, int b, long[][] age) {
+        if (age[a][2] != age[b][2]) {
+            return age[a][2] > age[b][2];
+        }
+        if (age[a][1] != age[b][1]) {
+            return age[a][1] > age[b][1];
+        }
+        return a < b;
+    }
+
+    private static void siftDown(int[] heap, int i, int size, long[][] age) {
+        while (true) {
+            int l = 2 * i + 1;
+            if (l >= size) {
+                return;
+            }
+            int best = l + 1 < size && newer(heap[l + 1], heap[l], age) ? l + 1 : l;
+            if (!newer(heap[best], heap[i], age)) {
+                return;
+            }
+            int t = heap[i];
+            heap[i] = heap[best];
+            heap[best] = t;
+            i = best;
+        }
     }
 
     /** Updates the waiting clock after a change: starts when slots wait, stops when none do. */
