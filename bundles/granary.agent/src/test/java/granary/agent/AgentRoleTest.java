@@ -128,12 +128,6 @@ class AgentRoleTest {
     // ---- 2: epochs --------------------------------------------------------------------------------
 
     /**
-     * Every registration takes a larger epoch: after a master restart, and after a restart of the
-     * agent itself, even on a clock that reads earlier than its last registration — the checkpoint
-     * keeps the epoch. A master that declared the node lost may have died before saying so: an epoch
-     * used twice would let a plan of that lost time start (docs/protocol.md, "Plans").
-     */
-    /**
      * Plan sessions do not pile up: the session of a job master that holds no caps here and sent
      * nothing for longer than a pass lives is forgotten (docs/security.md, "Plan passes"); one that
      * holds caps keeps its session however quiet.
@@ -158,6 +152,12 @@ class AgentRoleTest {
         assertEquals(1, d.sessionCount(), "jm2 holds none and was quiet: forgotten");
     }
 
+    /**
+     * Every registration takes a larger epoch: after a master restart, and after a restart of the
+     * agent itself, even on a clock that reads earlier than its last registration — the checkpoint
+     * keeps the epoch. A master that declared the node lost may have died before saying so: an epoch
+     * used twice would let a plan of that lost time start (docs/protocol.md, "Plans").
+     */
     @Test
     void everyRegistrationTakesALargerEpochAlsoAfterARestartOfTheAgentFromItsCheckpoint() throws Exception {
         AgentRole first = start(loop);

@@ -60,7 +60,6 @@ final class AgentPeer extends Peer {
     /** How many exits are remembered per agent. */
     static final int RECENT_EXITS = 4096;
 
-    /** {@code exited} without the exits taken already (a slot is one worker's: its exit comes once). */
     /**
      * Workers started since: a slot started again (a job master that numbers its workers anew per
      * run does not, but one may reuse a slot once its worker ended) has a new exit to come, not a
@@ -70,6 +69,7 @@ final class AgentPeer extends Peer {
         started.forEach(w -> recentExits.remove(new Slot(w.unit(), w.slot())));
     }
 
+    /** {@code exited} without the exits taken already (a slot is one worker's: its exit comes once). */
     List<granary.protocol.Heartbeat.Exit> freshExits(List<granary.protocol.Heartbeat.Exit> exited) {
         List<granary.protocol.Heartbeat.Exit> out = new ArrayList<>();
         for (granary.protocol.Heartbeat.Exit x : exited) {

@@ -392,14 +392,14 @@ final class Restarting extends MasterPart {
         return false;
     }
 
-    /**
-     * Takes on the restart whose slot {@code g} on {@code node} holds, if it is one (its cap names
-     * the master as owner and carries the launch). In a turn of the loop. Returns whether it was one.
-     */
     /** A unit on a node. */
     private record Placed(granary.api.model.UnitId unit, String node) {
     }
 
+    /**
+     * Takes on the restart whose slot {@code g} on {@code node} holds, if it is one (its cap names
+     * the master as owner and carries the launch). In a turn of the loop. Returns whether it was one.
+     */
     private boolean recoverRestart(String node, granary.protocol.Cap.Grant g, long now) {
         if (g.launch() == null || !Restarts.OWNER.equals(g.jobMaster())) {
             return false;

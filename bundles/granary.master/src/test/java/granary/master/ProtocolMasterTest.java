@@ -274,11 +274,6 @@ class ProtocolMasterTest {
     }
 
     /**
-     * An agent that restarts on another port: the job master holding slots there is told the new
-     * address (same slots), or its plans would go on to the old one (docs/recovery.md, "Exits that
-     * never arrive").
-     */
-    /**
      * The hint that places a job master's slots on a node carries a plan pass for that node's agent,
      * sealed with that agent's key and no other, for the job master's living incarnation; halfway
      * through its life the master sends a new one (docs/security.md, "Plan passes").
@@ -322,6 +317,11 @@ class ProtocolMasterTest {
         }
     }
 
+    /**
+     * An agent that restarts on another port: the job master holding slots there is told the new
+     * address (same slots), or its plans would go on to the old one (docs/recovery.md, "Exits that
+     * never arrive").
+     */
     @Test
     void anAgentBackAtAnotherAddressIsAnnouncedToTheJobMastersHoldingSlotsThere() {
         SyncLink agent = h.link(Role.AGENT, "n1", 1);

@@ -310,7 +310,6 @@ final class MessageReader {
         return v;
     }
 
-    /** An optional {@code epoch} (protocol version 4): 0 when absent, never negative. */
     /** An exit's optional {@code oom} (protocol version 6): null when absent, an ordinary end. */
     private Heartbeat.Oom oom(JsonObject x, String at) {
         if (x.get("oom") == null) {
@@ -328,6 +327,7 @@ final class MessageReader {
         return make.apply(c, stopped);
     }
 
+    /** An optional {@code epoch} (protocol version 4): 0 when absent, never negative. */
     private long epoch(JsonObject o, String path) {
         return notNegative(o, "epoch", path);
     }

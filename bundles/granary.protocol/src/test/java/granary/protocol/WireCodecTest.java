@@ -434,11 +434,6 @@ class WireCodecTest {
     }
 
     /**
-     * Usage, health and an exit's {@code oom} (version 6, docs/agent.md "What is reported") round-trip
-     * and go as version 6; a heartbeat of an agent before them (version 5, no such fields) is read with
-     * both null, "not reported"; a version-5 envelope carrying them is refused in words.
-     */
-    /**
      * A desire may keep its unit off nodes (docs/agent.md, "Blacklisting a node for one job"):
      * version 7, refused in an older envelope, without it a desire reads as before (nothing
      * changes), and a name that is no node name or a list over the limit is refused with where.
@@ -481,6 +476,11 @@ class WireCodecTest {
                 + (Request.MAX_AVOIDED + 1)), over.getMessage());
     }
 
+    /**
+     * Usage, health and an exit's {@code oom} (version 6, docs/agent.md "What is reported") round-trip
+     * and go as version 6; a heartbeat of an agent before them (version 5, no such fields) is read with
+     * both null, "not reported"; a version-5 envelope carrying them is refused in words.
+     */
     @Test
     void usageHealthAndOomAreVersionSixAndAnOlderAgentsHeartbeatStillReads() {
         UnitId u = Samples.MAP;

@@ -85,6 +85,26 @@ class DocsReferencesTest {
         assertEquals(List.of(), found, "say what the behaviour is and point at docs/ (docs/<file>.md, \"<Heading>\")");
     }
 
+    /** A doc comment right above another one describes nothing: it was left behind when code moved. */
+    @Test
+    void noDocCommentIsLeftAboveAnother() throws IOException {
+        Path root = root();
+        List<String> orphans = new ArrayList<>();
+        for (Path f : sources(root)) {
+            String rel = root.relativize(f).toString();
+            if (!rel.endsWith(".java")) {
+                continue;
+            }
+            List<String> lines = read(f).lines().toList();
+            for (int i = 0; i + 1 < lines.size(); i++) {
+                if (lines.get(i).strip().endsWith("*/") && lines.get(i + 1).strip().startsWith("/**")) {
+                    orphans.add(rel + ":" + (i + 1));
+                }
+            }
+        }
+        assertEquals(List.of(), orphans, "a doc comment goes right above what it describes");
+    }
+
     @Test
     void everyPageOfDocsIsInItsIndex() throws IOException {
         Path docs = root().resolve("docs");

@@ -36,13 +36,13 @@ public final class Resources {
         this.values = values;
     }
 
-    /** cpu (1/100 cores) and memory (MiB) only. */
     /**
      * The largest amount of one resource a node's capacity or a slot may have (2^40: 10^10 cores in
      * hundredths, an exbibyte of memory in MiB). Sums over a million such nodes stay exact.
      */
     public static final long MAX_AMOUNT = 1L << 40;
 
+    /** cpu (1/100 cores) and memory (MiB) only. */
     public static Resources of(long cpu, long memMb) {
         if (cpu == 0 && memMb == 0) {
             return ZERO;

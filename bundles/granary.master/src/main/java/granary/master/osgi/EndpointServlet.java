@@ -49,12 +49,6 @@ final class EndpointServlet extends HttpServlet {
     }
 
     /**
-     * A post is authenticated from its headers before a byte of its body is read (a caller without
-     * a valid token is answered at once and the connection closed); the body is then read without
-     * holding a thread while it comes, up to {@link WireCodec#MAX_MESSAGE_BYTES} + 1 bytes and for at
-     * most {@link #BODY_MILLIS} in all (docs/security.md, "Limits").
-     */
-    /**
      * Routes by path and method: {@code POST .../messages}, {@code GET .../inbox}; another method
      * on either is 405 (naming the one it takes), another path 404, both as problem JSON.
      */
@@ -93,6 +87,12 @@ final class EndpointServlet extends HttpServlet {
         return times.line();
     }
 
+    /**
+     * A post is authenticated from its headers before a byte of its body is read (a caller without
+     * a valid token is answered at once and the connection closed); the body is then read without
+     * holding a thread while it comes, up to {@link WireCodec#MAX_MESSAGE_BYTES} + 1 bytes and for at
+     * most {@link #BODY_MILLIS} in all (docs/security.md, "Limits").
+     */
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         long arrived = System.nanoTime();

@@ -247,7 +247,6 @@ public final class SummaryText {
         return String.format(Locale.ROOT, "%,d", v);
     }
 
-    /** A small share, to a thousandth of a per cent: work lost is a fraction of a per cent when all is well. */
     /** The causes long stretches below min were charged to, in any run, most time first over all runs. */
     private static List<String> stretchCauses(List<RunResult> runs) {
         java.util.Map<String, Double> time = new java.util.HashMap<>();
@@ -256,6 +255,7 @@ public final class SummaryText {
                 .map(java.util.Map.Entry::getKey).toList();
     }
 
+    /** A small share, to a thousandth of a per cent: work lost is a fraction of a per cent when all is well. */
     static String pct3(double share) {
         return String.format(Locale.ROOT, "%.3f%%", share * 100);
     }

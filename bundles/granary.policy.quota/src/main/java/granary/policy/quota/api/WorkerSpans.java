@@ -25,14 +25,14 @@ public final class WorkerSpans {
         return new WorkerSpans(spans);
     }
 
+    /** Problems of one WorkerSpans reported one by one; the rest are counted. */
+    static final int MAX_PROBLEMS = 20;
+
     /**
      * Parses {@code slice:count,slice:count}.
      *
      * @throws InvalidRequestException naming every bad entry
      */
-    /** Problems of one WorkerSpans reported one by one; the rest are counted. */
-    static final int MAX_PROBLEMS = 20;
-
     public static WorkerSpans parse(String text) {
         // the text is echoed once, escaped and cut: a long WorkerSpans must not fill every problem
         String subject = "WorkerSpans " + Text.quote(text);
