@@ -50,8 +50,9 @@ import java.util.concurrent.TimeUnit;
  *     online); every agent's and job master's inbox is read once, so every cap and hint has left.
  * <li>Heap: live bytes after a full collection, less those before the master was made.
  * <li>R rounds of one empty heartbeat from every agent, all posted at once: wall time and the CPU of
- *     this process per heartbeat; then R rounds in which every agent reports one ended worker (its
- *     slot released and granted again to the unit that waits for it) and reads its inbox.
+ *     this process per heartbeat; then R rounds in which every agent reports one ended worker of a
+ *     unit it still holds a slot of (the slot released, the unit's desire one lower: a finished task,
+ *     so R × N grants fewer after the rounds) and reads its inbox.
  * <li>Recovery: a second master starts empty with a window; every agent registers again with the caps
  *     it holds and every job master sends its full request with its holdings; times from the last
  *     report to the window closing and to the rebuild done ({@code recovering()} false), with the
@@ -177,13 +178,24 @@ public final class MasterLoad {
 
         double[] exits = new double[rounds];
         double[] exitsCpu = new double[rounds];
+        // per agent: which of its grants the next exit is of, and how many of its slots are left to end
+        int[] exitGrant = new int[agents];
+        int[] exitLeft = new int[agents];
+        for (int i = 0; i < agents; i++) {
+            exitLeft[i] = held.get(nodes[i]).get(0).slots();
+        }
         for (int r = 0; r < rounds; r++) {
             long cpu = cpu();
             long w = System.nanoTime();
             int round = r;
             all(agents, i -> {
-                Cap.Grant g = held.get(nodes[i]).get(0);
-                // one worker of the unit ended (its slot numbers never repeat), and is started again on the next cap
+                List<Cap.Grant> grants = held.get(nodes[i]);
+                while (exitLeft[i] == 0 && exitGrant[i] + 1 < grants.size()) {
+                    exitLeft[i] = grants.get(++exitGrant[i]).slots();
+                }
+                Cap.Grant g = grants.get(exitGrant[i]);
+                exitLeft[i]--;
+                // one worker of a unit it still holds a slot of ended (its slot numbers never repeat): the slot is released
                 return agentPost(master, i, new Heartbeat(List.of(new Heartbeat.Worker(g.unit(), 1_000 + round)),
                         List.of(new Heartbeat.Exit(g.unit(), 1_000 + round, 0, false, null)), null));
             });
@@ -193,8 +205,7 @@ public final class MasterLoad {
         }
         out.put("exit_round_wall_us_per_agent", median(exits));
         out.put("exit_round_cpu_us_per_agent", median(exitsCpu));
-        // read once, not waited for: the last round's released slots are not all granted again by the
-        // time its inboxes are read (one round's worth short, not looked into)
+        // every exit released a slot and lowered its unit's desire by one: rounds × agents grants fewer
         out.put("granted_after_exits", granted(loop));
         out.put("heap_live_after_rounds_mib", mib(liveHeap(memory) - heapBefore));
         master.close();
