@@ -27,8 +27,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Runs one job of N tasks: as the master grants slots of its unit {@code tasks} it sends the
@@ -59,7 +57,6 @@ public final class SampleJobMaster implements Listener {
 
     public static final String UNIT = "tasks";
     public static final String SERVICE = "service";
-    private static final Pattern LAUNCH_INDEX = Pattern.compile("\\$\\.message\\.launches\\[(\\d+)\\]");
 
     /** How the run ended: the process exit code and, for failures, a one-line message. */
     public record Outcome(int code, String message) {
@@ -73,6 +70,7 @@ public final class SampleJobMaster implements Listener {
     private final Consumer<String> err;
     private final UnitId unit;
     private final UnitId service;
+    private final WorkerPlans plans;
     private TaskBoard board;
     private TaskBoard services;
 
@@ -129,6 +127,7 @@ public final class SampleJobMaster implements Listener {
         this.unit = new UnitId(settings.job(), UNIT);
         this.badNodes = new NodeBlacklist(settings.blacklistAfter(), settings.blacklistFor());
         this.service = new UnitId(settings.job(), SERVICE);
+        this.plans = new WorkerPlans(settings, unit, service);
         this.board = new TaskBoard(settings.tasks(), settings.retries());
         this.services = new TaskBoard(settings.online(), Integer.MAX_VALUE);
     }
@@ -504,7 +503,7 @@ public final class SampleJobMaster implements Listener {
                 services.runningWorkers().forEach((s, node) -> {
                     String endpoint = client.endpoint(node);
                     if (endpoint != null && !endpoint.isEmpty()) {
-                        ask(endpoint, node, serviceLaunch(s, services.slot(s)), true);
+                        ask(endpoint, node, plans.service(s, services.slot(s)), true);
                     } else {
                         unanswered(node, s); // nobody to ask (a restarted job master whose hints no longer name the node)
                     }
@@ -524,7 +523,7 @@ public final class SampleJobMaster implements Listener {
             if (endpoint != null && !endpoint.isEmpty() && taskSince.getOrDefault(t, Long.MIN_VALUE) <= oldEnough) {
                 int slot = board.slot(t);
                 taskSince.put(t, loop.now());
-                ask(endpoint, e.getValue(), taskLaunch(t, slot), false);
+                ask(endpoint, e.getValue(), plans.task(t, slot), false);
             }
         }
         if (servicesToVerify) {
@@ -535,7 +534,7 @@ public final class SampleJobMaster implements Listener {
                     all = false;
                     continue;
                 }
-                ask(endpoint, e.getValue(), serviceLaunch(e.getKey(), services.slot(e.getKey())), true);
+                ask(endpoint, e.getValue(), plans.service(e.getKey(), services.slot(e.getKey())), true);
             }
             servicesToVerify = !all;
         }
@@ -737,7 +736,7 @@ public final class SampleJobMaster implements Listener {
         for (int i : batch) {
             int slot = b.launch(i, node);
             (isService ? serviceSince : taskSince).put(i, loop.now());
-            launches.add(isService ? serviceLaunch(i, slot) : taskLaunch(i, slot));
+            launches.add(isService ? plans.service(i, slot) : plans.task(i, slot));
         }
         save();
         if (done()) {
@@ -754,7 +753,7 @@ public final class SampleJobMaster implements Listener {
             if (why instanceof InvalidRequestException ire && launches.size() > 1) {
                 // A plan is taken or refused whole: read each launch's own problems.
                 for (int k = 0; k < launches.size(); k++) {
-                    List<Problem> own = problemsOf(ire.problems(), k);
+                    List<Problem> own = WorkerPlans.problemsOf(ire.problems(), k);
                     Plan.Launch l = launches.get(k);
                     if (own.isEmpty()) {
                         ask(endpoint, node, l, isService); // refused only with the others: send it alone
@@ -768,18 +767,6 @@ public final class SampleJobMaster implements Listener {
                 answered(node, l, isService, why, false);
             }
         });
-    }
-
-    /** The problems of a refused plan that name its launch {@code k}. */
-    private static List<Problem> problemsOf(List<Problem> problems, int k) {
-        List<Problem> out = new ArrayList<>();
-        for (Problem p : problems) {
-            Matcher m = p.field() == null ? null : LAUNCH_INDEX.matcher(p.field());
-            if (m != null && m.find() && Integer.parseInt(m.group(1)) == k) {
-                out.add(p);
-            }
-        }
-        return out;
     }
 
     /** Gives back {@code slots} slots on {@code node} (the unit then wants that many fewer). */
@@ -807,18 +794,6 @@ public final class SampleJobMaster implements Listener {
                 err.accept("granary-jobmaster: cannot ask for " + n + " more slots: " + why.getMessage());
             }
         });
-    }
-
-    private Plan.Launch taskLaunch(int t, int slot) {
-        return new Plan.Launch(unit, slot, List.of("/bin/sh", "-c", settings.command()),
-                Map.of("GRANARY_JOB", settings.job(), "GRANARY_TASK", Integer.toString(t),
-                        "GRANARY_TASKS", Integer.toString(settings.tasks())), settings.workdir());
-    }
-
-    private Plan.Launch serviceLaunch(int s, int slot) {
-        return new Plan.Launch(service, slot, List.of("/bin/sh", "-c", settings.onlineCommand()),
-                Map.of("GRANARY_JOB", settings.job(), "GRANARY_UNIT", SERVICE, "GRANARY_TASK", Integer.toString(s),
-                        "GRANARY_TASKS", Integer.toString(settings.online())), settings.workdir());
     }
 
     private int index(Plan.Launch l, boolean isService) {
