@@ -23,8 +23,17 @@ public record PlannerSettings(String tableDocument, String whatIfPolicy, String 
 
     private static final String FILE = "planner.properties";
 
-    /** The settings the planner ships with. */
+    /** The settings the planner ships with, read once (a what-if and every client ask for them). */
     public static PlannerSettings defaults() {
+        return Shipped.SETTINGS;
+    }
+
+    /** Read on first use, then kept: the file is in the planner's jar and does not change. */
+    private static final class Shipped {
+        static final PlannerSettings SETTINGS = read();
+    }
+
+    private static PlannerSettings read() {
         Properties p = new Properties();
         try (InputStream in = PlannerSettings.class.getResourceAsStream(FILE)) {
             if (in == null) {
