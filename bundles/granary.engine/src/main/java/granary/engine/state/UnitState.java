@@ -61,8 +61,8 @@ public final class UnitState implements UnitView {
     private int reasonCycle;
     private boolean live = true;
     private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
-    /** Per node: {engine time of the oldest grant held, decision number of the latest, engine time of the latest}. */
-    private final Map<NodeState, long[]> ages = new LinkedHashMap<>();
+    /** Per node: when its oldest and latest grants were made, and the latest's decision. */
+    private final HeldGrants held;
     /** True while the unit waits in its group's queue or gang queue. */
     public boolean queued() {
         return queuedIn != null;
@@ -87,6 +87,7 @@ public final class UnitState implements UnitView {
 
     public UnitState(JobView job, UnitSpec spec, long sequence, long now, Dims dims) {
         this.id = new UnitId(job.id(), spec.name());
+        this.held = new HeldGrants(id);
         boolean any = spec.locality().isEmpty();
         Set<String> m = new HashSet<>();
         Set<String> r = new HashSet<>();
@@ -341,17 +342,14 @@ public final class UnitState implements UnitView {
 
     void add(NodeState n, int k, long now, long seq) {
         slots.merge(n, k, Integer::sum);
-        long[] age = ages.computeIfAbsent(n, x -> new long[] {now, seq, now});
-        age[1] = seq;
-        age[2] = Math.max(age[2], now);
+        held.add(n, k, now, seq);
         granted += k;
     }
 
     void take(NodeState n, int k) {
-        int left = slots.get(n) - k;
+        int left = held.take(n, k);
         if (left == 0) {
             slots.remove(n);
-            ages.remove(n);
         } else {
             slots.put(n, left);
         }
@@ -360,119 +358,23 @@ public final class UnitState implements UnitView {
 
     /** Engine time of the oldest grant the unit holds on {@code n}, or -1 if it holds none there. */
     public long heldSince(NodeState n) {
-        long[] age = ages.get(n);
-        return age == null ? -1 : age[0];
+        return held.since(n);
     }
 
     @Override
     public List<Allocation> grants() {
-        List<Allocation> out = new ArrayList<>(slots.size());
-        ages.forEach((n, age) -> out.add(new Allocation(id, n.name(), slots.get(n), age[0], age[1], age[2])));
-        out.sort(Comparator.comparingLong(Allocation::since).thenComparingLong(Allocation::seq));
-        return out;
+        return held.all();
     }
 
-    /**
-     * Walks the grants in the order they were first made on each node, which is their age order
-     * while the engine's clock does not go back; falls back to {@link #grants()} when it did.
-     */
     @Override
     public List<Allocation> oldestGrants(long wanted) {
-        List<Allocation> out = new ArrayList<>();
-        long sum = 0;
-        long cut = Long.MIN_VALUE;   // the age of the grant that reached {@code wanted}: its ties come too
-        long last = Long.MIN_VALUE;
-        for (Map.Entry<NodeState, long[]> e : ages.entrySet()) {
-            long[] age = e.getValue();
-            if (age[0] < last) {
-                return UnitView.super.oldestGrants(wanted);
-            }
-            last = age[0];
-            if (cut != Long.MIN_VALUE && age[0] > cut) {
-                break;
-            }
-            int k = slots.get(e.getKey());
-            out.add(new Allocation(id, e.getKey().name(), k, age[0], age[1], age[2]));
-            sum += k;
-            if (sum >= wanted && cut == Long.MIN_VALUE) {
-                cut = age[0];
-            }
-        }
-        out.sort(Comparator.comparingLong(Allocation::since).thenComparingLong(Allocation::seq));
-        long kept = 0;
-        for (int i = 0; i < out.size(); i++) {
-            kept += out.get(i).slots();
-            if (kept >= wanted) {
-                return out.subList(0, i + 1);
-            }
-        }
-        return out;
+        List<Allocation> oldest = held.oldest(wanted);
+        return oldest != null ? oldest : UnitView.super.oldestGrants(wanted);
     }
 
-    /**
-     * One pass over the grants held, then the newest taken one by one from a heap until {@code wanted}
-     * slots are reached: no grant is built, looked up or sorted beyond those returned (a unit of a
-     * big job holds grants on thousands of nodes; preemption asks for a few hundred slots at a time).
-     * Newest by their latest grant, then by decision, then in the order the nodes were first granted.
-     */
     @Override
     public List<Allocation> newestGrants(long wanted, long startedBy) {
-        int size = ages.size();
-        NodeState[] nodes = new NodeState[size];
-        long[][] age = new long[size][];
-        int m = 0;
-        for (Map.Entry<NodeState, long[]> e : ages.entrySet()) {
-            if (e.getValue()[2] <= startedBy) {
-                nodes[m] = e.getKey();
-                age[m++] = e.getValue();
-            }
-        }
-        int[] heap = new int[m];
-        for (int i = 0; i < m; i++) {
-            heap[i] = i;
-        }
-        for (int i = m / 2 - 1; i >= 0; i--) {
-            siftDown(heap, i, m, age);
-        }
-        List<Allocation> out = new ArrayList<>();
-        long sum = 0;
-        for (int left = m; left > 0 && (out.isEmpty() || sum < wanted); ) {
-            int i = heap[0];
-            heap[0] = heap[--left];
-            siftDown(heap, 0, left, age);
-            int k = slots.get(nodes[i]);
-            out.add(new Allocation(id, nodes[i].name(), k, age[i][0], age[i][1], age[i][2]));
-            sum += k;
-        }
-        return out;
-    }
-
-    /** True if grant {@code a} comes before {@code b} among the newest: later latest grant, later decision, earlier node. */
-    private static boolean newer(int a, int b, long[][] age) {
-        if (age[a][2] != age[b][2]) {
-            return age[a][2] > age[b][2];
-        }
-        if (age[a][1] != age[b][1]) {
-            return age[a][1] > age[b][1];
-        }
-        return a < b;
-    }
-
-    private static void siftDown(int[] heap, int i, int size, long[][] age) {
-        while (true) {
-            int l = 2 * i + 1;
-            if (l >= size) {
-                return;
-            }
-            int best = l + 1 < size && newer(heap[l + 1], heap[l], age) ? l + 1 : l;
-            if (!newer(heap[best], heap[i], age)) {
-                return;
-            }
-            int t = heap[i];
-            heap[i] = heap[best];
-            heap[best] = t;
-            i = best;
-        }
+        return held.newest(wanted, startedBy);
     }
 
     /** Updates the waiting clock after a change: starts when slots wait, stops when none do. */
