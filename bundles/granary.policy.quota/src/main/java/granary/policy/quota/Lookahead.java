@@ -118,10 +118,22 @@ final class Lookahead {
                 limit = then.min();   // above its next min it will be preempted for groups then below theirs
             }
             if (limit != null) {
-                out.put(e.getKey(), limit);
+                out.put(e.getKey(), atLeast(limit, now0.min()));
             }
         }
         limits = out;
+    }
+
+    /**
+     * The limit, but never below the group's min in force now: the min is the group's until the
+     * boundary, and a group held below it is a group below its guarantee (issue 24: the lookahead
+     * kept a group whose min fell at 08:00 below its night min for 36 minutes).
+     */
+    private static Quota atLeast(Quota limit, Quota min) {
+        if (limit.isWorkers() || min.isWorkers()) {
+            return limit.isWorkers() && min.isWorkers() ? Quota.workers(Math.max(limit.workers(), min.workers())) : limit;
+        }
+        return Quota.of(limit.resources().max(min.resources()));
     }
 
     /** True if another group with demand will be below its min in the next slice. */
