@@ -149,15 +149,16 @@ final class HeldGrants {
      * from its end, past the few grants too young, and no further than what is returned.
      */
     List<Allocation> newest(long wanted, long startedBy) {
-        List<Allocation> out = new ArrayList<>();
+        List<Allocation> out = null;   // made on the first grant old enough: the newest units often have none
         long sum = 0;
-        for (Held h = newest; h != null && (out.isEmpty() || sum < wanted); h = h.older) {
+        for (Held h = newest; h != null && (out == null || sum < wanted); h = h.older) {
             if (h.latest <= startedBy) {
+                out = out == null ? new ArrayList<>() : out;
                 out.add(h.allocation(unit));
                 sum += h.slots;
             }
         }
-        return out;
+        return out == null ? List.of() : out;
     }
 
     /** Puts {@code h} in its place by latest grant: at the end, unless the engine's clock went back. */

@@ -44,7 +44,8 @@ import granary.policy.quota.api.QuotaState;
  */
 final class Preemptor {
 
-    private record Candidate(UnitView unit, Allocation grant, String group) {
+    /** A grant that may be taken; {@code above}: how far its group is above its min (Held#above). */
+    private record Candidate(UnitView unit, Allocation grant, String group, double above) {
     }
 
     /** {@code slots} of a candidate's grant to take. */
@@ -352,11 +353,10 @@ final class Preemptor {
     private static List<Candidate> candidates(CycleContext ctx, UnitView top, Map<String, Held> excess,
                                               long oldEnough, long enough, List<UnitView> tooYoung) {
         List<Candidate> all = new ArrayList<>();
-        Map<String, Double> above = new HashMap<>();
         Resources cluster = ctx.cluster().capacity();
         for (Map.Entry<String, Held> e : excess.entrySet()) {
             String group = e.getKey();
-            above.put(group, e.getValue().above(cluster));
+            double above = e.getValue().above(cluster);
             long slots = 0;
             for (JobView j : ctx.group(group).runningNewestFirst()) {
                 if (slots >= enough) {
@@ -371,7 +371,7 @@ final class Preemptor {
                     }
                     long found = 0;
                     for (Allocation a : u.newestGrants(enough - slots, oldEnough)) {
-                        all.add(new Candidate(u, a, group));
+                        all.add(new Candidate(u, a, group, above));
                         found += a.slots();
                     }
                     if (found < enough - slots && found < u.granted()) {
@@ -382,10 +382,10 @@ final class Preemptor {
             }
         }
         all.sort(Comparator.comparingLong((Candidate c) -> -c.grant().latest())
-                .thenComparingDouble(c -> -above.get(c.group()))
+                .thenComparingDouble(c -> -c.above())
                 .thenComparingLong(c -> -c.grant().seq()));
-        List<Candidate> usable = new ArrayList<>();
-        Map<String, Boolean> mayUse = new HashMap<>();
+        List<Candidate> usable = new ArrayList<>(all.size());
+        Map<String, Boolean> mayUse = new HashMap<>(Math.min(all.size(), ctx.cluster().size()) * 2);
         for (Candidate c : all) {
             if (mayUse.computeIfAbsent(c.grant().node(), n -> {
                 NodeView node = ctx.cluster().node(n);
