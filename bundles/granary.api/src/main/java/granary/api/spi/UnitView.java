@@ -62,6 +62,20 @@ public interface UnitView {
     List<Allocation> grants();
 
     /**
+     * The unit's grant on {@code node} with its age, or null if it holds nothing there. Costs a lookup,
+     * not a walk over {@link #grants()}, in the engine: preemption asks a node's units for theirs when
+     * it looks for room node by node (docs/multi-tenancy.md, "Choices and their defaults").
+     */
+    default Allocation grantOn(NodeView node) {
+        for (Allocation a : grants()) {
+            if (a.node().equals(node.name())) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /**
      * The oldest of {@link #grants()}, in the same order, just enough of them to hold at least
      * {@code slots} slots (all of them when they hold fewer). Costs what it returns, not what the unit
      * holds: preemption asks a unit spread over thousands of nodes for a few of its oldest grants.

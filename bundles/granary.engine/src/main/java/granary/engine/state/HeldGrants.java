@@ -99,6 +99,12 @@ final class HeldGrants {
         return h == null ? -1 : h.since;
     }
 
+    /** The grant on {@code n}, or null if none is held there. */
+    Allocation on(NodeState n) {
+        Held h = byNode.get(n);
+        return h == null ? null : h.allocation(unit);
+    }
+
     /** Every grant, oldest first (then by decision). */
     List<Allocation> all() {
         List<Allocation> out = new ArrayList<>(byNode.size());

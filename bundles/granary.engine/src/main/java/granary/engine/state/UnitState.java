@@ -367,6 +367,11 @@ public final class UnitState implements UnitView {
     }
 
     @Override
+    public Allocation grantOn(granary.api.spi.NodeView node) {
+        return node instanceof NodeState n ? held.on(n) : UnitView.super.grantOn(node);
+    }
+
+    @Override
     public List<Allocation> oldestGrants(long wanted) {
         List<Allocation> oldest = held.oldest(wanted);
         return oldest != null ? oldest : UnitView.super.oldestGrants(wanted);

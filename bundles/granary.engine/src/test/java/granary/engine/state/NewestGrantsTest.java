@@ -84,6 +84,10 @@ class NewestGrantsTest {
                     assertTrue(a.since() <= a.latest());
                 }
                 List<Allocation> all = u.grants();   // oldest first, by first grant then by decision
+                for (NodeState x : nodes) {
+                    assertEquals(all.stream().filter(a -> a.node().equals(x.name())).findFirst().orElse(null), u.grantOn(x),
+                            "seed " + seed + " step " + step + ": the grant on " + x.name());
+                }
                 long sum = 0;
                 for (int i = 0; i < all.size(); i++) {
                     assertEquals(all.subList(0, i + 1), u.oldestGrants(sum + 1),

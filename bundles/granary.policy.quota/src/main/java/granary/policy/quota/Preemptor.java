@@ -10,6 +10,7 @@ import java.util.TreeMap;
 
 import granary.api.model.Allocation;
 import granary.api.model.Resources;
+import granary.api.model.UnitId;
 import granary.api.model.UnitKind;
 import granary.api.spi.CycleContext;
 import granary.api.spi.GroupView;
@@ -33,7 +34,9 @@ import granary.policy.quota.api.QuotaState;
  *       enough (a revocation loses what its slots have run), ties going to the group furthest above
  *       its min;</li>
  *   <li>only where it helps: a node is touched only if taking its eligible grants makes room for the
- *       top unit there, and then only the youngest grants that make that room;</li>
+ *       top unit there, and then only the youngest grants that make that room; when the youngest grants
+ *       over the cluster make room nowhere (spread one a node under a bigger head), a second look goes
+ *       node by node and takes room where it loses the least work per head slot;</li>
  *   <li>at most {@code maxPreemptedPerMinute} slots in any 60 s for all groups, and one attempt per
  *       second for each group preempted for (after an attempt that took nothing, that group's pause
  *       doubles up to 8 s, but never past the moment a grant passed over for its age is old enough).</li>
@@ -197,6 +200,12 @@ final class Preemptor {
                 break;
             }
         }
+        if (revoked == 0 && fit < need && !pending.isEmpty()) {
+            // the youngest grants over the cluster made room on no node: look node by node where they were
+            long[] got = nodeByNode(ctx, funding, top, pending.values(), oldEnough, need, budget, why, now);
+            revoked += (int) got[0];
+            fit += got[1];
+        }
         if (revoked > 0) {
             cause = Cause.TOOK;
         } else if (candidates.isEmpty() && !excess.isEmpty()) {
@@ -221,6 +230,94 @@ final class Preemptor {
         return revoked;
     }
 
+    /** How many nodes a second look visits at most, those where most candidates were first. */
+    private static final int NODES_LOOKED_AT = 32;
+
+    /** A node of the second look: its preemptible grants, youngest first, and what room there costs. */
+    private record NodeLook(NodeView node, List<Candidate> victims, double lostPerHeadSlot) {
+    }
+
+    /**
+     * The second look, when the youngest preemptible grants over the whole cluster made room for the
+     * head on no node (they are spread one or two a node, and a head bigger than each of them needs
+     * several on one node): on the nodes where those candidates were, every preemptible grant there of a
+     * group above its min, the youngest first, until the head fits on that node; the nodes where that
+     * loses the least work per head slot go first, and a node where they do not add up to room loses
+     * nothing. Issue 24: on a packed cluster groups stayed below their min for minutes, charged to
+     * "victims at their min" or "victims make no room", while another group was well above its min
+     * with young grants spread thin. Returns {slots revoked, head slots made room for}.
+     */
+    private long[] nodeByNode(CycleContext ctx, Funding funding, UnitView top, java.util.Collection<NodeTakes> tried,
+                              long oldEnough, long need, long budget, String why, long now) {
+        List<NodeTakes> where = new ArrayList<>(tried);
+        where.sort(Comparator.comparingInt((NodeTakes p) -> -p.slots).thenComparing(p -> p.node.name()));
+        Map<String, Held> excess = excess(ctx, funding, top.group());   // afresh: the first look's takes were not made
+        Resources cluster = ctx.cluster().capacity();
+        List<NodeLook> looks = new ArrayList<>();
+        for (NodeTakes p : where.subList(0, Math.min(NODES_LOOKED_AT, where.size()))) {
+            List<Candidate> victims = new ArrayList<>();
+            for (UnitId id : p.node.allocations().keySet()) {
+                UnitView u = ctx.unit(id);
+                Held h = u == null ? null : excess.get(u.group());
+                if (h == null || u.kind() != UnitKind.OFFLINE || u.allOrNothing() || u.job().gang()) {
+                    continue;
+                }
+                Allocation a = u.grantOn(p.node);
+                if (a != null && a.latest() <= oldEnough) {
+                    victims.add(new Candidate(u, a, u.group(), h.above(cluster)));
+                }
+            }
+            victims.sort(YOUNGEST_FIRST);
+            NodeTakes t = takesForRoom(ctx, top, p.node, victims, new HashMap<>(excess), budget);
+            if (t != null) {
+                int gain = top.slot().copiesIn(p.node.free().plus(t.freed)) - ctx.room(top, p.node);
+                looks.add(new NodeLook(p.node, victims, t.lost(now) / Math.max(1, gain)));
+            }
+        }
+        looks.sort(Comparator.comparingDouble(NodeLook::lostPerHeadSlot).thenComparing(l -> l.node().name()));
+        long revoked = 0;
+        long fit = 0;
+        for (NodeLook l : looks) {
+            if (fit >= need || revoked >= budget) {
+                break;
+            }
+            Map<String, Held> left = new HashMap<>(excess);
+            NodeTakes t = takesForRoom(ctx, top, l.node(), l.victims(), left, budget - revoked);
+            if (t != null) {   // still room to be made with what the groups may lose after the nodes before
+                int before = ctx.room(top, l.node());
+                revoked += t.commit(ctx, why, now);
+                fit += ctx.room(top, l.node()) - before;
+                excess = left;
+            }
+        }
+        return new long[] {revoked, fit};
+    }
+
+    /**
+     * The youngest of {@code victims} whose taking makes room for one more slot of the head on
+     * {@code node}, within what their groups may lose ({@code left} is charged) and {@code budget}; null
+     * if they do not add up to room.
+     */
+    private NodeTakes takesForRoom(CycleContext ctx, UnitView top, NodeView node, List<Candidate> victims,
+                                   Map<String, Held> left, long budget) {
+        NodeTakes p = new NodeTakes(node);
+        int before = ctx.room(top, node);
+        for (Candidate c : victims) {
+            Held h = left.get(c.group());
+            Quota one = quotaOf(h.used(), c, 1);
+            for (int k = 0; k < c.grant().slots() && p.slots < budget && h.mayLose(one); k++) {
+                h = h.minus(one);
+                p.add(c);
+                if (top.slot().copiesIn(node.free().plus(p.freed)) > before) {
+                    left.put(c.group(), h);
+                    return p;
+                }
+            }
+            left.put(c.group(), h);
+        }
+        return null;
+    }
+
     /** Slots taken on one node but not yet revoked: they do not make room there for the top unit yet. */
     private final class NodeTakes {
         final NodeView node;
@@ -241,6 +338,15 @@ final class Preemptor {
             }
             freed = freed.plus(c.unit().slot());
             slots++;
+        }
+
+        /** The slot-milliseconds the takes here would lose (each counted from its grant's latest slot). */
+        double lost(long now) {
+            double ms = 0;
+            for (Take t : takes) {
+                ms += (double) t.slots() * Math.max(0, now - t.c().grant().latest());
+            }
+            return ms;
         }
 
         /** Revokes what was taken here; returns the slots. */
@@ -381,9 +487,7 @@ final class Preemptor {
                 }
             }
         }
-        all.sort(Comparator.comparingLong((Candidate c) -> -c.grant().latest())
-                .thenComparingDouble(c -> -c.above())
-                .thenComparingLong(c -> -c.grant().seq()));
+        all.sort(YOUNGEST_FIRST);
         List<Candidate> usable = new ArrayList<>(all.size());
         Map<String, Boolean> mayUse = new HashMap<>(Math.min(all.size(), ctx.cluster().size()) * 2);
         for (Candidate c : all) {
@@ -396,6 +500,11 @@ final class Preemptor {
         }
         return usable;
     }
+
+    /** The order of victims: the latest granted first; among as young, the group furthest above its min. */
+    private static final Comparator<Candidate> YOUNGEST_FIRST = Comparator.comparingLong((Candidate c) -> -c.grant().latest())
+            .thenComparingDouble(c -> -c.above())
+            .thenComparingLong(c -> -c.grant().seq());
 
     private static Quota quotaOf(Quota form, Candidate c, int slots) {
         return form.isWorkers() ? Quota.workers(slots) : Quota.of(c.unit().slot().times(slots));

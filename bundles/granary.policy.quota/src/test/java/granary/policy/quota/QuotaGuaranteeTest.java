@@ -308,4 +308,31 @@ class QuotaGuaranteeTest {
         assertEquals(20, b.granted("long"), "above its min the lookahead holds it still");
         assertEquals(40, b.granted("old"), "nothing more taken");
     }
+
+    /**
+     * a may lose two cores (it holds 16, its min is 14); its youngest grants are one core on each node,
+     * so taking the two youngest makes room for b's two-core head on no node. The look node by node
+     * takes the youngest of a's grants on one node, a one-core grant of the newer job and one of the
+     * older, and b's head starts there (issue 24: groups stayed below their min for minutes, charged to
+     * "victims at their min", while another group's young grants were spread thin).
+     */
+    @Test
+    void roomIsMadeNodeByNodeWhenTheYoungestGrantsAreSpreadThin() {
+        QuotaBench b = new QuotaBench(QuotaOptions.DEFAULTS.withPackingHeadroom(0), QuotaBench.table("""
+                {"default": {"a": {"GroupId": 1, "MaxQuota": {"cpu": 1600, "mem": 1600}, "MinQuota": {"cpu": 1400, "mem": 1400}},
+                             "b": {"GroupId": 2, "MaxQuota": {"cpu": 1600, "mem": 1600}, "MinQuota": {"cpu": 200, "mem": 200}}}}
+                """, null)).nodes(4, 4);
+        b.at(1);
+        b.submit(Jobs.job("old", "a", Jobs.unit("u", 100, 100, 12).maxPerNode(3).build()));
+        b.at(1.1);
+        b.submit(Jobs.job("new", "a", Jobs.unit("u", 100, 100, 4).maxPerNode(1).build()));
+        assertEquals(16, b.usedSlots("a"), "the cluster is full: three of old and one of new on each node");
+        b.at(1.2);
+        b.submit(Jobs.job("big", "b", Jobs.unit("u", 200, 200, 1).build()));
+        b.advance(1000);
+        assertEquals(1, b.granted("big"), "b's head started: " + b.quota.status());
+        assertEquals(3, b.granted("new"), "one core of the newer job taken");
+        assertEquals(11, b.granted("old"), "and one of the older, on the same node: a at its min");
+        assertEquals(null, b.quota.status().get(QuotaPolicy.BELOW_MIN_STATUS + "b"), b.quota.status().toString());
+    }
 }
