@@ -230,8 +230,11 @@ final class Preemptor {
         return revoked;
     }
 
-    /** How many nodes a second look visits at most, those where most candidates were first. */
-    private static final int NODES_LOOKED_AT = 32;
+    /**
+     * How many nodes a second look visits at most, those where most candidates were first; it stops
+     * once it has four nodes with room per head slot needed (at least eight) to choose the cheapest from.
+     */
+    private static final int NODES_LOOKED_AT = 128;
 
     /** A node of the second look: its preemptible grants, youngest first, and what room there costs. */
     private record NodeLook(NodeView node, List<Candidate> victims, double lostPerHeadSlot) {
@@ -252,19 +255,24 @@ final class Preemptor {
         List<NodeTakes> where = new ArrayList<>(tried);
         where.sort(Comparator.comparingInt((NodeTakes p) -> -p.slots).thenComparing(p -> p.node.name()));
         Map<String, Held> excess = excess(ctx, funding, top.group());   // afresh: the first look's takes were not made
-        Resources cluster = ctx.cluster().capacity();
+        Map<String, Double> above = new HashMap<>();
+        excess.forEach((g, h) -> above.put(g, h.above(ctx.cluster().capacity())));
         List<NodeLook> looks = new ArrayList<>();
+        long enough = Math.max(8, need * 4);   // feasible nodes to choose the cheapest among
         for (NodeTakes p : where.subList(0, Math.min(NODES_LOOKED_AT, where.size()))) {
+            if (looks.size() >= enough) {
+                break;
+            }
             List<Candidate> victims = new ArrayList<>();
             for (UnitId id : p.node.allocations().keySet()) {
                 UnitView u = ctx.unit(id);
-                Held h = u == null ? null : excess.get(u.group());
-                if (h == null || u.kind() != UnitKind.OFFLINE || u.allOrNothing() || u.job().gang()) {
+                Double a0 = u == null ? null : above.get(u.group());
+                if (a0 == null || u.kind() != UnitKind.OFFLINE || u.allOrNothing() || u.job().gang()) {
                     continue;
                 }
                 Allocation a = u.grantOn(p.node);
                 if (a != null && a.latest() <= oldEnough) {
-                    victims.add(new Candidate(u, a, u.group(), h.above(cluster)));
+                    victims.add(new Candidate(u, a, u.group(), a0));
                 }
             }
             victims.sort(YOUNGEST_FIRST);
