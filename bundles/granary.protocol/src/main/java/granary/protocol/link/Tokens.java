@@ -179,9 +179,20 @@ public final class Tokens {
         return Set.copyOf(ids);
     }
 
+    /**
+     * What the file holds, as a number that changes when it does: its length and a checksum of its bytes
+     * (both files are a few lines). Its modification time and length XOR-ed together, as before, could
+     * come out the same for two revocations a few milliseconds apart, and the second went unseen.
+     */
     private static long stamp(Path file) {
         try {
-            return file == null || !Files.exists(file) ? -1 : Files.getLastModifiedTime(file).toMillis() ^ Files.size(file);
+            if (file == null || !Files.exists(file)) {
+                return -1;
+            }
+            byte[] bytes = Files.readAllBytes(file);
+            java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+            crc.update(bytes);
+            return ((long) bytes.length << 32) | crc.getValue();
         } catch (IOException ex) {
             return -1;
         }
