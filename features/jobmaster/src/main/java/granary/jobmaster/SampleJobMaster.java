@@ -8,7 +8,6 @@ import granary.api.model.UnitKind;
 import granary.api.model.UnitSpec;
 import granary.client.JobMasterClient;
 import granary.client.Listener;
-import granary.client.NodeBlacklist;
 import granary.protocol.Heartbeat;
 import granary.protocol.Hint;
 import granary.protocol.LaunchAnswers;
@@ -87,25 +86,13 @@ public final class SampleJobMaster implements Listener {
     private long troubleSince = -1;
     private Loop.Timer verifyTimer = Loop.NONE;
     private boolean finishing;
-    /**
-     * Ends learned from an agent before the master's hint brought them: node#slot. When the hint's
-     * exit comes it lowers the unit's desire for a task already counted as ended, so nothing is asked
-     * again for it. While no master acknowledged the exit ({@code slotHeld}) the slot is not free to
-     * launch into: the master has not given it back yet. A master that restarted rebuilt without
-     * them (cleared on a re-sync), and one that died with the exit leaves the slot held and free: an
-     * entry goes after two verification rounds.
-     */
-    private final Map<String, Ahead> endsAhead = new HashMap<>();
-
-    private record Ahead(long at, boolean slotHeld) {
-    }
+    /** Ends learned from an agent before the master's hint brought them. */
+    private final EndsAhead endsAhead = new EndsAhead();
 
     /** The slots the unit held at the last verification round, to see whether waiting tasks get any. */
     private int heldAtLastVerify = -1;
-    /** Nodes this job keeps off after its tasks failed there in a row (docs/agent.md, "Blacklisting a node for one job"). */
-    private final NodeBlacklist badNodes;
-    /** The nodes the master was last asked to keep the tasks off. */
-    private Set<String> avoiding = Set.of();
+    /** Nodes this job keeps off after its tasks failed there in a row. */
+    private final KeptOff keptOff;
     /** Task → how often a node could not start it, in this incarnation. */
     private final Map<Integer, Integer> notStarted = new HashMap<>();
     /**
@@ -125,9 +112,9 @@ public final class SampleJobMaster implements Listener {
         this.out = out;
         this.err = err;
         this.unit = new UnitId(settings.job(), UNIT);
-        this.badNodes = new NodeBlacklist(settings.blacklistAfter(), settings.blacklistFor());
         this.service = new UnitId(settings.job(), SERVICE);
         this.plans = new WorkerPlans(settings, unit, service);
+        this.keptOff = new KeptOff(settings, unit, this::say, err);
         this.board = new TaskBoard(settings.tasks(), settings.retries());
         this.services = new TaskBoard(settings.online(), Integer.MAX_VALUE);
     }
@@ -312,7 +299,7 @@ public final class SampleJobMaster implements Listener {
             return;
         }
         if (!board.isCurrent(slot, node)) {
-            boolean known = endsAhead.remove(node + "#" + slot) != null;
+            boolean known = endsAhead.arrived(node, slot);
             if (board.succeededEarlier(slot, code)) {
                 // an earlier run of a task that was started again (its end was in doubt) succeeded: it is done
                 say("finished task=" + board.workerOf(slot) + " node=" + node + " slot=" + slot + " code=0 (an earlier run)");
@@ -369,31 +356,17 @@ public final class SampleJobMaster implements Listener {
         }
     }
 
-    /**
-     * A task ended on {@code node}, {@code failed} or not: the job's blacklist counts it, and the
-     * master is told when the nodes to keep off change.
-     */
+    /** A task ended on {@code node}, {@code failed} or not: the job's blacklist counts it. */
     private void judged(String node, boolean failed) {
-        if (badNodes.ended(node, failed, loop.now())) {
-            say("blacklisted node=" + node + " for=" + settings.blacklistFor().toSeconds() + "s: "
-                    + settings.blacklistAfter() + " tasks in a row failed there");
-        }
+        keptOff.ended(node, failed, loop.now());
         avoidNow();
     }
 
     /** Tells the master the nodes this job keeps off now, if they changed (a node added, or its time over). */
     private void avoidNow() {
-        Set<String> now = badNodes.nodes(loop.now());
-        if (now.equals(avoiding) || client == null || finishing) {
-            return;
+        if (client != null && !finishing) {
+            keptOff.tell(client, loop.now());
         }
-        avoiding = now;
-        client.avoid(unit, now).whenComplete((v, ex) -> {
-            if (ex != null) {
-                avoiding = null; // said again at the next change or check
-                err.accept("granary-jobmaster: cannot keep the job off nodes " + now + ": " + cause(ex).getMessage());
-            }
-        });
     }
 
     /** A service worker ended: it is started again in a new slot (a service runs until the job is done). */
@@ -512,7 +485,7 @@ public final class SampleJobMaster implements Listener {
             return;
         }
         long oldEnough = loop.now() - settings.verify().toMillis();
-        if (endsAhead.values().removeIf(a -> a.at() < oldEnough - settings.verify().toMillis())) {
+        if (endsAhead.forgetOlderThan(oldEnough - settings.verify().toMillis())) {
             fill(); // a master that died with those exits left their slots held: they are free
         }
         wantEnough();
@@ -576,7 +549,7 @@ public final class SampleJobMaster implements Listener {
                 say("ended " + what + " slot=" + l.slot() + " code=" + ended.getAsInt() + " (its agent kept its end)");
                 if (ended.getAsInt() != Heartbeat.STOPPED) {
                     // its slot is released when the master hears of the end (a stop's went with its cap)
-                    endsAhead.put(node + "#" + l.slot(), new Ahead(loop.now(), !LaunchAnswers.endReported(ire.problems())));
+                    endsAhead.ended(node, l.slot(), loop.now(), !LaunchAnswers.endReported(ire.problems()));
                 }
                 workerExited(isService ? service : unit, node, l.slot(), ended.getAsInt());
                 return;
@@ -652,8 +625,8 @@ public final class SampleJobMaster implements Listener {
             if (endpoint == null || endpoint.isEmpty()) {
                 continue; // slots kept for an agent that has not come back yet: nothing to plan there
             }
-            int free = e.getValue() - board.runningOn(node) - endsNotReleased(node);
-            if (free > 0 && badNodes.blacklisted(node, loop.now())) {
+            int free = e.getValue() - board.runningOn(node) - endsAhead.held(node);
+            if (free > 0 && keptOff.blacklisted(node, loop.now())) {
                 // kept off: its idle slots go back, and as many are asked for elsewhere
                 give(unit, node, free);
                 wantMore(unit, free);
@@ -717,17 +690,6 @@ public final class SampleJobMaster implements Listener {
                 && client.desired(service) < services.size()) {
             client.desire(service, services.size());
         }
-    }
-
-    /** Slots on {@code node} whose worker ended (its agent said) and that the master has not released yet. */
-    private int endsNotReleased(String node) {
-        int n = 0;
-        for (Map.Entry<String, Ahead> e : endsAhead.entrySet()) {
-            if (e.getValue().slotHeld() && e.getKey().startsWith(node + "#")) {
-                n++;
-            }
-        }
-        return n;
     }
 
     /** Launches {@code batch} on {@code node}: each a new run in a new slot, written down before the plan leaves. */
@@ -835,7 +797,8 @@ public final class SampleJobMaster implements Listener {
                 + board.running() + " failed=" + board.failed().size());
     }
 
-    private static Throwable cause(Throwable ex) {
+    /** What a failed future failed with. */
+    static Throwable cause(Throwable ex) {
         return ex instanceof CompletionException && ex.getCause() != null ? ex.getCause() : ex;
     }
 
