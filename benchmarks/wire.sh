@@ -12,6 +12,11 @@
 #                                       (connect, send nothing) to the master's port, from one NIO thread;
 #                                       those the master answers or closes are opened again the next second;
 #                                       counted by kind (401, 408, reset, closed) over the measured window
+#   WIRE_ARGS="--transport=h2" benchmarks/wire.sh 1000    the peers over HTTP/2 in clear text (the default when
+#                                       two sockets a peer would not fit the open-file limit): a peer's posts and
+#                                       its long poll are streams of one connection (HTTP/1.1 needs two); one
+#                                       connection per peer up to 8,000, more peers share them (--connections=N):
+#                                       this machine allows 20,000 open files per process, at each end
 #   MASTER_CPUS=0 LOADGEN_CPUS=1 benchmarks/wire.sh 1000    pin the master (WireLoad --master-cpus) and the
 #                                       load generator to those cores with taskset
 #   benchmarks/wire.sh --help           this text

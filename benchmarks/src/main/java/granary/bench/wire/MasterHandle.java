@@ -232,9 +232,16 @@ abstract class MasterHandle implements AutoCloseable {
                     // the child ended
                 }
             });
+            // all of the child's standard error, for a run that went wrong (beside the run's temporary files)
+            java.nio.file.Path errFile = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "master-" + process.pid() + ".err");
+            System.err.println("wire: the master's standard error goes to " + errFile);
             daemon("wire-master-stderr", () -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8));
+                     Writer errLog = java.nio.file.Files.newBufferedWriter(errFile, StandardCharsets.UTF_8)) {
                     for (String line; (line = r.readLine()) != null; ) {
+                        errLog.write(line);
+                        errLog.write('\n');
+                        errLog.flush();
                         synchronized (stderrTail) {
                             stderrTail.add(line);
                             if (stderrTail.size() > 40) {

@@ -45,20 +45,42 @@ abstract class Peer {
     static final class Wire implements AutoCloseable {
         final ThreadLoop loop;
         final Transport transport;
+        /** Over HTTP/2, the client whose connections the peers are bound to; else null. */
+        final H2Transport h2;
 
         Wire(ThreadLoop loop, Transport transport) {
             this.loop = loop;
             this.transport = transport;
+            this.h2 = null;
+        }
+
+        Wire(ThreadLoop loop, H2Transport h2) {
+            this.loop = loop;
+            this.transport = null;
+            this.h2 = h2;
+        }
+
+        /** The transport for the next peer on this wire: over HTTP/2 bound to one connection of the wire's. */
+        Transport forPeer() {
+            return h2 != null ? h2.bound() : transport;
         }
 
         /**
          * {@code n} wires, each with its own loop and HTTP client: {@link NioTransport} for
-         * {@code "nio"} (connections from 127.0.0.1–127.0.0.64), else the JDK's client on {@code executor}
-         * (HTTP/1.1, 10 s to connect); loop errors go to {@code run}.
+         * {@code "nio"} (connections from 127.0.0.1–127.0.0.64), {@link H2Transport} for {@code "h2"}
+         * ({@code connections} in all, shared out among the wires), else the JDK's client on
+         * {@code executor} (HTTP/1.1, 10 s to connect); loop errors go to {@code run}.
          */
-        static List<Wire> of(int n, Executor executor, WireLoad.Run run, String name, String transport) {
+        static List<Wire> of(int n, Executor executor, WireLoad.Run run, String name, String transport, int connections) {
             List<Wire> out = new ArrayList<>();
-            for (int i = 0; i < Math.max(1, n); i++) {
+            int wires = Math.max(1, n);
+            for (int i = 0; i < wires; i++) {
+                ThreadLoop loop = new ThreadLoop(name + "-loop-" + i, Clock.system(), ex -> run.note("loop: " + ex));
+                if (transport.equals("h2")) {
+                    int mine = connections / wires + (i < connections % wires ? 1 : 0);
+                    out.add(new Wire(loop, new H2Transport(name + "-h2-" + i, Math.max(1, mine), 64)));
+                    continue;
+                }
                 Transport t;
                 if (transport.equals("nio")) {
                     try {
@@ -70,7 +92,7 @@ abstract class Peer {
                     t = new HttpTransport(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
                             .connectTimeout(Duration.ofSeconds(10)).build());
                 }
-                out.add(new Wire(new ThreadLoop(name + "-loop-" + i, Clock.system(), ex -> run.note("loop: " + ex)), t));
+                out.add(new Wire(loop, t));
             }
             return out;
         }
@@ -80,6 +102,9 @@ abstract class Peer {
             loop.close();
             if (transport instanceof NioTransport nio) {
                 nio.close();
+            }
+            if (h2 != null) {
+                h2.close();
             }
         }
     }
@@ -114,7 +139,7 @@ abstract class Peer {
         this.loop = wire.loop;
         Link.Options options = Link.Options.defaults().withRequestTimeout(Duration.ofSeconds(30))
                 .withBackoff(Duration.ofMillis(run.retryMillis), Duration.ofMillis(run.retryMillis));
-        this.link = new Link(List.of(run.base), self, incarnation, run.tokens.issue(self), options, wire.transport, loop)
+        this.link = new Link(List.of(run.base), self, incarnation, run.tokens.issue(self), options, wire.forPeer(), loop)
                 .watch(new Link.Watcher() {
                     @Override
                     public void restarted(long masterIncarnation) {

@@ -51,4 +51,19 @@ final class Proc {
         }
         return -1;
     }
+
+    /** This process's soft limit of open files, from /proc/self/limits; {@code Long.MAX_VALUE} when unknown or unlimited. */
+    static long openFilesLimit() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                if (line.startsWith("Max open files")) {
+                    String soft = line.substring("Max open files".length()).trim().split("\\s+")[0];
+                    return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
+                }
+            }
+        } catch (IOException | RuntimeException ex) {
+            // not Linux
+        }
+        return Long.MAX_VALUE;
+    }
 }

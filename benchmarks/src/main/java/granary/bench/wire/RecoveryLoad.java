@@ -131,7 +131,7 @@ public final class RecoveryLoad {
                 Duration.ofMillis((long) (o.settle() * 1000)));
         WireLoad.Options wo = WireLoad.Options.parse("--in-process", "--agents=" + o.agents(), "--jobmasters=" + o.jobMasters(),
                 "--slots-per-agent=" + o.slotsPerAgent(), "--heartbeat-ms=" + o.heartbeatMillis(), "--work-ms=0",
-                "--clients=" + o.clients(), "--report=heartbeat");
+                "--clients=" + o.clients(), "--report=heartbeat", "--transport=nio");
         ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "recovery-http");
             t.setDaemon(true);
@@ -149,7 +149,7 @@ public final class RecoveryLoad {
             System.err.println("recovery: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
             run = new WireLoad.Run(wo, master.url(), tokens);
             run.retryMillis = 500; // as the real agent after an unreachable master
-            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "recovery", wo.transport()));
+            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "recovery", wo.transport(), wo.h2Connections()));
             long setupDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.setupTimeout());
             long t0 = System.nanoTime();
             for (int i = 0; i < o.agents(); i++) {

@@ -40,8 +40,13 @@ import java.util.regex.Pattern;
  *                                registered, SLOW unauthenticated posts trickling a body byte a second and
  *                                IDLE connections that send nothing, kept up through the measured window
  *   --live-every=S (5)           how often the master's live agents are read in the measured window
- *   --transport=nio|jdk (nio)    the peers' HTTP: {@link NioTransport} (one selector thread per client, cheap per
- *                                peer) or the JDK's HTTP client (as the real agent and job master use)
+ *   --transport=auto|nio|h2|jdk  the peers' HTTP (auto: nio while two sockets a peer fit this process's open-file
+ *                                limit with 2,000 to spare, else h2): {@link NioTransport} (HTTP/1.1, a post and a poll connection
+ *                                per peer, one selector thread per client, cheap per peer), {@link H2Transport}
+ *                                (HTTP/2 in clear text, a peer's posts and poll as streams on one connection) or
+ *                                the JDK's HTTP client (HTTP/1.1, as the real agent and job master use)
+ *   --connections=N              over h2, the connections in all (default one per peer up to 8,000; more peers
+ *                                share them: this machine allows 20,000 open files per process)
  * </pre>
  * Prints a summary and one line {@code WIRE-JSON {...}} with every figure.
  */
@@ -51,7 +56,12 @@ public final class WireLoad {
     public record Options(URI master, Path secret, long masterPid, boolean inProcess, boolean sameJvm, Path runtime,
                           List<String> masterJvm, int agents, int jobMasters, int seconds, int warmup, int heartbeatMillis,
                           int slotsPerAgent, int workMillis, boolean immediate, int clients, int attackSlow,
-                          int attackIdle, String masterCpus, int liveEvery, String transport) {
+                          int attackIdle, String masterCpus, int liveEvery, String transport, int connections) {
+
+        /** HTTP/2 connections of the run: as given, else one per peer up to 8,000 (each end stays under 20,000 open files). */
+        int h2Connections() {
+            return connections > 0 ? connections : Math.min(agents + jobMasters, 8000);
+        }
 
         static Options parse(String... args) {
             URI master = null;
@@ -65,7 +75,8 @@ public final class WireLoad {
             boolean immediate = true;
             int attackSlow = 0, attackIdle = 0, liveEvery = 5;
             String masterCpus = null;
-            String transport = "nio";
+            String transport = "auto";
+            int connections = 0;
             for (String a : args) {
                 String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
                 String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -87,11 +98,12 @@ public final class WireLoad {
                     case "--clients" -> clients = Integer.parseInt(v);
                     case "--master-cpus" -> masterCpus = v.isBlank() ? null : v;
                     case "--transport" -> {
-                        if (!v.equals("nio") && !v.equals("jdk")) {
-                            throw new IllegalArgumentException("--transport=nio|jdk, not " + v);
+                        if (!v.equals("nio") && !v.equals("jdk") && !v.equals("h2") && !v.equals("auto")) {
+                            throw new IllegalArgumentException("--transport=auto|nio|h2|jdk, not " + v);
                         }
                         transport = v;
                     }
+                    case "--connections" -> connections = Integer.parseInt(v);
                     case "--live-every" -> liveEvery = Math.max(1, Integer.parseInt(v));
                     case "--attack" -> {
                         int[] counts = Attack.parse(v);
@@ -113,8 +125,11 @@ public final class WireLoad {
             if (master != null && secret == null) {
                 throw new IllegalArgumentException("--master needs the master's --secret=FILE to issue tokens");
             }
+            if (transport.equals("auto")) {
+                transport = 2L * (agents + jms) + 2_000 <= Proc.openFilesLimit() ? "nio" : "h2";
+            }
             return new Options(master, secret, pid, inProcess, same, runtime, jvm, agents, jms, seconds, warmup, hb,
-                    slots, work, immediate, clients, attackSlow, attackIdle, masterCpus, liveEvery, transport);
+                    slots, work, immediate, clients, attackSlow, attackIdle, masterCpus, liveEvery, transport, connections);
         }
     }
 
@@ -218,7 +233,7 @@ public final class WireLoad {
         Attack attack = null;
         try {
             System.err.println("wire: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
-            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "wire", o.transport()));
+            clients.addAll(Peer.Wire.of(o.clients(), pool, run, "wire", o.transport(), o.h2Connections()));
             long t0 = System.nanoTime();
             for (int i = 0; i < o.agents(); i++) {
                 agents.add(new SimAgent(run, String.format("n%05d", i), clients.get(i % clients.size())));
@@ -343,6 +358,9 @@ public final class WireLoad {
             out.put("master_threads", master.pid() > 0 ? Proc.threads(master.pid()) : -1);
             out.put("loadgen_cpu_s_per_s", round(selfCpu / wall));
             out.put("loadgen_transport", o.transport());
+            if (o.transport().equals("h2")) {
+                out.put("loadgen_connections", o.h2Connections());
+            }
             out.put("loadgen_rss_mib", round(Proc.rssMib(self)));
             out.put("errors", run.errors.get() - err0);
             out.put("refusals", run.refusals.get() - ref0);

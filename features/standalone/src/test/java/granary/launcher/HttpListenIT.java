@@ -68,6 +68,34 @@ class HttpListenIT {
         }
     }
 
+    /**
+     * The plain port speaks HTTP/2 too (docs/protocol.md, "Transport"): a client that opens with the
+     * HTTP/2 preface gets the server's settings back, and the JDK's client upgrading from HTTP/1.1
+     * gets its answer over HTTP/2; HTTP/1.1 alone is still served (the test above).
+     */
+    @Test
+    void speaksHttp2InClearTextOnThePlainPort() throws Exception {
+        try (ListeningRuntime r = ListeningRuntime.start(tmp, "--demo=false", "--piped", "--listen=127.0.0.1:0")) {
+            int port = r.awaitListening("http");
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5000);
+                s.setSoTimeout(10_000);
+                OutputStream out = s.getOutputStream();
+                out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                out.write(new byte[] {0, 0, 0, 4, 0, 0, 0, 0, 0}); // an empty SETTINGS frame
+                out.flush();
+                byte[] frame = s.getInputStream().readNBytes(9);
+                assertEquals(9, frame.length, "a frame header back");
+                assertEquals(4, frame[3], "the server's first frame is its SETTINGS");
+            }
+            HttpResponse<String> response = client(HttpClient.newBuilder().version(HttpClient.Version.HTTP_2))
+                    .send(get("http://127.0.0.1:" + port + "/nothing-here"), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, response.statusCode(), response::body);
+            assertEquals(HttpClient.Version.HTTP_2, response.version());
+            assertEquals(0, r.finish().exit());
+        }
+    }
+
     @Test
     void servesHttpsWithTheKeystore() throws Exception {
         Path keystore = tmp.resolve("server.p12");
