@@ -3,5 +3,5 @@
  * hands to them, and the one result type {@link granary.api.spi.Verdict}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("3.1.0")
+@org.osgi.annotation.versioning.Version("3.2.0")
 package granary.api.spi;

@@ -159,7 +159,8 @@ final class HeldGrants {
         long sum = 0;
         for (Held h = newest; h != null && (out == null || sum < wanted); h = h.older) {
             if (h.latest <= startedBy) {
-                out = out == null ? new ArrayList<>() : out;
+                // sized once: at most one entry a node, and no more than the slots wanted (a grant holds at least one)
+                out = out == null ? new ArrayList<>((int) Math.min(byNode.size(), Math.max(1, wanted))) : out;
                 out.add(h.allocation(unit));
                 sum += h.slots;
             }

@@ -85,6 +85,12 @@ public final class NodeState implements NodeView {
         return Collections.unmodifiableMap(m);
     }
 
+    /** The units with slots here, without looking them up (they are this engine's own). */
+    @Override
+    public java.util.List<granary.api.spi.UnitView> holders(granary.api.spi.EngineView engine) {
+        return new java.util.ArrayList<>(slots.keySet());
+    }
+
     /** Units with slots here, in the order they were first granted. */
     public Map<UnitState, Integer> units() {
         return slots;

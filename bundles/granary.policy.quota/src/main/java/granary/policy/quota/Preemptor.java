@@ -264,9 +264,8 @@ final class Preemptor {
                 break;
             }
             List<Candidate> victims = new ArrayList<>();
-            for (UnitId id : p.node.allocations().keySet()) {
-                UnitView u = ctx.unit(id);
-                Double a0 = u == null ? null : above.get(u.group());
+            for (UnitView u : p.node.holders(ctx)) {
+                Double a0 = above.get(u.group());
                 if (a0 == null || u.kind() != UnitKind.OFFLINE || u.allOrNothing() || u.job().gang()) {
                     continue;
                 }

@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 import granary.api.model.InvalidRequestException;
@@ -59,8 +58,8 @@ public final class Simulation {
 
     private final ManualClock clock;
     private final Engine engine;
-    private final PriorityQueue<Event> events = new PriorityQueue<>((a, b) -> a.time != b.time ? Long.compare(a.time, b.time)
-            : a.kind != b.kind ? Integer.compare(a.kind, b.kind) : Long.compare(a.seq, b.seq));
+    /** By time, then releases before arrivals, then in the order added (EventQueue). */
+    private final EventQueue<Event> events = new EventQueue<>(Event::time, Event::kind, 2);
     private final Map<UnitId, UnitTrack> tracks = new HashMap<>();
     private final List<JobTrack> jobs = new ArrayList<>();
     private final Map<String, Long> refusals = new TreeMap<>();
