@@ -40,8 +40,9 @@ import java.util.regex.Pattern;
  *                                registered, SLOW unauthenticated posts trickling a body byte a second and
  *                                IDLE connections that send nothing, kept up through the measured window
  *   --live-every=S (5)           how often the master's live agents are read in the measured window
- *   --transport=auto|nio|h2|jdk  the peers' HTTP (auto: nio while two sockets a peer fit this process's open-file
- *                                limit with 2,000 to spare, else h2): {@link NioTransport} (HTTP/1.1, a post and a poll connection
+ *   --transport=auto|nio|h2|jdk  the peers' HTTP (auto: nio against WireMaster, which speaks HTTP/1.1 only, and
+ *                                while two sockets a peer fit this process's open-file limit with 2,000 to
+ *                                spare; else h2): {@link NioTransport} (HTTP/1.1, a post and a poll connection
  *                                per peer, one selector thread per client, cheap per peer), {@link H2Transport}
  *                                (HTTP/2 in clear text, a peer's posts and poll as streams on one connection) or
  *                                the JDK's HTTP client (HTTP/1.1, as the real agent and job master use)
@@ -126,7 +127,9 @@ public final class WireLoad {
                 throw new IllegalArgumentException("--master needs the master's --secret=FILE to issue tokens");
             }
             if (transport.equals("auto")) {
-                transport = 2L * (agents + jms) + 2_000 <= Proc.openFilesLimit() ? "nio" : "h2";
+                // WireMaster (no runtime jar, or this JVM) speaks HTTP/1.1 only
+                boolean speaksH2 = master != null || (!same && runtime != null && java.nio.file.Files.isRegularFile(runtime));
+                transport = !speaksH2 || 2L * (agents + jms) + 2_000 <= Proc.openFilesLimit() ? "nio" : "h2";
             }
             return new Options(master, secret, pid, inProcess, same, runtime, jvm, agents, jms, seconds, warmup, hb,
                     slots, work, immediate, clients, attackSlow, attackIdle, masterCpus, liveEvery, transport, connections);

@@ -28,6 +28,21 @@ class WireLoadSmokeTest {
         assertEquals(0L, ((Number) r.get("refusals")).longValue(), "nothing refused: " + r);
     }
 
+    /**
+     * {@code --transport=auto}: HTTP/1.1 against WireMaster (in this JVM, or without a runtime jar),
+     * which speaks nothing else; against a runtime, HTTP/2 once two sockets a peer would not fit the
+     * open-file limit.
+     */
+    @Test
+    void theTransportFollowsTheMasterAndTheOpenFileLimit() {
+        assertEquals("nio", WireLoad.Options.parse("--same-jvm", "--agents=1000000").transport());
+        assertEquals("nio", WireLoad.Options.parse("--in-process", "--runtime=no-such.jar", "--agents=1000000").transport());
+        String big = Proc.openFilesLimit() < 2L * (1_000_000 + 10) + 2_000 ? "h2" : "nio";
+        assertEquals(big, WireLoad.Options.parse("--master=http://127.0.0.1:1", "--secret=s", "--agents=1000000").transport());
+        assertEquals("nio", WireLoad.Options.parse("--master=http://127.0.0.1:1", "--secret=s", "--agents=10").transport());
+        assertEquals("h2", WireLoad.Options.parse("--same-jvm", "--transport=h2").transport(), "as asked");
+    }
+
     /** The runtime's {@code granary:wire} line, as MasterComponent writes it, gives the master's post times. */
     @Test
     void readsTheMastersShareFromItsWireLine() {

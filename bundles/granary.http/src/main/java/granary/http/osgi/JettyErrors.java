@@ -4,17 +4,19 @@ import granary.http.jetty.ProblemErrorHandler;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.apache.felix.http.jetty.ConnectorFactory;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.ConnectionFactory;
 import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.LocalConnector;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.component.LifeCycle;
+import org.eclipse.jetty.util.thread.AutoLock;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 
@@ -72,11 +74,13 @@ public final class JettyErrors implements ConnectorFactory {
      * are served as before on the same port; TLS connectors get HTTP/2 from Felix HTTP's own setting
      * ({@code org.apache.felix.http2.enable}), negotiated by ALPN.
      *
-     * <p>Felix HTTP starts its connectors before it asks the connector factories, and a running
-     * connector takes no new protocol: such a connector is stopped, given h2c and started again on
-     * the port it had (the port it was given, not 0 again). That happens once, while the runtime
-     * starts its bundles (this factory is registered then), before the runtime says where it
-     * listens; a connection open at that moment is closed and its client connects again.
+     * <p>Felix HTTP starts its connectors before it asks the connector factories, and Jetty lets no
+     * protocol be added to a running connector. Stopping it to add one would let its port go for a
+     * moment, and a port Jetty picked (port 0) can be taken by any other process's connection in
+     * that moment (it happened in the suite). So a running connector gets h2c in its table of
+     * protocols, under the connector's own lock, which is where an HTTP/1.1 connection looks for it
+     * when a client opens with the HTTP/2 preface or asks to upgrade. Should that table not be
+     * reachable (another Jetty), the connector stays HTTP/1.1 only, and says so on standard error.
      */
     static void withH2c(Server server) {
         for (Connector c : server.getConnectors()) {
@@ -90,27 +94,31 @@ public final class JettyErrors implements ConnectorFactory {
             }
             HTTP2CServerConnectionFactory h2c = new HTTP2CServerConnectionFactory(http.getHttpConfiguration());
             h2c.setMaxConcurrentStreams(MAX_STREAMS_PER_CONNECTION);
-            boolean running = sc.isRunning();
             try {
-                if (running) {
-                    int port = sc.getLocalPort();
-                    sc.stop();
-                    if (port > 0) {
-                        sc.setPort(port);
-                    }
+                if (sc.isRunning()) {
+                    addToRunning(sc, h2c);
+                } else {
+                    sc.addConnectionFactory(h2c);
                 }
-                sc.addConnectionFactory(h2c);
             } catch (Exception ex) {
-                System.err.println("granary http: cannot add HTTP/2 to " + sc.getHost() + ":" + sc.getPort() + ": " + ex.getMessage());
-            } finally {
-                if (running && !sc.isRunning()) {
-                    try {
-                        sc.start();
-                    } catch (Exception ex) {
-                        System.err.println("granary http: cannot listen again on " + sc.getHost() + ":" + sc.getPort() + ": " + ex.getMessage());
-                    }
-                }
+                System.err.println("granary http: the port " + sc.getLocalPort() + " speaks HTTP/1.1 only: cannot add HTTP/2 ("
+                        + ex + ")");
             }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void addToRunning(ServerConnector sc, HTTP2CServerConnectionFactory h2c) throws Exception {
+        java.lang.reflect.Field factories = AbstractConnector.class.getDeclaredField("_factories");
+        java.lang.reflect.Field lock = AbstractConnector.class.getDeclaredField("_lock");
+        factories.setAccessible(true);
+        lock.setAccessible(true);
+        sc.addBean(h2c, true);   // stopped with the connector from now on
+        if (!h2c.isRunning()) {
+            h2c.start();
+        }
+        try (AutoLock held = ((AutoLock) lock.get(sc)).lock()) {
+            ((Map<String, ConnectionFactory>) factories.get(sc)).put("h2c", h2c);
         }
     }
 
