@@ -28,10 +28,15 @@ import java.time.ZoneId;
  *                              than the cluster in a resource, each min in that resource is lowered pro rata
  *                              until they add up to that: the guarantee the cluster can pack (0: the mins as
  *                              the table says)
+ * @param minDeadZonePerMille   a group counts as below its min — it takes capacity back, and the guarantee's
+ *                              bound is measured — only when it is short of its min by more than this many
+ *                              thousandths of it in every resource; once it takes, it takes up to its whole min
+ *                              (0: any shortfall)
  */
 public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergent, long minRunSeconds,
                            long maxPreemptedPerMinute, boolean lookahead, long lookaheadMinutes, int billingDays,
-                           boolean smallFirst, long graceSeconds, boolean yieldAboveMin, long packingHeadroomPercent) {
+                           boolean smallFirst, long graceSeconds, boolean yieldAboveMin, long packingHeadroomPercent,
+                           long minDeadZonePerMille) {
 
     /** What the emergent job of docs/multi-tenancy.md, "The elastic quota loop", gets. */
     public enum EmergentMode {
@@ -45,7 +50,7 @@ public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergen
 
     /** docs/multi-tenancy.md, "The multi-tenant default": measured on the Alibaba replay. */
     public static final QuotaOptions DEFAULTS = new QuotaOptions(ZoneId.of("UTC"), true, EmergentMode.CLAIM, 10, 0,
-            true, 60, 31, true, 0, false, 2);
+            true, 60, 31, true, 0, false, 2, 1);
 
     public QuotaOptions {
         if (billingDays < 1) {
@@ -59,46 +64,54 @@ public record QuotaOptions(ZoneId zone, boolean preemption, EmergentMode emergen
         if (packingHeadroomPercent < 0 || packingHeadroomPercent > 50) {
             throw new IllegalArgumentException("quota: packingHeadroomPercent must be between 0 and 50, got " + packingHeadroomPercent);
         }
+        if (minDeadZonePerMille < 0 || minDeadZonePerMille > 100) {
+            throw new IllegalArgumentException("quota: minDeadZonePerMille must be between 0 and 100, got " + minDeadZonePerMille);
+        }
         emergent = emergent == null ? EmergentMode.CLAIM : emergent;
     }
 
     public QuotaOptions withPreemption(boolean on) {
         return new QuotaOptions(zone, on, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent, minDeadZonePerMille);
     }
 
     public QuotaOptions withEmergent(EmergentMode mode) {
         return new QuotaOptions(zone, preemption, mode, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent, minDeadZonePerMille);
     }
 
     public QuotaOptions withRestraint(long minRun, long perMinute) {
         return new QuotaOptions(zone, preemption, emergent, minRun, perMinute, lookahead, lookaheadMinutes, billingDays,
-                smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent);
+                smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent, minDeadZonePerMille);
     }
 
     public QuotaOptions withSmallFirst(boolean on) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, on, graceSeconds, yieldAboveMin, packingHeadroomPercent);
+                billingDays, on, graceSeconds, yieldAboveMin, packingHeadroomPercent, minDeadZonePerMille);
     }
 
     public QuotaOptions withGrace(long seconds) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, seconds, yieldAboveMin, packingHeadroomPercent);
+                billingDays, smallFirst, seconds, yieldAboveMin, packingHeadroomPercent, minDeadZonePerMille);
     }
 
     public QuotaOptions withYieldAboveMin(boolean on) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds, on, packingHeadroomPercent);
+                billingDays, smallFirst, graceSeconds, on, packingHeadroomPercent, minDeadZonePerMille);
     }
 
     public QuotaOptions withPackingHeadroom(long percent) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
-                billingDays, smallFirst, graceSeconds, yieldAboveMin, percent);
+                billingDays, smallFirst, graceSeconds, yieldAboveMin, percent, minDeadZonePerMille);
     }
 
     public QuotaOptions withLookahead(boolean on, long minutes) {
         return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, on, minutes, billingDays,
-                smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent);
+                smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent, minDeadZonePerMille);
+    }
+
+    public QuotaOptions withMinDeadZone(long perMille) {
+        return new QuotaOptions(zone, preemption, emergent, minRunSeconds, maxPreemptedPerMinute, lookahead, lookaheadMinutes,
+                billingDays, smallFirst, graceSeconds, yieldAboveMin, packingHeadroomPercent, perMille);
     }
 }

@@ -292,9 +292,9 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             return null;
         }
         if (q.max().isWorkers()) {
-            return GroupBounds.ofSlots(q.min().workers(), q.max().workers());
+            return GroupBounds.ofSlots(guaranteed(q).workers(), q.max().workers());
         }
-        GroupBounds b = GroupBounds.ofResources(q.min().resources(), q.max().resources());
+        GroupBounds b = GroupBounds.ofResources(guaranteed(q).resources(), q.max().resources());
         Quota after = options.lookahead() ? lookahead.groupLimit(group.name()) : null;
         // freed nodes fill the group only up to its next-slice quota (docs/multi-tenancy.md, "Draining before a slice boundary")
         return after != null && after.atMost(q.max()) ? b.fillingUpTo(after.resources()) : b;
@@ -347,6 +347,21 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             c = Long.compare(ha.job().requestedSlots(), hb.job().requestedSlots());
         }
         return c != 0 ? c : Long.compare(ha.submitTime(), hb.submitTime());
+    }
+
+    /**
+     * Below its min by more than the dead zone (docs/multi-tenancy.md, "Why a group stays below its
+     * min"): what makes a group with demand take capacity back, and what the guarantee's bound is
+     * measured against. Once it takes, it takes up to its whole min.
+     */
+    private boolean shortOfMin(GroupView g) {
+        GroupQuota q = funding.quota(g.name());
+        return q != null && Usage.belowMin(funding.used(g), guaranteed(q));
+    }
+
+    /** The min less the dead zone. */
+    private Quota guaranteed(GroupQuota q) {
+        return Usage.lessDeadZone(q.min(), options.minDeadZonePerMille());
     }
 
     private boolean belowMin(GroupView g) {
@@ -461,7 +476,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     private void preemptForGroupsBelowMin(CycleContext ctx) {
         List<GroupView> below = new ArrayList<>();
         for (GroupView g : ctx.groups()) {
-            if (g.waitingUnits() > 0 && belowMin(g) && groupVerdict(g).allowed()) {
+            if (g.waitingUnits() > 0 && shortOfMin(g) && groupVerdict(g).allowed()) {
                 below.add(g);
             }
         }
@@ -520,7 +535,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
         }
         belowCauses.keySet().removeIf(name -> {
             GroupView g = ctx.group(name);
-            return g == null || g.waitingUnits() == 0 || !belowMin(g);   // served in this cycle
+            return g == null || g.waitingUnits() == 0 || !shortOfMin(g);   // served in this cycle
         });
         belowSince.clear();
         belowSince.putAll(since);

@@ -57,6 +57,11 @@ public final class QuotaProvider implements PolicyProvider {
             "When the MinQuotas in force add up to more than the cluster less this share in a resource, each is lowered "
                     + "pro rata until they do not: slots never pack a cluster whole, and a min the cluster cannot pack "
                     + "keeps a group below it for good. 0: the mins as the table says.");
+    static final OptionSpec<Long> MIN_DEAD_ZONE = OptionSpec.number("minDeadZonePerMille", 1, 0, 100,
+            "A group counts as below its MinQuota (it preempts, and the guarantee is measured) only when it is short of "
+                    + "it by more than this many thousandths of it in every resource; once it preempts it takes up to its "
+                    + "whole MinQuota. Keeps a group that hovers a slot or two under its MinQuota from preempting every "
+                    + "second. 0: any shortfall.");
     static final OptionSpec<Long> BILLING_DAYS = OptionSpec.number("billingDays", 31, 1, 3660, "Days of billing kept.");
 
     public static final PolicyDeclaration DECLARATION = PolicyDeclaration.of(QuotaPolicy.NAME, QuotaPolicy.class)
@@ -75,6 +80,7 @@ public final class QuotaProvider implements PolicyProvider {
             .option(GRACE_SECONDS)
             .option(YIELD_ABOVE_MIN)
             .option(PACKING_HEADROOM)
+            .option(MIN_DEAD_ZONE)
             .factory(QuotaProvider::create)
             .with(QuotaReporting::declare)
             .with(QuotaEdges::declare)
@@ -89,7 +95,7 @@ public final class QuotaProvider implements PolicyProvider {
         QuotaOptions options = new QuotaOptions(ZoneId.of(s.get(ZONE)), s.get(PREEMPTION), s.get(EMERGENT),
                 s.get(MIN_RUN_SECONDS), s.get(MAX_PREEMPTED_PER_MINUTE), s.get(LOOKAHEAD), s.get(LOOKAHEAD_MINUTES),
                 s.get(BILLING_DAYS).intValue(), s.get(SMALL_FIRST), s.get(GRACE_SECONDS),
-                s.get(YIELD_ABOVE_MIN), s.get(PACKING_HEADROOM));
+                s.get(YIELD_ABOVE_MIN), s.get(PACKING_HEADROOM), s.get(MIN_DEAD_ZONE));
         s.read(WORKER_SPANS, QuotaTableCodec::workerSpans);   // a bad WorkerSpans is named as such, not as the file's
         return new QuotaPolicy(options, s.read(TABLE_FILE, file -> table(s.subject(), file, s.get(WORKER_SPANS))));
     }

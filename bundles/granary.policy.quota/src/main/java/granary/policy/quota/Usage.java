@@ -54,4 +54,22 @@ final class Usage {
         return used.isWorkers() ? used.workers() < min.workers()
                 : used.resources().fitsIn(min.resources()) && !used.resources().equals(min.resources());
     }
+
+    /**
+     * {@code min} less {@code perMille} thousandths of it: in each resource rounded down, in workers
+     * rounded up (a small worker min keeps no dead zone).
+     */
+    static Quota lessDeadZone(Quota min, long perMille) {
+        if (perMille <= 0) {
+            return min;
+        }
+        double keep = 1 - perMille / 1000.0;
+        if (min.isWorkers()) {
+            return Quota.workers((long) Math.ceil(min.workers() * keep));
+        }
+        Resources m = min.resources();
+        java.util.Map<String, Long> e = new java.util.HashMap<>();
+        m.extended().forEach((n, v) -> e.put(n, (long) (v * keep)));
+        return Quota.of(Resources.of((long) (m.cpu() * keep), (long) (m.memMb() * keep), e));
+    }
 }
