@@ -59,6 +59,14 @@ class ClusterIT {
         }
         String jms = cluster.console("granary:jobmasters", "id=jm-wave");
         assertTrue(jms.contains("id=jm-wave state="), jms);
+        // the agents' and the job master's links moved to HTTP/2 with their first long poll (docs/protocol.md, "Transport")
+        String wire = cluster.console("granary:wire", "postsHttp2=");
+        java.util.regex.Matcher m = Pattern.compile("posts=(\\d+) .*postsHttp2=(\\d+)").matcher(wire);
+        assertTrue(m.find(), wire);
+        long posts = Long.parseLong(m.group(1));
+        long overHttp2 = Long.parseLong(m.group(2));
+        assertTrue(overHttp2 > 0 && overHttp2 >= posts / 2, "most posts over HTTP/2: " + wire);
+        System.out.println("the master after the batch: " + wire.strip());
     }
 
     /**

@@ -96,6 +96,7 @@ final class EndpointServlet extends HttpServlet {
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         long arrived = System.nanoTime();
+        boolean http2 = "HTTP/2.0".equals(req.getProtocol());
         String authorization = req.getHeader("Authorization");
         String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
         Reply refused = endpoint.admit(authorization, remote);
@@ -116,7 +117,7 @@ final class EndpointServlet extends HttpServlet {
                 // checked and decoded on a peers' thread, applied by the master's loop, written back on a peers' thread
                 default -> work.run(async, () -> endpoint.postAsync(authorization, body, remote).whenCompleteAsync((reply, failure) -> {
                     answer(async, failure == null ? reply : new Reply(503, new byte[0]), end == AsyncBody.End.TOO_LARGE);
-                    times.add(System.nanoTime() - arrived);
+                    times.add(System.nanoTime() - arrived, http2);
                 }, work.executor()));
             }
         });

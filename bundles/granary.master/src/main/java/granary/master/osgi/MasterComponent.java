@@ -299,8 +299,8 @@ public class MasterComponent {
         /**
          * The protocol side in one line: peers, how long agents' grants took from decision to the
          * cap that carries them leaving the master (p50 / p99 over the last caps), the same for news
-         * to job masters in hints, and how long peers' posts took from arriving to their ack (p50 /
-         * p99 over the last posts).
+         * to job masters in hints, how long peers' posts took from arriving to their ack (p50 /
+         * p99 over the last posts), and how many posts came over HTTP/2.
          */
         public String wire() {
             long[] d = master.deliveryLatency();

@@ -9,7 +9,16 @@ import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
 import javax.net.ssl.SSLContext;
 
-/** {@link Transport} over the JDK's HTTP client (HTTP/1.1; HTTPS with the given context). No thread of its own. */
+/**
+ * {@link Transport} over the JDK's HTTP client; HTTPS with the given context. No thread of its own.
+ * <p>
+ * In clear text it asks for HTTP/2 (docs/protocol.md, "Transport"): the JDK's client upgrades a
+ * connection on its first request without a body — a link's first long poll — and from then on the
+ * peer's posts and its parked poll are streams of that one connection, so a master holds one socket
+ * per peer instead of two. Posts made before it (the registration) go over HTTP/1.1. A master that
+ * speaks only HTTP/1.1 ignores the upgrade, and the link stays on HTTP/1.1. Over TLS the JDK's client
+ * offers HTTP/2 by ALPN; a master without it answers in HTTP/1.1.
+ */
 public final class HttpTransport implements Transport {
 
     private final HttpClient http;
@@ -19,7 +28,7 @@ public final class HttpTransport implements Transport {
      * @param tls            the SSL context for {@code https} servers, or null for the JDK's default
      */
     public HttpTransport(Duration connectTimeout, SSLContext tls) {
-        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout);
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).connectTimeout(connectTimeout);
         if (tls != null) {
             b.sslContext(tls);
         }
@@ -28,8 +37,7 @@ public final class HttpTransport implements Transport {
 
     /**
      * Over {@code http}, a client the caller made and may share among many links (a load generator's
-     * thousands of peers on a few clients, with the executor it chose). Use HTTP/1.1, as the
-     * other constructor does.
+     * thousands of peers on a few clients, with the executor it chose), in the HTTP version it chose.
      */
     public HttpTransport(HttpClient http) {
         this.http = java.util.Objects.requireNonNull(http, "http");
