@@ -67,6 +67,17 @@ public final class Main {
             out.println(USAGE);
             return 0;
         }
+        // the jars are looked for before anything runs: a missing one is said at once, not after the cases
+        ProcessScenarios.Jars jars = null;
+        if (o.processes()) {
+            jars = ProcessScenarios.Jars.under(o.jars() != null ? o.jars() : builtIn());
+            Path missing = jars.missing();
+            if (missing != null) {
+                err.println("Error: --processes needs " + missing.toAbsolutePath().normalize()
+                        + ": build it with 'mvn -DskipTests package', or say where the jars are with --jars DIR");
+                return 2;
+            }
+        }
         long started = System.nanoTime();
         List<Cases.Outcome> outcomes = new ArrayList<>();
         out.printf("%-5s | %-38s | %-60s | %-10s | %s%n", "case", "title", "what was injected", "invariants", "result");
@@ -89,14 +100,7 @@ public final class Main {
             }
             schedules.add(r);
         }
-        if (o.processes()) {
-            ProcessScenarios.Jars jars = ProcessScenarios.Jars.under(o.jars() != null ? o.jars() : builtIn());
-            Path missing = jars.missing();
-            if (missing != null) {
-                err.println("Error: --processes needs " + missing.toAbsolutePath().normalize()
-                        + ": build it with 'mvn -DskipTests package', or say where the jars are with --jars DIR");
-                return 2;
-            }
+        if (jars != null) {
             WorkDirectory work;
             try {
                 work = WorkDirectory.open(o.workDir());

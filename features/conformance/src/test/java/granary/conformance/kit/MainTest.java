@@ -51,6 +51,7 @@ class MainTest {
     @Test
     void processesNeedTheirJarsAndSayWhichIsMissing() {
         assertEquals(2, run("--schedules", "0", "--processes", "--jars", dir.toString()));
+        assertEquals("", out.toString(StandardCharsets.UTF_8), "nothing runs before the jars are found");
         String e = err.toString(StandardCharsets.UTF_8);
         assertTrue(e.contains("--processes needs " + dir.resolve("standalone/target/granary-standalone.jar")), e);
         assertTrue(e.contains("--jars DIR"), e);
