@@ -23,18 +23,26 @@ final class Funding {
     private final QuotaTable table;
     private final TimeSlice slice;
     private final Map<String, GroupQuota> byGroup = new HashMap<>();
+    /** Each funded group's min less the dead zone (QuotaOptions#minDeadZonePerMille), worked out once. */
+    private final Map<String, Quota> guaranteed = new HashMap<>();
 
     Funding(QuotaTable table, TimeSlice slice, EngineView view) {
-        this(table, slice, view, 0);
+        this(table, slice, view, 0, 0);
+    }
+
+    Funding(QuotaTable table, TimeSlice slice, EngineView view, long headroomPercent) {
+        this(table, slice, view, headroomPercent, 0);
     }
 
     /**
      * With {@code headroomPercent} > 0 and resource quotas: where the slice's mins add up to more than the
      * cluster less that share in a resource, each group's min in it is lowered pro rata until they add up to
      * that (QuotaOptions#packingHeadroomPercent). Issue 24: with mins that added up to the whole cluster, which
-     * slots never pack whole, some group was always below its min.
+     * slots never pack whole, some group was always below its min. Each min held, less
+     * {@code deadZonePerMille} thousandths of it, is what a group must be below to count as short of
+     * its min.
      */
-    Funding(QuotaTable table, TimeSlice slice, EngineView view, long headroomPercent) {
+    Funding(QuotaTable table, TimeSlice slice, EngineView view, long headroomPercent, long deadZonePerMille) {
         this.table = table;
         this.slice = slice;
         if (table != null && slice != null) {
@@ -45,6 +53,7 @@ final class Funding {
                 packable(view.cluster().capacity(), headroomPercent);
             }
         }
+        byGroup.forEach((name, q) -> guaranteed.put(name, Usage.lessDeadZone(q.min(), deadZonePerMille)));
     }
 
     private void packable(Resources capacity, long headroomPercent) {
@@ -101,6 +110,11 @@ final class Funding {
     /** The group's quota in the slice in force, or null if it is not funded now. */
     GroupQuota quota(String group) {
         return byGroup.get(group);
+    }
+
+    /** The group's min less the dead zone, in the slice in force, or null if it is not funded now. */
+    Quota guaranteed(String group) {
+        return guaranteed.get(group);
     }
 
     Map<String, GroupQuota> funded() {

@@ -145,7 +145,7 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
     private void refresh(EngineView view) {
         long now = view.now();
         TimeSlice slice = table == null ? null : table.sliceAt(clock.hour(now));
-        funding = new Funding(table, slice, view, options.packingHeadroomPercent());
+        funding = new Funding(table, slice, view, options.packingHeadroomPercent(), options.minDeadZonePerMille());
         fundingUntil = clock.nextHour(now);
         fundingAt = now;
         groupVerdicts.clear();
@@ -292,9 +292,9 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
             return null;
         }
         if (q.max().isWorkers()) {
-            return GroupBounds.ofSlots(guaranteed(q).workers(), q.max().workers());
+            return GroupBounds.ofSlots(funding.guaranteed(group.name()).workers(), q.max().workers());
         }
-        GroupBounds b = GroupBounds.ofResources(guaranteed(q).resources(), q.max().resources());
+        GroupBounds b = GroupBounds.ofResources(funding.guaranteed(group.name()).resources(), q.max().resources());
         Quota after = options.lookahead() ? lookahead.groupLimit(group.name()) : null;
         // freed nodes fill the group only up to its next-slice quota (docs/multi-tenancy.md, "Draining before a slice boundary")
         return after != null && after.atMost(q.max()) ? b.fillingUpTo(after.resources()) : b;
@@ -355,13 +355,8 @@ public class QuotaPolicy implements Admission, GroupOrder, CycleAction, SubmitFi
      * measured against. Once it takes, it takes up to its whole min.
      */
     private boolean shortOfMin(GroupView g) {
-        GroupQuota q = funding.quota(g.name());
-        return q != null && Usage.belowMin(funding.used(g), guaranteed(q));
-    }
-
-    /** The min less the dead zone. */
-    private Quota guaranteed(GroupQuota q) {
-        return Usage.lessDeadZone(q.min(), options.minDeadZonePerMille());
+        Quota guaranteed = funding.guaranteed(g.name());
+        return guaranteed != null && Usage.belowMin(funding.used(g), guaranteed);
     }
 
     private boolean belowMin(GroupView g) {
