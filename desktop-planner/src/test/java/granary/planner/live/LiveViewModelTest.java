@@ -135,7 +135,8 @@ class LiveViewModelTest {
         assertEquals(3, onUi(() -> vm.queues().size()));
         assertEquals(new QueueRow("root.c", 3, 6, 0), onUi(() -> vm.queues().get(2)));
         assertTrue(onUi(() -> vm.statsProperty().get()).contains("2 skipped: line 33"), onUi(() -> vm.statsProperty().get()));
-        assertTrue(onUi(() -> vm.sliceProperty().get()).startsWith("no quota policy on this master (409 policy-not-installed)"));
+        // the quota state is read off the UI thread after each (re)connection: wait for it, do not race it
+        await("the slice", () -> vm.sliceProperty().get().startsWith("no quota policy on this master (409 policy-not-installed)"));
     }
 
     @Test
