@@ -79,6 +79,9 @@ final class OsLauncher implements Launcher {
             + "printf '%s\\n' \"$s\" > \"$GRANARY_EXIT_FILE.tmp\" && mv -f \"$GRANARY_EXIT_FILE.tmp\" \"$GRANARY_EXIT_FILE\"\n"
             + "exit \"$s\"\n";
 
+    /** The wrapper's {@code $0}: with the script, what tells a wrapper among the node's processes. */
+    private static final String WRAPPER_NAME = "granary-worker";
+
     private final Path workDir;
     private final Path runDir;
     private final Disk records;
@@ -132,7 +135,7 @@ final class OsLauncher implements Launcher {
         records.delete(base + ".stopped"); // a stop of an earlier worker of this slot is not this one's
         List<String> command = new ArrayList<>();
         if (wrap) {
-            command.addAll(List.of(SHELL, "-c", WRAPPER, "granary-worker"));
+            command.addAll(List.of(SHELL, "-c", WRAPPER, WRAPPER_NAME));
             command.add(executable(l.command().isEmpty() ? "" : l.command().get(0), l.environment()));
             command.addAll(l.command().subList(1, l.command().size()));
         } else {
@@ -360,18 +363,20 @@ final class OsLauncher implements Launcher {
      * exit file their environment names, which lies in this agent's run directory. Their record
      * names no job master: the agent reports them and the master decides (docs/recovery.md,
      * "Workers without a cap"). Only where {@code /proc} lists processes.
+     *
+     * <p>Every process of a worker's tree shares its environment, so one exit file stands for one
+     * worker, however many processes name it: its wrapper (known by its command line), or, with the
+     * wrapper gone, the oldest of its topmost processes. A process a worker left behind (a double
+     * fork, now a child of init) is part of that worker, never a second one; and processes whose exit
+     * file belongs to a recorded worker are that worker's.
      */
     private List<Left> unrecorded(List<Left> recorded, Consumer<String> problems) {
         Path proc = Path.of("/proc");
         if (!Files.isDirectory(proc)) {
             return List.of();
         }
-        java.util.Set<Long> known = new java.util.HashSet<>();
-        recorded.forEach(l -> {
-            if (l.running() != null) {
-                known.add(l.running().pid());
-            }
-        });
+        java.util.Set<String> recordedExitFiles = new java.util.HashSet<>();
+        recorded.forEach(l -> recordedExitFiles.add(runDir.resolve(base(l.record().unit(), l.record().slot()) + ".exit").toString()));
         String prefix = "GRANARY_EXIT_FILE=" + runDir + java.io.File.separator;
         Map<Long, Map<String, String>> ours = new HashMap<>();
         try (java.util.stream.Stream<Path> pids = Files.list(proc)) {
@@ -385,20 +390,27 @@ final class OsLauncher implements Launcher {
             problems.accept("cannot list the node's processes in /proc (" + ex.getMessage() + "): workers without a run record are not found");
             return List.of();
         }
-        List<Left> out = new ArrayList<>();
+        // the topmost processes of each worker (parent not one of ours: a wrapper, or what escaped its tree)
+        Map<String, List<ProcessHandle>> byExitFile = new java.util.TreeMap<>();
         ours.forEach((pid, env) -> {
-            Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
-            // the topmost process of a worker (its wrapper), not its children, which share its environment
-            boolean child = h.flatMap(ProcessHandle::parent).map(pp -> ours.containsKey(pp.pid())).orElse(false);
-            if (h.isEmpty() || child || known.contains(pid) || known.stream().anyMatch(k -> isDescendant(h.get(), k))) {
-                return;
-            }
-            // a wrapper that wrote its exit file has ended its worker and is on its way out: that end is
-            // the recorded worker's, not a worker without a record
             String exitFile = env.get("GRANARY_EXIT_FILE");
-            if (exitFile == null || Files.exists(Path.of(exitFile))) {
+            Optional<ProcessHandle> h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+            boolean child = h.flatMap(ProcessHandle::parent).map(pp -> ours.containsKey(pp.pid())).orElse(false);
+            if (exitFile != null && h.isPresent() && !child && !recordedExitFiles.contains(exitFile)) {
+                byExitFile.computeIfAbsent(exitFile, f -> new ArrayList<>()).add(h.get());
+            }
+        });
+        List<Left> out = new ArrayList<>();
+        byExitFile.forEach((exitFile, tops) -> {
+            // a wrapper that wrote its exit file has ended its worker and is on its way out: that end is
+            // a worker's whose record went with it, not a worker still running
+            if (Files.exists(Path.of(exitFile))) {
                 return;
             }
+            ProcessHandle top = tops.stream().filter(OsLauncher::isWrapper).findFirst()
+                    .orElseGet(() -> tops.stream().min(java.util.Comparator.comparingLong(OsLauncher::startMillis)
+                            .thenComparingLong(ProcessHandle::pid)).orElseThrow());
+            Map<String, String> env = ours.get(top.pid());
             try {
                 Record r = new Record(UnitId.parse(env.get("GRANARY_UNIT")), Integer.parseInt(env.get("GRANARY_SLOT")), "", "",
                         Resources.ZERO, false);
@@ -407,7 +419,7 @@ final class OsLauncher implements Launcher {
                 String procs = env.getOrDefault("GRANARY_CGROUP_PROCS", "");
                 Cgroups.Group group = Cgroups.Group.of(String.join("|", java.util.Arrays.stream(procs.split(" "))
                         .filter(f -> !f.isEmpty()).map(f -> String.valueOf(Path.of(f).getParent())).toList()));
-                out.add(new Left(r, new Os(h.get(), null, base, Path.of(exitFile), group), 0, false, stopped(base)));
+                out.add(new Left(r, new Os(top, null, base, Path.of(exitFile), group), 0, false, stopped(base)));
             } catch (RuntimeException ex) {
                 // not a worker this agent could have started: left alone
             }
@@ -415,13 +427,15 @@ final class OsLauncher implements Launcher {
         return out;
     }
 
-    private static boolean isDescendant(ProcessHandle h, long ancestor) {
-        for (Optional<ProcessHandle> p = h.parent(); p.isPresent(); p = p.get().parent()) {
-            if (p.get().pid() == ancestor) {
-                return true;
-            }
+    /** Whether {@code h} is a worker's wrapper: {@code /bin/sh -c WRAPPER granary-worker ...}. */
+    private static boolean isWrapper(ProcessHandle h) {
+        try {
+            String[] args = new String(Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline")), StandardCharsets.UTF_8)
+                    .split("\0", 5);
+            return args.length >= 4 && args[1].equals("-c") && args[2].equals(WRAPPER) && args[3].equals(WRAPPER_NAME);
+        } catch (IOException | RuntimeException ex) {
+            return false; // gone, or not readable
         }
-        return false;
     }
 
     /** The GRANARY_ variables of a process whose exit file variable starts with {@code prefix}; null for any other (or unreadable). */

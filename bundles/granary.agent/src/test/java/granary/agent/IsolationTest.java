@@ -103,13 +103,34 @@ class IsolationTest {
 
     /** Runs the loop's tasks until {@code done}, at most 60 s (a loaded machine is slow; the wait is bounded). */
     private void runUntil(BooleanSupplier done) throws InterruptedException {
+        runUntil(done, () -> "");
+    }
+
+    /** As above; {@code state} says what is left when the wait fails. */
+    private void runUntil(BooleanSupplier done, java.util.function.Supplier<String> state) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!done.getAsBoolean() && System.nanoTime() < deadline) {
             loop.runDue();
             Thread.sleep(20); // processes end on their own time: poll, bounded
         }
         loop.runDue();
-        assertTrue(done.getAsBoolean(), "not within 60 s; events: " + events);
+        assertTrue(done.getAsBoolean(), "not within 60 s; events: " + events + state.get());
+    }
+
+    /** What a group still holds: its directories left and each process in it, with its state and command. */
+    private static String left(Cgroups.Group g) {
+        StringBuilder b = new StringBuilder("; group left: ");
+        g.dirs().stream().filter(Files::exists).forEach(d -> b.append(d).append(' '));
+        for (long pid : g.pids()) {
+            String stat;
+            try {
+                stat = Files.readString(Path.of("/proc/" + pid + "/stat")).trim();
+            } catch (IOException ex) {
+                stat = "gone";
+            }
+            b.append("; pid ").append(pid).append(": ").append(stat);
+        }
+        return b.toString();
     }
 
     private static Cgroups.Group groupOf(Path dir, int slot) throws IOException {
@@ -290,8 +311,8 @@ class IsolationTest {
                 .filter(l -> l.record().slot() == 0).findFirst().orElseThrow();
         assertEquals("", found.record().jobMaster(), "no record: the master decides");
         found.running().stop();
-        runUntil(() -> ProcessHandle.of(orphan).map(h -> !h.isAlive()).orElse(true));
-        runUntil(() -> g.dirs().stream().noneMatch(Files::exists));
+        runUntil(() -> ProcessHandle.of(orphan).map(h -> !h.isAlive()).orElse(true), () -> left(g));
+        runUntil(() -> g.dirs().stream().noneMatch(Files::exists), () -> left(g));
     }
 
     private static long readPid(Path f) {
