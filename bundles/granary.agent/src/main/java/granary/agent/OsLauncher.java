@@ -65,11 +65,19 @@ final class OsLauncher implements Launcher {
      * Waits for the worker, passes SIGTERM on, writes its exit code where {@code GRANARY_EXIT_FILE}
      * says. A stop that comes between the worker's start and the wrapper learning its PID is
      * remembered and passed on then (else the worker ran on, its end unreported, until it ended).
+     *
+     * <p>The worker's process starts as a copy of the wrapper, with the wrapper's trap, until the
+     * shell clears it and execs the command: a SIGTERM that reaches it before the trap is cleared
+     * is taken by the trap and lost with the exec (a worker stopped as it started then ran on, one
+     * NodeTest run in twenty under load). So once the trap is cleared, and before the exec, it looks
+     * for the stop's mark ({@code .stopped} beside the exit file), which a stop leaves before it
+     * signals: a stop whose signal came too early has left its mark by then, and one whose mark
+     * came later signals a process that has no trap any more.
      */
     static final String WRAPPER = "trap 't=1; [ -n \"$c\" ] && kill -TERM \"$c\" 2>/dev/null' TERM INT HUP\n"
             + "for f in $GRANARY_CGROUP_PROCS; do echo $$ > \"$f\" || { echo \"granary: cannot join the worker's cgroup $f\" >&2; exit 125; }; done\n"
             + "unset GRANARY_CGROUP_PROCS\n"
-            + "\"$@\" &\n"
+            + "{ [ -e \"${GRANARY_EXIT_FILE%.exit}.stopped\" ] && exit 143; exec \"$@\"; } &\n"
             + "c=$!\n"
             + "[ -n \"$t\" ] && kill -TERM \"$c\" 2>/dev/null\n"
             + "while :; do wait \"$c\"; s=$?; kill -0 \"$c\" 2>/dev/null || break; done\n"

@@ -61,6 +61,27 @@ class NodeTest {
         loop.runDue();
     }
 
+    /** This JVM's child processes, each with its state, signals pending, blocked, ignored and caught, and command: said when a wait fails. */
+    private static String tree() {
+        StringBuilder b = new StringBuilder("; processes:");
+        ProcessHandle.current().descendants().forEach(h -> {
+            String stat;
+            String cmd;
+            try {
+                String st = Files.readString(Path.of("/proc/" + h.pid() + "/stat"));
+                String[] f = st.substring(st.lastIndexOf(')') + 2).trim().split(" ");
+                // after the command: state ppid ... signal(28) blocked(29) ignored(30) caught(31), counted from the state at 0
+                stat = f[0] + " ppid=" + f[1] + " pending=" + f[28] + " blocked=" + f[29] + " ignored=" + f[30] + " caught=" + f[31];
+                cmd = Files.readString(Path.of("/proc/" + h.pid() + "/cmdline")).replace('\0', ' ');
+            } catch (java.io.IOException | RuntimeException ex) {
+                stat = "gone";
+                cmd = "";
+            }
+            b.append("\n  ").append(h.pid()).append(' ').append(stat).append(' ').append(cmd.length() > 80 ? cmd.substring(0, 80) + "..." : cmd);
+        });
+        return b.toString();
+    }
+
     private static Envelope plan(long sequence, int... slots) {
         List<Plan.Launch> l = new ArrayList<>();
         for (int s : slots) {
@@ -343,8 +364,8 @@ class NodeTest {
                 }
                 return ends.size() == 2;
             });
-            assertTrue(ends.contains(new Heartbeat.Exit(u, 0, 0, true)), "stopped as it finished: keeps its 0: " + ends);
-            assertTrue(ends.contains(new Heartbeat.Exit(u, 1, Heartbeat.STOPPED, true)), "stopped: -15: " + ends);
+            assertTrue(ends.contains(new Heartbeat.Exit(u, 0, 0, true)), "stopped as it finished: keeps its 0: " + ends + tree());
+            assertTrue(ends.contains(new Heartbeat.Exit(u, 1, Heartbeat.STOPPED, true)), "stopped: -15: " + ends + tree());
             assertEquals(2, ends.size(), ends.toString());
         } finally {
             killAll(n);
@@ -383,8 +404,8 @@ class NodeTest {
             second = node(10, Duration.ofMinutes(5));
             second.adopt(launcher().left(events::add));
             assertTrue(events.stream().anyMatch(e -> e.startsWith("adopted unit=j/u slot=0 ") && e.endsWith("(being stopped)")),
-                    events.toString());
-            assertTrue(events.contains("exited unit=j/u slot=1 code=-15 (while the agent was down)"), events.toString());
+                    events + tree());
+            assertTrue(events.contains("exited unit=j/u slot=1 code=-15 (while the agent was down)"), events + tree());
             assertEquals(List.of(), second.rebuildCaps(), "a worker being stopped gave its slot back with its cap");
             List<Heartbeat.Exit> ends = new ArrayList<>(second.drain(true).exited());
             clock.advance(2_000); // past the stop's grace: the worker that ignores SIGTERM is killed
@@ -397,7 +418,7 @@ class NodeTest {
                 return ends.size() == 2;
             });
             assertEquals(List.of(new Heartbeat.Exit(u, 1, Heartbeat.STOPPED, true), new Heartbeat.Exit(u, 0, Heartbeat.STOPPED, true)),
-                    ends);
+                    ends, tree());
         } finally {
             killAll(first);
             if (second != null) {

@@ -171,6 +171,27 @@ class OsLauncherTest {
         waitFor(() -> !worker.isAlive());
     }
 
+    /**
+     * A stop whose SIGTERM reaches the worker's process before it has cleared the wrapper's trap is
+     * lost with the exec; the stop's mark is not: a worker whose mark is there when it is about to
+     * exec does not start, and its wrapper writes 143 as for a worker stopped by SIGTERM.
+     */
+    @Test
+    void aWorkerWhoseStopIsMarkedBeforeItExecsDoesNotStart() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/bin/sh")));
+        Path exit = dir.resolve("j.u.0.exit");
+        Files.createFile(dir.resolve("j.u.0.stopped")); // as a stop leaves it, before it signals
+        Path ran = dir.resolve("ran");
+        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", OsLauncher.WRAPPER, "granary-worker", "/bin/sh", "-c", "touch " + ran + "; sleep 30");
+        pb.environment().put("GRANARY_EXIT_FILE", exit.toString());
+        Process p = pb.start();
+        orphans.add(p.toHandle());
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS), "the wrapper ends at once");
+        assertEquals(143, p.exitValue());
+        assertEquals("143", Files.readString(exit).trim());
+        assertFalse(Files.exists(ran), "the worker's command never ran");
+    }
+
     private static long pid(Path f) {
         try {
             String t = Files.readString(f).trim();
