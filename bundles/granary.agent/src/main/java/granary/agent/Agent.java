@@ -34,9 +34,11 @@ public final class Agent implements AutoCloseable {
     private final Clock clock;
     private final Consumer<String> events;
     private final CompletableFuture<Integer> ended = new CompletableFuture<>();
+    // set by start, read by close, which a shutdown hook may run while a start is under way: both under this
     private ThreadLoop loop;
     private AgentRole role;
     private JdkHttpServer server;
+    private boolean closed;
     private URI endpoint;
     private Launcher launcher;
 
@@ -64,16 +66,30 @@ public final class Agent implements AutoCloseable {
             events.accept("capacity " + config.capacity() + " (" + policy.capacityNote() + ")");
         }
         Cgroups cgroups = cgroups(policy);
-        loop = new ThreadLoop("granary-agent " + config.node(), clock, ex -> events.accept("internal-error " + ex));
         boolean enforce = policy.isolation() == WorkerPolicy.Isolation.HARD || policy.isolation() == WorkerPolicy.Isolation.AUTO;
-        launcher = new OsLauncher(config.workDir(), config.node(), loop, policy, cgroups, cgroups != null && enforce);
+        synchronized (this) { // a close (SIGTERM's shutdown hook) may come at any point of a start
+            if (closed) {
+                if (cgroups != null) {
+                    cgroups.close();
+                }
+                throw new IOException("node " + config.node() + " was stopped while it started");
+            }
+            loop = new ThreadLoop("granary-agent " + config.node(), clock, ex -> events.accept("internal-error " + ex));
+            launcher = new OsLauncher(config.workDir(), config.node(), loop, policy, cgroups, cgroups != null && enforce);
+        }
         events.accept("workers user=" + (policy.user() == null ? "(the agent's own)" : policy.user())
                 + (policy.allowedUsers().isEmpty() ? "" : " allowed=" + String.join(",", policy.allowedUsers()))
                 + (policy.allowRoot() ? "" : " root=refused"));
         boolean started = false;
         try {
-            role = new AgentRole(config, loop, new HttpTransport(Duration.ofSeconds(10), null), new FileDisk(config.workDir()),
+            AgentRole made = new AgentRole(config, loop, new HttpTransport(Duration.ofSeconds(10), null), new FileDisk(config.workDir()),
                     launcher, events, (code, why) -> ended.complete(code));
+            synchronized (this) {
+                if (closed) {
+                    throw new IOException("node " + config.node() + " was stopped while it started");
+                }
+                role = made;
+            }
             Endpoint desk = onLoop(() -> {
                 try {
                     return role.load();
@@ -81,7 +97,14 @@ public final class Agent implements AutoCloseable {
                     throw new java.io.UncheckedIOException(ex);
                 }
             });
-            server = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), config.tls() == null ? null : tls(config.tls()));
+            JdkHttpServer listening = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), config.tls() == null ? null : tls(config.tls()));
+            synchronized (this) {
+                if (closed) {
+                    listening.close();
+                    throw new IOException("node " + config.node() + " was stopped while it started");
+                }
+                server = listening;
+            }
             endpoint = config.advertise() != null ? config.advertise() : server.url();
             CompletableFuture<Void> first = onLoop(() -> role.start(endpoint));
             first.get();
@@ -187,25 +210,40 @@ public final class Agent implements AutoCloseable {
     /** Stops talking to the master and the endpoint; stops the workers unless {@link AgentConfig#keepWorkersOnExit()}. */
     @Override
     public void close() {
-        if (loop == null) {
-            return;
+        ThreadLoop l;
+        JdkHttpServer s;
+        AgentRole r;
+        Launcher workers;
+        synchronized (this) { // once: a start still under way sees it and stops there
+            if (closed) {
+                return;
+            }
+            closed = true;
+            l = loop;
+            s = server;
+            r = role;
+            workers = launcher;
         }
-        if (server != null) {
-            server.close();
+        if (s != null) {
+            s.close();
         }
         List<Launcher.Running> stopping = List.of();
-        try {
-            stopping = loop.call(() -> {
-                role.close();
-                return config.keepWorkersOnExit() ? List.<Launcher.Running>of() : role.stopWorkers();
-            }, Duration.ofSeconds(10));
-        } catch (TimeoutException | RuntimeException ex) {
-            events.accept("close-failed error=" + ex);
+        if (l != null && r != null) {
+            try {
+                stopping = l.call(() -> {
+                    r.close();
+                    return config.keepWorkersOnExit() ? List.<Launcher.Running>of() : r.stopWorkers();
+                }, Duration.ofSeconds(10));
+            } catch (TimeoutException | RuntimeException ex) {
+                events.accept("close-failed error=" + ex);
+            }
         }
         awaitEnd(stopping);
-        loop.close();
-        if (launcher != null && !config.keepWorkersOnExit()) {
-            launcher.close();
+        if (l != null) {
+            l.close();
+        }
+        if (workers != null && !config.keepWorkersOnExit()) {
+            workers.close();
         }
     }
 

@@ -63,12 +63,18 @@ public final class Main {
                 out.flush();
             }
         });
+        // hooked before the start: a SIGTERM just after "registered" (or during the start) closes the agent,
+        // its cgroups removed, rather than ending the JVM with nothing closed
+        Thread hook = new Thread(agent::close, "granary-agent shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         try {
             agent.start();
         } catch (AgentRole.GaveUp ex) {
+            unhook(hook);
             err.println("granary-agent: " + ex.getMessage());
             return ex.code();
         } catch (IOException | RuntimeException ex) {
+            unhook(hook);
             err.println("granary-agent: cannot start node " + config.node() + ": " + (ex instanceof IOException && ex.getMessage() != null ? ex.getMessage() : ex));
             return IO;
         }
@@ -77,7 +83,15 @@ public final class Main {
             err.flush();
             ended.complete(code);
         });
-        Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "granary-agent shutdown"));
         return RUNNING;
+    }
+
+    /** A start that failed leaves its adopted workers running (and cleaned up after itself): no close at exit. */
+    private static void unhook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is ending already: the hook runs, and closes what the start left
+        }
     }
 }

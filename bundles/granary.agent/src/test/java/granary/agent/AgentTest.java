@@ -378,6 +378,34 @@ class AgentTest {
         }
     }
 
+    /**
+     * A close that comes before or during a start (the process's SIGTERM hook is in place before
+     * the start: AgentJarIT found the cgroups left by an agent stopped just after it registered,
+     * before the hook used to be added): the start stops there, and no cgroup of the agent is left.
+     */
+    @Test
+    void anAgentStoppedAsItStartsGoesNoFurtherAndLeavesNoCgroup() throws Exception {
+        List<java.nio.file.Path> parents;
+        try {
+            parents = Cgroups.open(OsLauncher.parentGroup("n1", dir)).parents();
+        } catch (java.io.IOException ex) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "cgroups cannot be used here: " + ex.getMessage());
+            return;
+        }
+        AgentConfig config = AgentConfig.of(master.url(), "n1", Resources.of(800, 4096), agentToken, dir)
+                .withHeartbeat(Duration.ofMillis(200)).withPollWait(Duration.ofMillis(300)).withRegisterRetries(1)
+                .withWorkers(WorkerPolicy.EMBEDDED.withIsolation(WorkerPolicy.Isolation.HARD));
+        Agent agent = new Agent(config, Clock.system(), events::add);
+        agent.close();
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, agent::start);
+        assertEquals("node n1 was stopped while it started", e.getMessage());
+        for (java.nio.file.Path p : parents) {
+            assertFalse(Files.exists(p), "no cgroup of the agent left: " + p);
+        }
+        assertTrue(master.heartbeats().isEmpty() && events.stream().noneMatch(x -> x.startsWith("registered")), events.toString());
+        agent.close(); // once is enough: a second close does nothing
+    }
+
     // --- helpers
 
     private static String text(Path file) {
