@@ -37,15 +37,26 @@ final class EndpointServlet extends HttpServlet {
     private final transient PeerWork work = new PeerWork();
     private final transient PostTimes times = new PostTimes();
 
+    /** The longest a post may take in all, its body and the master's answer; see {@link #BODY_MILLIS}. */
+    private final long postMillis;
+    /** How much longer than its own wait a poll may take before it is answered 503. */
+    private final long pollGraceMillis;
+
     EndpointServlet(Endpoint endpoint) {
-        this.endpoint = endpoint;
-        this.gate = null;
+        this(endpoint, null, BODY_MILLIS, POLL_GRACE_MILLIS);
     }
 
     /** Under high availability: a standby's refusals carry the leader's URL in a header too. */
     EndpointServlet(HaGate gate) {
-        this.endpoint = gate;
+        this(gate, gate, BODY_MILLIS, POLL_GRACE_MILLIS);
+    }
+
+    /** With other time limits (tests). */
+    EndpointServlet(Endpoint endpoint, HaGate gate, long postMillis, long pollGraceMillis) {
+        this.endpoint = endpoint;
         this.gate = gate;
+        this.postMillis = postMillis;
+        this.pollGraceMillis = pollGraceMillis;
     }
 
     /**
@@ -105,26 +116,82 @@ final class EndpointServlet extends HttpServlet {
             write(resp, gate, refused);
             return;
         }
-        AsyncContext async = counted(req, resp, posts, authorization, BODY_MILLIS);
+        AsyncContext async = counted(req, resp, posts, authorization, postMillis);
         if (async == null) {
             return;
         }
+        AtomicBoolean answered = new AtomicBoolean();
+        AtomicBoolean whole = new AtomicBoolean();
         AsyncBody.read(async, WireCodec.MAX_MESSAGE_BYTES, (body, end) -> {
             switch (end) {
                 case FAILED -> AsyncBody.complete(async); // the caller went away
                 case TIMED_OUT -> timedOut(async);
                 // too large: the endpoint says so (413) from the limit + 1 bytes read; the rest is not read
                 // checked and decoded on a peers' thread, applied by the master's loop, written back on a peers' thread
-                default -> work.run(async, () -> endpoint.postAsync(authorization, body, remote).whenCompleteAsync((reply, failure) -> {
-                    answer(async, failure == null ? reply : new Reply(503, new byte[0]), end == AsyncBody.End.TOO_LARGE);
-                    times.add(System.nanoTime() - arrived, http2);
-                }, work.executor()));
+                default -> {
+                    whole.set(true);
+                    work.run(async, () -> endpoint.postAsync(authorization, body, remote).whenCompleteAsync((reply, failure) -> {
+                        answer(async, answered, failure == null ? reply : new Reply(503, new byte[0]), end == AsyncBody.End.TOO_LARGE);
+                        times.add(System.nanoTime() - arrived, http2);
+                    }, work.executor()));
+                }
+            }
+        });
+        // read whole, but the master has not answered within the post's time (it is overloaded): 503, and
+        // the peer sends again (the session applies a message once); a body still coming is AsyncBody's 408
+        onTimeout(async, () -> {
+            if (whole.get()) {
+                late(async, answered);
             }
         });
     }
 
-    /** Writes {@code reply} to the request of {@code async} and completes it. */
-    private void answer(AsyncContext async, Reply reply, boolean close) {
+    /**
+     * Answers a request the master did not answer in time with 503 and {@code Retry-After}, the
+     * peer's cue to send again (left to the container, the request would end in a 500).
+     */
+    private static void late(AsyncContext async, AtomicBoolean answered) {
+        if (!answered.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            HttpServletResponse resp = (HttpServletResponse) async.getResponse();
+            resp.setStatus(503);
+            resp.setHeader("Retry-After", "1");
+        } catch (IllegalStateException ex) {
+            // answered already
+        } finally {
+            AsyncBody.complete(async);
+        }
+    }
+
+    /** Runs {@code then} when the request of {@code async} times out (after the listeners added before). */
+    private static void onTimeout(AsyncContext async, Runnable then) {
+        async.addListener(new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+                then.run();
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+            }
+        });
+    }
+
+    /** Writes {@code reply} to the request of {@code async} and completes it, unless it was answered (a timeout's 503). */
+    private void answer(AsyncContext async, AtomicBoolean answered, Reply reply, boolean close) {
+        if (!answered.compareAndSet(false, true)) {
+            return; // too late: the peer has its 503 and sends again
+        }
         try {
             HttpServletResponse resp = (HttpServletResponse) async.getResponse();
             if (close) {
@@ -200,22 +267,29 @@ final class EndpointServlet extends HttpServlet {
         return async;
     }
 
-    /** The longest a post's body may take to arrive, in all. */
+    /**
+     * The longest a post may take, in all: its body's arrival (past it: 408) and the master's answer
+     * after it (past it: 503, sent again by the peer).
+     */
     static final long BODY_MILLIS = 10_000;
+    /** How much longer than its own wait a poll may take before it is answered 503. */
+    static final long POLL_GRACE_MILLIS = 10_000;
 
     @Override
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         long after = number(req.getParameter("after"));
         long wait = Math.min(number(req.getParameter("wait")), Paths.MAX_WAIT_MILLIS);
-        AsyncContext async = counted(req, resp, polls, String.valueOf(req.getHeader("Authorization")), wait + 10_000);
+        AsyncContext async = counted(req, resp, polls, String.valueOf(req.getHeader("Authorization")), wait + pollGraceMillis);
         if (async == null) {
             return;
         }
         long incarnation = number(req.getParameter("incarnation"));
         String authorization = req.getHeader("Authorization");
         String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
+        AtomicBoolean answered = new AtomicBoolean();
+        onTimeout(async, () -> late(async, answered));
         work.run(async, () -> endpoint.poll(authorization, after, wait, incarnation, remote)
-                .whenCompleteAsync((reply, failure) -> answer(async, failure == null ? reply : new Reply(503, new byte[0]), false),
+                .whenCompleteAsync((reply, failure) -> answer(async, answered, failure == null ? reply : new Reply(503, new byte[0]), false),
                         work.executor()));
     }
 

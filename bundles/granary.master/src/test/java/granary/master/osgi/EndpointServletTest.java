@@ -1,0 +1,113 @@
+package granary.master.osgi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import granary.protocol.link.Endpoint;
+import granary.protocol.link.Paths;
+import granary.protocol.link.Reply;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The endpoint servlet on a real Jetty (127.0.0.1, a free port) in front of a master that does not
+ * answer: an overloaded master's posts and polls end in 503 with Retry-After, the peer's cue to send
+ * again, never in the container's 500 (20,000 agents with work got 40,003 of those: the requests
+ * outlived their time while the master's loop was behind); a body that does not come is still 408.
+ */
+class EndpointServletTest {
+
+    /** A master whose loop never gets to the message or the poll. */
+    private static final Endpoint BEHIND = new Endpoint() {
+        @Override
+        public Reply post(String authorization, byte[] body, String remote) {
+            throw new AssertionError("asynchronous only");
+        }
+
+        @Override
+        public CompletableFuture<Reply> postAsync(String authorization, byte[] body, String remote) {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
+            return new CompletableFuture<>();
+        }
+    };
+
+    private Server server;
+    private EndpointServlet servlet;
+    private int port;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new Server();
+        ServerConnector c = new ServerConnector(server);
+        c.setHost("127.0.0.1");
+        c.setPort(0);
+        server.addConnector(c);
+        ServletContextHandler ctx = new ServletContextHandler("/");
+        servlet = new EndpointServlet(BEHIND, null, 500, 300);
+        ServletHolder h = new ServletHolder(servlet);
+        h.setAsyncSupported(true);
+        ctx.addServlet(h, "/protocol/v1/*");
+        server.setHandler(ctx);
+        server.start();
+        port = c.getLocalPort();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.stop();
+    }
+
+    @Test
+    void aPostTheMasterDoesNotAnswerInTimeIs503WithRetryAfter() throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + Paths.MESSAGES))
+                .timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer t").POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(503, r.statusCode(), r.body());
+        assertEquals("1", r.headers().firstValue("Retry-After").orElse(""));
+    }
+
+    @Test
+    void aPollTheMasterDoesNotAnswerInTimeIs503WithRetryAfter() throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + Paths.INBOX + "?after=0&wait=100"))
+                .timeout(Duration.ofSeconds(20)).header("Authorization", "Bearer t").GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(503, r.statusCode(), r.body());
+        assertEquals("1", r.headers().firstValue("Retry-After").orElse(""));
+    }
+
+    @Test
+    void aBodyThatDoesNotComeIsStill408() throws Exception {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST " + Paths.MESSAGES + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nContent-Length: 100\r\n\r\n{")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c; (c = in.read()) >= 0 && c != '\n'; ) {
+                line.append((char) c);
+            }
+            assertTrue(line.toString().startsWith("HTTP/1.1 408"), line.toString());
+        }
+    }
+}
