@@ -132,21 +132,38 @@ public final class EdgeBench {
         server.stop();
     }
 
-    /** The servlet's way, as EndpointServlet: header checked, async body, answer written on a peers' thread. */
-    private static final class Posts extends HttpServlet {
+    /** The servlets' common part: the peers' threads, the count of answers, the token looked at first. */
+    private abstract static class PeerServlet extends HttpServlet {
         private static final long serialVersionUID = 1L;
-        private final transient java.util.concurrent.Executor peers;
-        private final transient AtomicLong answered;
+        final transient java.util.concurrent.Executor peers;
+        final transient AtomicLong answered;
 
-        Posts(java.util.concurrent.Executor peers, AtomicLong answered) {
+        PeerServlet(java.util.concurrent.Executor peers, AtomicLong answered) {
             this.peers = peers;
             this.answered = answered;
         }
 
+        /** True, and 401 answered, when the request has not the peers' token. */
+        static boolean refused(HttpServletRequest req, HttpServletResponse resp) {
+            if (TOKEN.equals(req.getHeader("Authorization"))) {
+                return false;
+            }
+            resp.setStatus(401);
+            return true;
+        }
+    }
+
+    /** The servlet's way, as EndpointServlet: header checked, async body, answer written on a peers' thread. */
+    private static final class Posts extends PeerServlet {
+        private static final long serialVersionUID = 1L;
+
+        Posts(java.util.concurrent.Executor peers, AtomicLong answered) {
+            super(peers, answered);
+        }
+
         @Override
         protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            if (!TOKEN.equals(req.getHeader("Authorization"))) {
-                resp.setStatus(401);
+            if (refused(req, resp)) {
                 return;
             }
             AsyncContext async = req.startAsync();
@@ -206,20 +223,16 @@ public final class EdgeBench {
      * The long-lived request of {@link StreamPosts} through a servlet (non-blocking reads and writes,
      * as the servlet API gives them): what the runtime's servlet would pay for the same conversation.
      */
-    private static final class StreamServlet extends HttpServlet {
+    private static final class StreamServlet extends PeerServlet {
         private static final long serialVersionUID = 1L;
-        private final transient java.util.concurrent.Executor peers;
-        private final transient AtomicLong answered;
 
         StreamServlet(java.util.concurrent.Executor peers, AtomicLong answered) {
-            this.peers = peers;
-            this.answered = answered;
+            super(peers, answered);
         }
 
         @Override
         protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            if (!TOKEN.equals(req.getHeader("Authorization"))) {
-                resp.setStatus(401);
+            if (refused(req, resp)) {
                 return;
             }
             AsyncContext async = req.startAsync();

@@ -151,17 +151,8 @@ final class EndpointServlet extends HttpServlet {
      * peer's cue to send again (left to the container, the request would end in a 500).
      */
     private static void late(AsyncContext async, AtomicBoolean answered) {
-        if (!answered.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            HttpServletResponse resp = (HttpServletResponse) async.getResponse();
-            resp.setStatus(503);
-            resp.setHeader("Retry-After", "1");
-        } catch (IllegalStateException ex) {
-            // answered already
-        } finally {
-            AsyncBody.complete(async);
+        if (answered.compareAndSet(false, true)) {
+            PeerWork.sendAgainLater(async);
         }
     }
 

@@ -44,15 +44,20 @@ final class PeerWork implements AutoCloseable {
         try {
             pool.execute(task);
         } catch (RejectedExecutionException full) {
-            try {
-                HttpServletResponse resp = (HttpServletResponse) async.getResponse();
-                resp.setStatus(503);
-                resp.setHeader("Retry-After", "1");
-            } catch (IllegalStateException ex) {
-                // answered already
-            } finally {
-                AsyncBody.complete(async);
-            }
+            sendAgainLater(async);
+        }
+    }
+
+    /** Answers the request of {@code async} 503 with {@code Retry-After: 1} (the peer sends again) and completes it. */
+    static void sendAgainLater(AsyncContext async) {
+        try {
+            HttpServletResponse resp = (HttpServletResponse) async.getResponse();
+            resp.setStatus(503);
+            resp.setHeader("Retry-After", "1");
+        } catch (IllegalStateException ex) {
+            // answered already
+        } finally {
+            AsyncBody.complete(async);
         }
     }
 
