@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -459,7 +460,7 @@ public final class EdgeBench {
              PrintStream sin = new PrintStream(server.getOutputStream(), true, StandardCharsets.UTF_8);
              H2Transport h2 = new H2Transport("edge-load", connections, 1);
              ThreadLoop loop = new ThreadLoop("edge-load", Clock.system(), Throwable::printStackTrace)) {
-            String first = sout.readLine();
+            String first = line(sout);
             if (first == null || !first.startsWith("PORT ")) {
                 throw new IOException("the server did not start: " + first);
             }
@@ -474,7 +475,7 @@ public final class EdgeBench {
                     loop.execute(() -> post(t, uri, body, loop, errors));
                 }
             }
-            Thread.sleep(warmup * 1000L);
+            Thread.sleep(warmup * 1000L); // warm-up, then a measured window: the load runs on its own threads meanwhile
             long n0 = count(sin, sout);
             double c0 = Proc.cpuSeconds(server.pid());
             long t0 = System.nanoTime();
@@ -500,7 +501,7 @@ public final class EdgeBench {
 
     private static long count(PrintStream sin, BufferedReader sout) throws IOException {
         sin.println("count");
-        String line = sout.readLine();
+        String line = line(sout);
         if (line == null || !line.startsWith("COUNT ")) {
             throw new IOException("the server did not count: " + line);
         }
@@ -568,6 +569,23 @@ public final class EdgeBench {
                             message.duplicate(), false), Callback.NOOP), x -> errors.incrementAndGet()), listener);
         }
         return client::stop;
+    }
+
+    /** The server's next line, waited for at most 30 s (a server that hangs is killed by the caller's finally). */
+    private static String line(BufferedReader sout) throws IOException {
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return sout.readLine();
+                } catch (IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+            }).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException ex) {
+            throw new IOException("the server said nothing for 30 s");
+        } catch (InterruptedException | java.util.concurrent.ExecutionException ex) {
+            throw new IOException("the server's output could not be read: " + ex.getMessage(), ex);
+        }
     }
 
     /** One peer's closed loop: a post, and the next as soon as it is answered. */

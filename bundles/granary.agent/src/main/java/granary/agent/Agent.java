@@ -67,16 +67,14 @@ public final class Agent implements AutoCloseable {
         }
         Cgroups cgroups = cgroups(policy);
         boolean enforce = policy.isolation() == WorkerPolicy.Isolation.HARD || policy.isolation() == WorkerPolicy.Isolation.AUTO;
-        synchronized (this) { // a close (SIGTERM's shutdown hook) may come at any point of a start
-            if (closed) {
-                if (cgroups != null) {
-                    cgroups.close();
-                }
-                throw new IOException("node " + config.node() + " was stopped while it started");
-            }
+        unlessClosed(() -> {
             loop = new ThreadLoop("granary-agent " + config.node(), clock, ex -> events.accept("internal-error " + ex));
             launcher = new OsLauncher(config.workDir(), config.node(), loop, policy, cgroups, cgroups != null && enforce);
-        }
+        }, () -> {
+            if (cgroups != null) {
+                cgroups.close();
+            }
+        });
         events.accept("workers user=" + (policy.user() == null ? "(the agent's own)" : policy.user())
                 + (policy.allowedUsers().isEmpty() ? "" : " allowed=" + String.join(",", policy.allowedUsers()))
                 + (policy.allowRoot() ? "" : " root=refused"));
@@ -84,12 +82,7 @@ public final class Agent implements AutoCloseable {
         try {
             AgentRole made = new AgentRole(config, loop, new HttpTransport(Duration.ofSeconds(10), null), new FileDisk(config.workDir()),
                     launcher, events, (code, why) -> ended.complete(code));
-            synchronized (this) {
-                if (closed) {
-                    throw new IOException("node " + config.node() + " was stopped while it started");
-                }
-                role = made;
-            }
+            unlessClosed(() -> role = made, () -> { });
             Endpoint desk = onLoop(() -> {
                 try {
                     return role.load();
@@ -98,13 +91,7 @@ public final class Agent implements AutoCloseable {
                 }
             });
             JdkHttpServer listening = JdkHttpServer.start(config.listen(), new LoopEndpoint(desk), config.tls() == null ? null : tls(config.tls()));
-            synchronized (this) {
-                if (closed) {
-                    listening.close();
-                    throw new IOException("node " + config.node() + " was stopped while it started");
-                }
-                server = listening;
-            }
+            unlessClosed(() -> server = listening, listening::close);
             endpoint = config.advertise() != null ? config.advertise() : server.url();
             CompletableFuture<Void> first = onLoop(() -> role.start(endpoint));
             first.get();
@@ -205,6 +192,18 @@ public final class Agent implements AutoCloseable {
     /** The node's state, read on the loop (tests). */
     Node node() {
         return role.node();
+    }
+
+    /**
+     * Keeps what a start made ({@code keep}) unless the agent was closed meanwhile (SIGTERM's shutdown
+     * hook may close it at any point of a start); then drops it ({@code drop}) and the start ends there.
+     */
+    private synchronized void unlessClosed(Runnable keep, Runnable drop) throws IOException {
+        if (closed) {
+            drop.run();
+            throw new IOException("node " + config.node() + " was stopped while it started");
+        }
+        keep.run();
     }
 
     /** Stops talking to the master and the endpoint; stops the workers unless {@link AgentConfig#keepWorkersOnExit()}. */

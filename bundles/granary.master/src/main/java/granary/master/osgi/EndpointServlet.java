@@ -116,12 +116,18 @@ final class EndpointServlet extends HttpServlet {
             write(resp, gate, refused);
             return;
         }
-        AsyncContext async = counted(req, resp, posts, authorization, postMillis);
+        AtomicBoolean answered = new AtomicBoolean();
+        AtomicBoolean whole = new AtomicBoolean();
+        // read whole, but the master has not answered within the post's time (it is overloaded): 503, and
+        // the peer sends again (the session applies a message once); a body still coming is AsyncBody's 408
+        AsyncContext async = counted(req, resp, posts, authorization, postMillis, a -> {
+            if (whole.get()) {
+                late(a, answered);
+            }
+        });
         if (async == null) {
             return;
         }
-        AtomicBoolean answered = new AtomicBoolean();
-        AtomicBoolean whole = new AtomicBoolean();
         AsyncBody.read(async, WireCodec.MAX_MESSAGE_BYTES, (body, end) -> {
             switch (end) {
                 case FAILED -> AsyncBody.complete(async); // the caller went away
@@ -137,13 +143,6 @@ final class EndpointServlet extends HttpServlet {
                 }
             }
         });
-        // read whole, but the master has not answered within the post's time (it is overloaded): 503, and
-        // the peer sends again (the session applies a message once); a body still coming is AsyncBody's 408
-        onTimeout(async, () -> {
-            if (whole.get()) {
-                late(async, answered);
-            }
-        });
     }
 
     /**
@@ -154,28 +153,6 @@ final class EndpointServlet extends HttpServlet {
         if (answered.compareAndSet(false, true)) {
             PeerWork.sendAgainLater(async);
         }
-    }
-
-    /** Runs {@code then} when the request of {@code async} times out (after the listeners added before). */
-    private static void onTimeout(AsyncContext async, Runnable then) {
-        async.addListener(new AsyncListener() {
-            @Override
-            public void onComplete(AsyncEvent event) {
-            }
-
-            @Override
-            public void onTimeout(AsyncEvent event) {
-                then.run();
-            }
-
-            @Override
-            public void onError(AsyncEvent event) {
-            }
-
-            @Override
-            public void onStartAsync(AsyncEvent event) {
-            }
-        });
     }
 
     /** Writes {@code reply} to the request of {@code async} and completes it, unless it was answered (a timeout's 503). */
@@ -218,10 +195,10 @@ final class EndpointServlet extends HttpServlet {
     /**
      * Goes asynchronous for one more request of {@code caller} in {@code limit}, counted out again
      * however the request ends (answered, timed out, the caller gone); null, and 429 answered, if
-     * the caller has its limit open already.
+     * the caller has its limit open already. {@code timedOut} hears the request's timeout first.
      */
     private static AsyncContext counted(HttpServletRequest req, HttpServletResponse resp, InFlight limit, String caller,
-                                        long timeout) {
+                                        long timeout, java.util.function.Consumer<AsyncContext> timedOut) {
         if (!limit.enter(caller)) {
             tooMany(resp);
             return null;
@@ -245,6 +222,7 @@ final class EndpointServlet extends HttpServlet {
 
             @Override
             public void onTimeout(AsyncEvent event) {
+                timedOut.accept(event.getAsyncContext());
             }
 
             @Override
@@ -270,15 +248,15 @@ final class EndpointServlet extends HttpServlet {
     protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         long after = number(req.getParameter("after"));
         long wait = Math.min(number(req.getParameter("wait")), Paths.MAX_WAIT_MILLIS);
-        AsyncContext async = counted(req, resp, polls, String.valueOf(req.getHeader("Authorization")), wait + pollGraceMillis);
+        AtomicBoolean answered = new AtomicBoolean();
+        AsyncContext async = counted(req, resp, polls, String.valueOf(req.getHeader("Authorization")), wait + pollGraceMillis,
+                a -> late(a, answered));
         if (async == null) {
             return;
         }
         long incarnation = number(req.getParameter("incarnation"));
         String authorization = req.getHeader("Authorization");
         String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
-        AtomicBoolean answered = new AtomicBoolean();
-        onTimeout(async, () -> late(async, answered));
         work.run(async, () -> endpoint.poll(authorization, after, wait, incarnation, remote)
                 .whenCompleteAsync((reply, failure) -> answer(async, answered, failure == null ? reply : new Reply(503, new byte[0]), false),
                         work.executor()));
