@@ -6,6 +6,7 @@ import granary.protocol.link.InFlight;
 import granary.protocol.link.Paths;
 import granary.protocol.link.Reply;
 import granary.protocol.link.Standby;
+import granary.master.http.AsyncAnswer;
 import granary.master.http.AsyncBody;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
@@ -155,7 +156,10 @@ final class EndpointServlet extends HttpServlet {
         }
     }
 
-    /** Writes {@code reply} to the request of {@code async} and completes it, unless it was answered (a timeout's 503). */
+    /**
+     * Writes {@code reply} to the request of {@code async}, unless it was answered (a timeout's 503),
+     * and completes it once the body has left: the write holds no thread while the peer does not read.
+     */
     private void answer(AsyncContext async, AtomicBoolean answered, Reply reply, boolean close) {
         if (!answered.compareAndSet(false, true)) {
             return; // too late: the peer has its 503 and sends again
@@ -165,11 +169,10 @@ final class EndpointServlet extends HttpServlet {
             if (close) {
                 resp.setHeader("Connection", "close");
             }
-            write(resp, gate, reply);
+            head(resp, gate, reply);
+            AsyncAnswer.write(async, reply.body());
         } catch (IOException | IllegalStateException ex) {
-            // the caller went away
-        } finally {
-            AsyncBody.complete(async);
+            AsyncBody.complete(async);   // the caller went away
         }
     }
 
@@ -268,7 +271,16 @@ final class EndpointServlet extends HttpServlet {
         resp.setHeader("Retry-After", "1");
     }
 
+    /** Writes {@code r} whole, blocking: for answers given on the request's own thread, before it goes asynchronous. */
     private static void write(HttpServletResponse resp, HaGate gate, Reply r) throws IOException {
+        head(resp, gate, r);
+        if (r.body().length > 0) {
+            resp.getOutputStream().write(r.body());
+        }
+    }
+
+    /** The status and headers of {@code r}. */
+    private static void head(HttpServletResponse resp, HaGate gate, Reply r) {
         resp.setStatus(r.status());
         if (gate != null && r.status() == Standby.STATUS) {
             java.net.URI leader = gate.leaderToName();
@@ -279,7 +291,6 @@ final class EndpointServlet extends HttpServlet {
         if (r.body().length > 0) {
             resp.setContentType(Reply.CONTENT_TYPE);
             resp.setContentLength(r.body().length);
-            resp.getOutputStream().write(r.body());
         }
     }
 
