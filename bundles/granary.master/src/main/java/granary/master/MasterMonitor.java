@@ -40,11 +40,15 @@ public interface MasterMonitor {
      * loop"), so their ratio is the mean batch.
      */
     default Batches batches() {
-        return new Batches(0, 0);
+        return new Batches(0, 0, 0);
     }
 
-    /** {@code messages} applied in {@code turns}. */
-    record Batches(long turns, long messages) {
+    /**
+     * {@code messages} applied in {@code turns}; {@code expired}: messages not applied because their
+     * request had been answered at the edge (its time passed, 503: the peer sends it again) before
+     * their turn came.
+     */
+    record Batches(long turns, long messages, long expired) {
     }
 
     /**

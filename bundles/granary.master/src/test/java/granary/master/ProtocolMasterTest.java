@@ -361,6 +361,43 @@ class ProtocolMasterTest {
         }
     }
 
+    /**
+     * A message whose request was answered at the edge while it waited for its turn (its time passed:
+     * 503, and the peer sends it again) is not applied when its turn comes: under overload, applying
+     * messages nobody waits for any more crowded out the ones peers still waited for, and a master at
+     * 20,000 agents answered none in time (docs/protocol.md, "Overload"). The message sent again is applied.
+     */
+    @Test
+    void aMessageAnsweredAtTheEdgeWhileItWaitedIsNotApplied() throws Exception {
+        SyncLink agent = h.link(Role.AGENT, "n1", 1);
+        assertFalse(agent.send(register("n1", 300)).isRefusal());
+        String jmToken = h.tokens.issue(new Sender(Role.JOB_MASTER, "jm1"));
+        byte[] body = codec.encode(Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 1, 1, full(job("j1", 2))));
+        MasterMonitor.Batches before = h.master.batches();
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        h.live.loop.call(e -> {
+            try {
+                return hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        java.util.concurrent.CompletableFuture<granary.protocol.link.Reply> late;
+        try {
+            late = h.master.postAsync("Bearer " + jmToken, body, "test");
+            LiveEngine.await("the message waiting", () -> h.master.waiting() == 1, h.master::waiting, Duration.ofSeconds(10));
+            late.cancel(false);   // what the edge does when the post's time passes
+        } finally {
+            hold.countDown();
+        }
+        MasterMonitor.Batches after = h.master.batches();   // a turn after the one that skipped it
+        assertEquals(1, after.expired() - before.expired(), "skipped");
+        assertEquals(0, after.messages() - before.messages(), "nothing applied");
+        assertEquals(0, (int) h.live.<Integer>query(v -> v.jobs().size()), "the job master's request was not applied");
+        assertEquals(200, post(jmToken, body).statusCode(), "sent again");
+        assertEquals(1, (int) h.live.<Integer>query(v -> v.jobs().size()));
+    }
+
     @Test
     void aDuplicatedEnvelopeIsAppliedOnce() throws Exception {
         SyncLink agent = h.link(Role.AGENT, "n1", 1);

@@ -78,6 +78,9 @@ final class MasterSampler implements MultiCollector {
         out.add(Families.counter("granary_master_message_turns",
                 "Turns of the master's loop that applied messages: under load one turn applies every message waiting, with one "
                         + "engine cycle; messages / turns is the mean batch.", b.turns()));
+        out.add(Families.counter("granary_master_messages_expired",
+                "Messages the master did not apply because their time passed while they waited (answered 503; the peer sends "
+                        + "them again): a master behind its peers.", b.expired()));
         return new MetricSnapshots(out);
     }
 

@@ -306,7 +306,7 @@ class GranaryMetricsTest {
 
             @Override
             public Batches batches() {
-                return new Batches(7, 30);
+                return new Batches(7, 30, 2);
             }
 
             @Override
@@ -333,6 +333,7 @@ class GranaryMetricsTest {
         assertEquals(30.0, e.get("granary_master_messages_total"), 1e-9);
         assertEquals(1.75, e.get("granary_master_recovery_rebuild_seconds"), 1e-9);
         assertEquals(7.0, e.get("granary_master_message_turns_total"), 1e-9);
+        assertEquals(2.0, e.get("granary_master_messages_expired_total"), 1e-9);
         assertEquals("summary", e.type("granary_master_delivery_latency_seconds"));
         // caps to agents and hints to job masters apart: the hints wait for their job master's next poll
         assertEquals(40, e.get("granary_master_delivery_latency_seconds_count", "role", "agent"));

@@ -15,7 +15,9 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Carries an {@link Endpoint} on a servlet container: {@code POST .../messages} and
@@ -119,11 +121,14 @@ final class EndpointServlet extends HttpServlet {
         }
         AtomicBoolean answered = new AtomicBoolean();
         AtomicBoolean whole = new AtomicBoolean();
+        AtomicReference<CompletableFuture<Reply>> pending = new AtomicReference<>();
         // read whole, but the master has not answered within the post's time (it is overloaded): 503, and
-        // the peer sends again (the session applies a message once); a body still coming is AsyncBody's 408
+        // the peer sends again (the session applies a message once); the master then skips the message
+        // if it still waits for its turn. A body still coming is AsyncBody's 408.
         AsyncContext async = counted(req, resp, posts, authorization, postMillis, a -> {
             if (whole.get()) {
                 late(a, answered);
+                withdraw(pending.get());
             }
         });
         if (async == null) {
@@ -137,13 +142,33 @@ final class EndpointServlet extends HttpServlet {
                 // checked and decoded on a peers' thread, applied by the master's loop, written back on a peers' thread
                 default -> {
                     whole.set(true);
-                    work.run(async, () -> endpoint.postAsync(authorization, body, remote).whenCompleteAsync((reply, failure) -> {
-                        answer(async, answered, failure == null ? reply : new Reply(503, new byte[0]), end == AsyncBody.End.TOO_LARGE);
-                        times.add(System.nanoTime() - arrived, http2);
-                    }, work.executor()));
+                    work.run(async, () -> {
+                        if (answered.get()) {
+                            return;   // its time passed while it waited for a peers' thread: answered 503 already
+                        }
+                        CompletableFuture<Reply> f = endpoint.postAsync(authorization, body, remote);
+                        pending.set(f);
+                        if (answered.get()) {
+                            withdraw(f);   // timed out while it was being decoded
+                        }
+                        f.whenCompleteAsync((reply, failure) -> {
+                            answer(async, answered, failure == null ? reply : new Reply(503, new byte[0]), end == AsyncBody.End.TOO_LARGE);
+                            times.add(System.nanoTime() - arrived, http2);
+                        }, work.executor());
+                    });
                 }
             }
         });
+    }
+
+    /**
+     * Tells the master that nobody waits for {@code f}'s answer any more: a message still waiting for
+     * its turn is then not applied (docs/protocol.md, "Overload").
+     */
+    private static void withdraw(CompletableFuture<Reply> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
     }
 
     /**
@@ -260,9 +285,13 @@ final class EndpointServlet extends HttpServlet {
         long incarnation = number(req.getParameter("incarnation"));
         String authorization = req.getHeader("Authorization");
         String remote = req.getRemoteAddr() + ":" + req.getRemotePort();
-        work.run(async, () -> endpoint.poll(authorization, after, wait, incarnation, remote)
-                .whenCompleteAsync((reply, failure) -> answer(async, answered, failure == null ? reply : new Reply(503, new byte[0]), false),
-                        work.executor()));
+        work.run(async, () -> {
+            if (answered.get()) {
+                return;   // its time passed while it waited for a peers' thread: answered 503 already
+            }
+            endpoint.poll(authorization, after, wait, incarnation, remote).whenCompleteAsync(
+                    (reply, failure) -> answer(async, answered, failure == null ? reply : new Reply(503, new byte[0]), false), work.executor());
+        });
     }
 
     /** 429, at once and empty: the caller has {@link #PER_TOKEN} requests of this kind open already. */

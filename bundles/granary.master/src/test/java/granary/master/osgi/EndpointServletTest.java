@@ -32,8 +32,11 @@ import org.junit.jupiter.api.Test;
  */
 class EndpointServletTest {
 
+    /** What the master handed out for posts: the edge withdraws each when it answers 503. */
+    private final java.util.List<CompletableFuture<Reply>> handedOut = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     /** A master whose loop never gets to the message or the poll. */
-    private static final Endpoint BEHIND = new Endpoint() {
+    private final Endpoint behind = new Endpoint() {
         @Override
         public Reply post(String authorization, byte[] body, String remote) {
             throw new AssertionError("asynchronous only");
@@ -41,7 +44,9 @@ class EndpointServletTest {
 
         @Override
         public CompletableFuture<Reply> postAsync(String authorization, byte[] body, String remote) {
-            return new CompletableFuture<>();
+            CompletableFuture<Reply> f = new CompletableFuture<>();
+            handedOut.add(f);
+            return f;
         }
 
         @Override
@@ -62,7 +67,7 @@ class EndpointServletTest {
         c.setPort(0);
         server.addConnector(c);
         ServletContextHandler ctx = new ServletContextHandler("/");
-        servlet = new EndpointServlet(BEHIND, null, 500, 300);
+        servlet = new EndpointServlet(behind, null, 500, 300);
         ServletHolder h = new ServletHolder(servlet);
         h.setAsyncSupported(true);
         ctx.addServlet(h, "/protocol/v1/*");
@@ -83,6 +88,8 @@ class EndpointServletTest {
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(503, r.statusCode(), r.body());
         assertEquals("1", r.headers().firstValue("Retry-After").orElse(""));
+        assertEquals(1, handedOut.size());
+        assertTrue(handedOut.get(0).isCancelled(), "withdrawn: the master skips the message if it still waits for its turn");
     }
 
     @Test
