@@ -293,7 +293,10 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
             }
             draining.set(false);
             if (!inbox.isEmpty()) {
-                drainSoon(); // arrived after the turn took its last one
+                // arrived after the turn took its last one, or more than a turn takes: the next turn
+                // is queued behind what waits on the loop (polls, ticks), never run inside this one
+                // (issue 23: run inside it, a loop whose inbox never emptied overflowed its stack)
+                scheduler.query(v -> null).whenComplete((y, f) -> drainSoon());
             }
         });
     }

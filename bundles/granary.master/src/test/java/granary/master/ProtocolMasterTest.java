@@ -398,6 +398,49 @@ class ProtocolMasterTest {
         assertEquals(1, (int) h.live.<Integer>query(v -> v.jobs().size()));
     }
 
+    /**
+     * More messages than a turn applies wait for the next turn, queued behind what waits on the loop
+     * (a poll, a tick, an operator's call): the turns follow each other, none runs inside the one
+     * before. Run inside it, a loop whose inbox never emptied went deeper with every turn until its
+     * stack overflowed (1,000 agents with work: 21,284 StackOverflowErrors, nothing answered).
+     */
+    @Test
+    void aFullInboxIsAppliedInTurnsThatLetTheLoopDoOtherWorkBetween() throws Exception {
+        int agents = ProtocolMaster.MAX_BATCH * 3;
+        List<String> tokens = new java.util.ArrayList<>();
+        for (int i = 0; i < agents; i++) {
+            Sender s = new Sender(Role.AGENT, "n" + i);
+            tokens.add("Bearer " + h.tokens.issue(s));
+            byte[] reg = codec.encode(Envelope.of(s, 1, 1, register("n" + i, 100)));
+            assertEquals(200, h.master.postAsync(tokens.get(i), reg, "test").get(10, java.util.concurrent.TimeUnit.SECONDS).status());
+        }
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        h.live.loop.call(e -> {
+            try {
+                return hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        List<java.util.concurrent.CompletableFuture<granary.protocol.link.Reply>> acks = new java.util.ArrayList<>();
+        java.util.concurrent.CompletableFuture<Integer> between;
+        try {
+            for (int i = 0; i < agents; i++) {
+                byte[] hb = codec.encode(Envelope.of(new Sender(Role.AGENT, "n" + i), 1, 2, new Heartbeat(List.of(), List.of(), null)));
+                acks.add(h.master.postAsync(tokens.get(i), hb, "test"));
+            }
+            LiveEngine.await("every heartbeat waiting", () -> h.master.waiting() == agents, h.master::waiting, Duration.ofSeconds(10));
+            between = h.live.loop.query(v -> h.master.waiting());   // queued behind the first turn
+        } finally {
+            hold.countDown();
+        }
+        assertEquals(agents - ProtocolMaster.MAX_BATCH, (int) between.get(10, java.util.concurrent.TimeUnit.SECONDS),
+                "the loop did other work after the first turn, before the next");
+        for (java.util.concurrent.CompletableFuture<granary.protocol.link.Reply> a : acks) {
+            assertEquals(200, a.get(10, java.util.concurrent.TimeUnit.SECONDS).status());
+        }
+    }
+
     @Test
     void aDuplicatedEnvelopeIsAppliedOnce() throws Exception {
         SyncLink agent = h.link(Role.AGENT, "n1", 1);
