@@ -166,14 +166,7 @@ class ProtocolMasterTest {
         assertEquals(3, (int) h.live.<Integer>query(v -> v.unit(TASKS).granted()), "one slot per node, one waits");
         MasterMonitor.Batches before = h.master.batches();
 
-        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
-        h.live.loop.call(e -> {
-            try {
-                return hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                throw new IllegalStateException(ex);
-            }
-        });
+        java.util.concurrent.CountDownLatch hold = holdLoop();
         java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newFixedThreadPool(3);
         try {
             List<java.util.concurrent.Future<granary.protocol.Ack>> acks = new java.util.ArrayList<>();
@@ -374,14 +367,7 @@ class ProtocolMasterTest {
         String jmToken = h.tokens.issue(new Sender(Role.JOB_MASTER, "jm1"));
         byte[] body = codec.encode(Envelope.of(new Sender(Role.JOB_MASTER, "jm1"), 1, 1, full(job("j1", 2))));
         MasterMonitor.Batches before = h.master.batches();
-        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
-        h.live.loop.call(e -> {
-            try {
-                return hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                throw new IllegalStateException(ex);
-            }
-        });
+        java.util.concurrent.CountDownLatch hold = holdLoop();
         java.util.concurrent.CompletableFuture<granary.protocol.link.Reply> late;
         try {
             late = h.master.postAsync("Bearer " + jmToken, body, "test");
@@ -414,14 +400,7 @@ class ProtocolMasterTest {
             byte[] reg = codec.encode(Envelope.of(s, 1, 1, register("n" + i, 100)));
             assertEquals(200, h.master.postAsync(tokens.get(i), reg, "test").get(10, java.util.concurrent.TimeUnit.SECONDS).status());
         }
-        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
-        h.live.loop.call(e -> {
-            try {
-                return hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException ex) {
-                throw new IllegalStateException(ex);
-            }
-        });
+        java.util.concurrent.CountDownLatch hold = holdLoop();
         List<java.util.concurrent.CompletableFuture<granary.protocol.link.Reply>> acks = new java.util.ArrayList<>();
         java.util.concurrent.CompletableFuture<Integer> between;
         try {
@@ -548,6 +527,19 @@ class ProtocolMasterTest {
         SyncLink agent = h.link(Role.AGENT, "n1", 1);
         LinkException ex = assertThrows(LinkException.class, () -> agent.poll(0));
         assertTrue(ex.getMessage().contains("register first"), ex.getMessage());
+    }
+
+    /** Keeps the master's loop busy until the latch is counted down (at most 10 s): what comes meanwhile waits. */
+    private java.util.concurrent.CountDownLatch holdLoop() {
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        h.live.loop.call(e -> {
+            try {
+                return hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException ex) {
+                throw new IllegalStateException(ex);
+            }
+        });
+        return hold;
     }
 
     private HttpResponse<byte[]> post(String token, byte[] body) throws Exception {

@@ -17,10 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -57,25 +53,14 @@ class EndpointServletReadersTest {
         }
     };
 
-    private Server server;
+    private ServletJetty jetty;
     private int port;
     private final List<Socket> readers = new ArrayList<>();
 
     @BeforeEach
     void start() throws Exception {
-        server = new Server();
-        ServerConnector c = new ServerConnector(server);
-        c.setHost("127.0.0.1");
-        c.setPort(0);
-        c.setIdleTimeout(60_000);
-        server.addConnector(c);
-        ServletContextHandler ctx = new ServletContextHandler("/");
-        ServletHolder h = new ServletHolder(new EndpointServlet(ANSWERS, null, 30_000, 30_000));
-        h.setAsyncSupported(true);
-        ctx.addServlet(h, "/protocol/v1/*");
-        server.setHandler(ctx);
-        server.start();
-        port = c.getLocalPort();
+        jetty = new ServletJetty(new EndpointServlet(ANSWERS, null, 30_000, 30_000));
+        port = jetty.port;
     }
 
     @AfterEach
@@ -83,7 +68,7 @@ class EndpointServletReadersTest {
         for (Socket s : readers) {
             s.close();
         }
-        server.stop();
+        jetty.close();
     }
 
     @Test

@@ -16,10 +16,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,30 +51,18 @@ class EndpointServletTest {
         }
     };
 
-    private Server server;
-    private EndpointServlet servlet;
+    private ServletJetty jetty;
     private int port;
 
     @BeforeEach
     void start() throws Exception {
-        server = new Server();
-        ServerConnector c = new ServerConnector(server);
-        c.setHost("127.0.0.1");
-        c.setPort(0);
-        server.addConnector(c);
-        ServletContextHandler ctx = new ServletContextHandler("/");
-        servlet = new EndpointServlet(behind, null, 500, 300);
-        ServletHolder h = new ServletHolder(servlet);
-        h.setAsyncSupported(true);
-        ctx.addServlet(h, "/protocol/v1/*");
-        server.setHandler(ctx);
-        server.start();
-        port = c.getLocalPort();
+        jetty = new ServletJetty(new EndpointServlet(behind, null, 500, 300));
+        port = jetty.port;
     }
 
     @AfterEach
     void stop() throws Exception {
-        server.stop();
+        jetty.close();
     }
 
     @Test
