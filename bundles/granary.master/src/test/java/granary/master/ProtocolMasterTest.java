@@ -529,16 +529,23 @@ class ProtocolMasterTest {
         assertTrue(ex.getMessage().contains("register first"), ex.getMessage());
     }
 
-    /** Keeps the master's loop busy until the latch is counted down (at most 10 s): what comes meanwhile waits. */
-    private java.util.concurrent.CountDownLatch holdLoop() {
+    /**
+     * Keeps the master's loop busy until the latch is counted down (at most 10 s): what comes meanwhile
+     * waits. Returns once the loop holds, so nothing queued before (a turn, a queued next turn) runs
+     * after it and takes what the test sends next.
+     */
+    private java.util.concurrent.CountDownLatch holdLoop() throws InterruptedException {
         java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
         h.live.loop.call(e -> {
+            holding.countDown();
             try {
                 return hold.await(10, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException ex) {
                 throw new IllegalStateException(ex);
             }
         });
+        assertTrue(holding.await(10, java.util.concurrent.TimeUnit.SECONDS), "the loop holds");
         return hold;
     }
 
