@@ -296,7 +296,11 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 // arrived after the turn took its last one, or more than a turn takes: the next turn
                 // is queued behind what waits on the loop (polls, ticks), never run inside this one
                 // (issue 23: run inside it, a loop whose inbox never emptied overflowed its stack)
-                scheduler.query(v -> null).whenComplete((y, f) -> drainSoon());
+                scheduler.query(v -> null).whenComplete((y, f) -> {
+                    if (!inbox.isEmpty()) {
+                        drainSoon();   // unless a turn begun meanwhile took them
+                    }
+                });
             }
         });
     }

@@ -1,6 +1,7 @@
 package granary.master.osgi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import granary.protocol.link.Endpoint;
 import granary.protocol.link.Paths;
@@ -17,6 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,8 +38,11 @@ class EndpointServletReadersTest {
     private static final byte[] LARGE = new byte[32 * 1024 * 1024];
     private static final byte[] SMALL = "{\"messages\":[]}".getBytes(StandardCharsets.UTF_8);
 
+    /** The slow peers' polls the master has answered: their answers are being written after that. */
+    private final CountDownLatch slowAnswered = new CountDownLatch(PeerWork.THREADS * 2);
+
     /** A master that answers every poll at once: the peer "fast" small, every other peer large. */
-    private static final Endpoint ANSWERS = new Endpoint() {
+    private final Endpoint answers = new Endpoint() {
         @Override
         public Reply post(String authorization, byte[] body, String remote) {
             throw new AssertionError("asynchronous only");
@@ -49,7 +55,11 @@ class EndpointServletReadersTest {
 
         @Override
         public CompletableFuture<Reply> poll(String authorization, long after, long waitMillis, String remote) {
-            return CompletableFuture.completedFuture(new Reply(200, "Bearer fast".equals(authorization) ? SMALL : LARGE));
+            if ("Bearer fast".equals(authorization)) {
+                return CompletableFuture.completedFuture(new Reply(200, SMALL));
+            }
+            slowAnswered.countDown();
+            return CompletableFuture.completedFuture(new Reply(200, LARGE));
         }
     };
 
@@ -59,7 +69,7 @@ class EndpointServletReadersTest {
 
     @BeforeEach
     void start() throws Exception {
-        jetty = new ServletJetty(new EndpointServlet(ANSWERS, null, 30_000, 30_000));
+        jetty = new ServletJetty(new EndpointServlet(answers, null, 30_000, 30_000));
         port = jetty.port;
     }
 
@@ -83,7 +93,7 @@ class EndpointServletReadersTest {
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();   // and never read
         }
-        Thread.sleep(500);   // their answers are being written by now
+        assertTrue(slowAnswered.await(10, TimeUnit.SECONDS), "the master answered every slow peer's poll");
         HttpResponse<String> r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + Paths.INBOX + "?after=0&wait=0"))
                         .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer fast").GET().build(),
