@@ -139,7 +139,8 @@ final class EndpointServlet extends HttpServlet {
                 case FAILED -> AsyncBody.complete(async); // the caller went away
                 case TIMED_OUT -> timedOut(async);
                 // too large: the endpoint says so (413) from the limit + 1 bytes read; the rest is not read
-                // checked and decoded on a peers' thread, applied by the master's loop, written back on a peers' thread
+                // checked and decoded on a peers' thread, applied by the master's loop, written back on a peers'
+                // thread without waiting for a slow reader (AsyncAnswer)
                 default -> {
                     whole.set(true);
                     work.run(async, () -> {

@@ -62,8 +62,9 @@ final class PeerWork implements AutoCloseable {
     }
 
     /**
-     * Where answers are written: a peers' thread, never the master's loop, which must not wait
-     * on a slow reader. Past the queue the answer is written by the thread that completed it.
+     * Where answers are handed to the container: a peers' thread, not the master's loop, which does
+     * no network I/O (the write is non-blocking, but it runs the connection's flusher). Past the
+     * queue the answer is handed over by the thread that completed it.
      */
     java.util.concurrent.Executor executor() {
         return task -> {

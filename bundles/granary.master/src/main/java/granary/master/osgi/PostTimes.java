@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * How long the master took to answer peers' posts, from their headers arriving at the edge to the
- * ack written: the body's read, the wait for a peers' thread and the master's handling, but none of
+ * ack handed to the container to write: the body's read, the wait for a peers' thread and the master's handling, but none of
  * the network or the peer's own delays. The last {@value #KEPT} are kept, for {@code granary:wire}
  * and the wire benchmark, which must tell the master's share of a round trip from the load
  * generator's (benchmarks/RESULTS.md); and how many came over HTTP/2 (docs/protocol.md, "Transport":
