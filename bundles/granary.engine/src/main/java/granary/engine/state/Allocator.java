@@ -75,12 +75,10 @@ public final class Allocator {
         GroupState g = workload.group(u.group());
         Resources delta = u.slot().times(Math.abs(k));
         if (k > 0) {
-            n.add(u, k);
-            u.add(n, k, clock.getAsLong(), seq);
+            n.add(u.add(n, k, clock.getAsLong(), seq), k);
             cluster.granted(delta);
         } else {
-            n.take(u, -k);
-            u.take(n, -k);
+            n.take(u.take(n, -k), -k);
             cluster.granted(Resources.ZERO.minus(delta));
         }
         g.granted(u, k);

@@ -20,8 +20,12 @@ import granary.api.model.UnitId;
  */
 final class HeldGrants {
 
-    /** One node's grants; a link of the list by latest grant. */
-    private static final class Held {
+    /**
+     * One node's grants; a link of the unit's list by latest grant, and of the node's list of what it
+     * holds (NodeState), so a grant or a return finds both sides with one lookup.
+     */
+    static final class Held {
+        final UnitState unit;
         final NodeState node;
         int slots;
         final long since;
@@ -29,8 +33,12 @@ final class HeldGrants {
         long latest;
         Held newer;
         Held older;
+        /** The node's list, in the order its holders were first granted there. */
+        Held nodePrev;
+        Held nodeNext;
 
-        Held(NodeState node, long since, long seq) {
+        Held(UnitState unit, NodeState node, long since, long seq) {
+            this.unit = unit;
             this.node = node;
             this.since = since;
             this.seq = seq;
@@ -47,6 +55,7 @@ final class HeldGrants {
         }
     }
 
+    private final UnitState owner;
     private final UnitId unit;
     /** By node, in the order the nodes were first granted. */
     private final Map<NodeState, Held> byNode = new LinkedHashMap<>();
@@ -57,12 +66,13 @@ final class HeldGrants {
     private Held newest;
     private Held oldest;
 
-    HeldGrants(UnitId unit) {
-        this.unit = unit;
+    HeldGrants(UnitState owner) {
+        this.owner = owner;
+        this.unit = owner.id();
     }
 
-    /** {@code k} slots granted on {@code n} at {@code now} by decision {@code seq}. */
-    void add(NodeState n, int k, long now, long seq) {
+    /** {@code k} slots granted on {@code n} at {@code now} by decision {@code seq}; returns the node's entry. */
+    Held add(NodeState n, int k, long now, long seq) {
         Held h = byNode.get(n);
         if (h == null) {
             if (byNode.isEmpty()) {
@@ -71,7 +81,7 @@ final class HeldGrants {
                 firstsInOrder = false;   // the clock went back: the nodes' order is no longer their age order
             }
             lastFirst = byNode.isEmpty() ? now : Math.max(lastFirst, now);
-            h = new Held(n, now, seq);
+            h = new Held(owner, n, now, seq);
             byNode.put(n, h);
         } else {
             unlink(h);
@@ -80,17 +90,33 @@ final class HeldGrants {
         }
         h.slots += k;
         link(h);
+        return h;
     }
 
-    /** {@code k} slots taken back from {@code n}; returns what is left there. */
-    int take(NodeState n, int k) {
+    /** {@code k} slots taken back from {@code n}; returns the node's entry, with what is left there. */
+    Held take(NodeState n, int k) {
         Held h = byNode.get(n);
         h.slots -= k;
         if (h.slots == 0) {
             byNode.remove(n);
             unlink(h);
         }
-        return h.slots;
+        return h;
+    }
+
+    /** Slots held on {@code n}. */
+    int slotsOn(NodeState n) {
+        Held h = byNode.get(n);
+        return h == null ? 0 : h.slots;
+    }
+
+    /** Slots held per node, in the order the nodes were first granted (a copy). */
+    Map<NodeState, Integer> slotsByNode() {
+        Map<NodeState, Integer> m = new LinkedHashMap<>(byNode.size() * 2);
+        for (Held h : byNode.values()) {
+            m.put(h.node, h.slots);
+        }
+        return m;
     }
 
     /** Engine time of the oldest grant held on {@code n}, or -1 if none is held there. */

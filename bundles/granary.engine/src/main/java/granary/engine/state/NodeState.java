@@ -18,7 +18,15 @@ public final class NodeState implements NodeView {
     private Resources free;
     private long[] freeVector;
     private boolean blacklisted;
-    private final Map<UnitState, Integer> slots = new LinkedHashMap<>();
+    /**
+     * What the node holds: one entry per unit with slots here, in the order they were first granted
+     * here, linked through the units' own entries (HeldGrants.Held), so a grant or a return costs no
+     * lookup of the node's side. The map per node of units to slots it replaces drew a sixth of a
+     * quota replay's profile samples (benchmarks/RESULTS.md, "The replay's grants without a map per node").
+     */
+    private HeldGrants.Held first;
+    private HeldGrants.Held last;
+    private int holders;
     int clusterPos = -1;
     int roomPos = -1;
 
@@ -66,34 +74,44 @@ public final class NodeState implements NodeView {
 
     @Override
     public int slotsOf(UnitId unit) {
-        for (Map.Entry<UnitState, Integer> e : slots.entrySet()) {
-            if (e.getKey().id().equals(unit)) {
-                return e.getValue();
+        for (HeldGrants.Held h = first; h != null; h = h.nodeNext) {
+            if (h.unit.id().equals(unit)) {
+                return h.slots;
             }
         }
         return 0;
     }
 
     int slotsOf(UnitState unit) {
-        return slots.getOrDefault(unit, 0);
+        return unit.slotsOn(this);
     }
 
     @Override
     public Map<UnitId, Integer> allocations() {
         Map<UnitId, Integer> m = new LinkedHashMap<>();
-        slots.forEach((u, n) -> m.put(u.id(), n));
+        for (HeldGrants.Held h = first; h != null; h = h.nodeNext) {
+            m.put(h.unit.id(), h.slots);
+        }
         return Collections.unmodifiableMap(m);
     }
 
     /** The units with slots here, without looking them up (they are this engine's own). */
     @Override
     public java.util.List<granary.api.spi.UnitView> holders(granary.api.spi.EngineView engine) {
-        return new java.util.ArrayList<>(slots.keySet());
+        java.util.List<granary.api.spi.UnitView> out = new java.util.ArrayList<>(holders);
+        for (HeldGrants.Held h = first; h != null; h = h.nodeNext) {
+            out.add(h.unit);
+        }
+        return out;
     }
 
-    /** Units with slots here, in the order they were first granted. */
+    /** Units with slots here and their slots, in the order they were first granted (a copy). */
     public Map<UnitState, Integer> units() {
-        return slots;
+        Map<UnitState, Integer> m = new LinkedHashMap<>(holders * 2);
+        for (HeldGrants.Held h = first; h != null; h = h.nodeNext) {
+            m.put(h.unit, h.slots);
+        }
+        return m;
     }
 
     public long[] freeVector() {
@@ -115,21 +133,44 @@ public final class NodeState implements NodeView {
         refreshVector(dims);
     }
 
-    void add(UnitState u, int n) {
-        slots.merge(u, n, Integer::sum);
+    /** {@code n} slots granted here to the unit of {@code h}, which holds {@code h.slots} here now. */
+    void add(HeldGrants.Held h, int n) {
+        if (h.slots == n) {   // new here: at the end of the list
+            h.nodePrev = last;
+            h.nodeNext = null;
+            if (last == null) {
+                first = h;
+            } else {
+                last.nodeNext = h;
+            }
+            last = h;
+            holders++;
+        }
+        UnitState u = h.unit;
         Resources r = u.slot().times(n);
         granted = granted.plus(r);
         free = free.minus(r);
         subtract(u.slotVector(), n);
     }
 
-    void take(UnitState u, int n) {
-        int left = slots.get(u) - n;
-        if (left == 0) {
-            slots.remove(u);
-        } else {
-            slots.put(u, left);
+    /** {@code n} slots of the unit of {@code h} returned from here; {@code h.slots} are left here. */
+    void take(HeldGrants.Held h, int n) {
+        if (h.slots == 0) {
+            if (h.nodePrev == null) {
+                first = h.nodeNext;
+            } else {
+                h.nodePrev.nodeNext = h.nodeNext;
+            }
+            if (h.nodeNext == null) {
+                last = h.nodePrev;
+            } else {
+                h.nodeNext.nodePrev = h.nodePrev;
+            }
+            h.nodePrev = null;
+            h.nodeNext = null;
+            holders--;
         }
+        UnitState u = h.unit;
         Resources r = u.slot().times(n);
         granted = granted.minus(r);
         free = free.plus(r);

@@ -60,8 +60,7 @@ public final class UnitState implements UnitView {
     /** The cycle the latest reason was found in. */
     private int reasonCycle;
     private boolean live = true;
-    private final Map<NodeState, Integer> slots = new LinkedHashMap<>();
-    /** Per node: when its oldest and latest grants were made, and the latest's decision. */
+    /** Per node: the slots, when its oldest and latest grants were made, and the latest's decision. */
     private final HeldGrants held;
     /** True while the unit waits in its group's queue or gang queue. */
     public boolean queued() {
@@ -87,7 +86,7 @@ public final class UnitState implements UnitView {
 
     public UnitState(JobView job, UnitSpec spec, long sequence, long now, Dims dims) {
         this.id = new UnitId(job.id(), spec.name());
-        this.held = new HeldGrants(id);
+        this.held = new HeldGrants(this);
         boolean any = spec.locality().isEmpty();
         Set<String> m = new HashSet<>();
         Set<String> r = new HashSet<>();
@@ -192,7 +191,7 @@ public final class UnitState implements UnitView {
     @Override
     public Map<String, Integer> allocations() {
         Map<String, Integer> m = new LinkedHashMap<>();
-        slots.forEach((n, k) -> m.put(n.name(), k));
+        held.slotsByNode().forEach((n, k) -> m.put(n.name(), k));
         return Collections.unmodifiableMap(m);
     }
 
@@ -211,12 +210,13 @@ public final class UnitState implements UnitView {
         return anywhere || machines.contains(n.name()) || rooms.contains(n.room());
     }
 
+    /** Slots held per node, in the order the nodes were first granted (a copy). */
     public Map<NodeState, Integer> nodes() {
-        return slots;
+        return held.slotsByNode();
     }
 
     public int slotsOn(NodeState n) {
-        return slots.getOrDefault(n, 0);
+        return held.slotsOn(n);
     }
 
     public long[] slotVector() {
@@ -340,20 +340,16 @@ public final class UnitState implements UnitView {
         live = false;
     }
 
-    void add(NodeState n, int k, long now, long seq) {
-        slots.merge(n, k, Integer::sum);
-        held.add(n, k, now, seq);
+    /** {@code k} slots granted on {@code n}; returns the node's entry (NodeState links a new one). */
+    HeldGrants.Held add(NodeState n, int k, long now, long seq) {
         granted += k;
+        return held.add(n, k, now, seq);
     }
 
-    void take(NodeState n, int k) {
-        int left = held.take(n, k);
-        if (left == 0) {
-            slots.remove(n);
-        } else {
-            slots.put(n, left);
-        }
+    /** {@code k} slots taken back from {@code n}; returns the node's entry, with what is left there. */
+    HeldGrants.Held take(NodeState n, int k) {
         granted -= k;
+        return held.take(n, k);
     }
 
     /** Engine time of the oldest grant the unit holds on {@code n}, or -1 if it holds none there. */
