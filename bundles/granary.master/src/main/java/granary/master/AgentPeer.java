@@ -161,6 +161,7 @@ final class AgentPeer extends Peer {
             for (Map.Entry<UnitId, Integer> e : caps.entrySet()) {
                 add(grants, e.getKey(), e.getValue(), owner, key, spec);
             }
+            changed.removeAll(caps.keySet()); // in the table already: once is enough
         }
         drain(withdrawn, withdrawals, owner, key, spec, max);
         String why = null;

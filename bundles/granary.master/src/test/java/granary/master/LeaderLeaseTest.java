@@ -168,10 +168,17 @@ class LeaderLeaseTest {
         assertEquals(1, (int) h.live.<Integer>query(v -> v.cluster().nodes().size()));
     }
 
-    /** A poll of {@code id}'s inbox parked at the master: every envelope due before is acknowledged first. */
+    /**
+     * A poll of {@code id}'s inbox parked at the master: every envelope due before is acknowledged
+     * first. A poll is taken in a turn of the master's loop, after the call returns; the next call
+     * through the loop (the list of agents) runs after that turn, so a poll not answered by then is
+     * parked, not merely not yet looked at (without it an envelope due before the lease lapsed could
+     * be answered after, and the test passed or failed by the threads' timing).
+     */
     private CompletableFuture<Reply> park(Role role, String id) throws Exception {
         for (int i = 0; i < 20; i++) {
             CompletableFuture<Reply> p = h.master.poll(token(role, id), Long.MAX_VALUE / 2, 10_000, 1, "test");
+            h.master.agents(); // after the poll's turn
             if (!p.isDone()) {
                 return p;
             }
