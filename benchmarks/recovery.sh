@@ -11,7 +11,10 @@
 # Per run: java -Xmx2g -Djava.util.concurrent.ForkJoinPool.common.parallelism=4 -cp benchmarks/target/benchmarks.jar granary.bench.wire.RecoveryLoad --agents=N $RECOVERY_ARGS
 # The master is WireMaster (ProtocolMaster + JdkHttpServer over the engine with the fifo policy) in a
 # child JVM (-Xmx2g) on 127.0.0.1 and a free port; it is killed (destroyForcibly) and a fresh one with
-# the window (default 60 s, settle 2 s) starts on the same port. Each run is bounded by `timeout`
+# the window (default 60 s, settle 2 s) starts on the same port. With
+# RECOVERY_ARGS="--runtime=features/standalone/target/granary-standalone.jar" the master is the runtime
+# (its default policies; the peers over HTTP/2, which 20,000 agents need: over HTTP/1.1 they hold 40,000
+# sockets), its window set with --config=granary.recovery:..., its times read from granary:recovery. Each run is bounded by `timeout`
 # (RUN_TIMEOUT seconds, default 1800); the master child ends with the load generator (end of its input,
 # and a shutdown hook). SKIP_BUILD=1 reuses the jar. Logs: benchmarks/target/recovery/<time>-N-<run>.log
 set -euo pipefail

@@ -169,6 +169,23 @@ abstract class MasterHandle implements AutoCloseable {
         return wireMaster(secret, jvm, List.of(), prefix);
     }
 
+    /**
+     * The runtime jar in a child JVM ({@code --demo=false --piped --secret=FILE} and {@code args}, e.g.
+     * {@code --listen=}, {@code --config=granary.recovery:windowSeconds=}), pinned to {@code cpus} unless
+     * null. Its recovery times come from its console's {@code granary:recovery}.
+     */
+    static MasterHandle runtime(Path runtime, Path secret, List<String> jvm, String cpus, List<String> args) throws IOException {
+        if (!Files.isRegularFile(runtime)) {
+            throw new IOException("no runtime jar at " + runtime + " (mvn -DskipTests package builds it)");
+        }
+        List<String> cmd = new ArrayList<>(cpus == null ? List.of() : List.of("taskset", "-c", cpus));
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvm);
+        cmd.addAll(List.of("-jar", runtime.toString(), "--demo=false", "--piped", "--secret=" + secret));
+        cmd.addAll(args);
+        return new Child(cmd, "runtime " + runtime);
+    }
+
     /** {@link WireMaster} in a child JVM with {@code args} (e.g. {@code --listen=}, {@code --recovery-window=}). */
     static MasterHandle wireMaster(Path secret, List<String> jvm, List<String> args) throws IOException {
         return wireMaster(secret, jvm, args, List.of());
@@ -303,19 +320,28 @@ abstract class MasterHandle implements AutoCloseable {
             return ask("granary:recovery", "recovering=");
         }
 
+        // WireMaster says these on standard error as they happen; the runtime's granary:recovery says them when asked
+
         @Override
         long openedAt() {
-            return openedAt;
+            return openedAt > 0 ? openedAt : fromRecovery("openedAt");
         }
 
         @Override
         long recoveredAt() {
-            return recoveredAt;
+            return recoveredAt > 0 ? recoveredAt : fromRecovery("recoveredAt");
         }
 
         @Override
         long rebuildStartedAt() {
-            return rebuildStartedAt;
+            return rebuildStartedAt > 0 ? rebuildStartedAt : fromRecovery("rebuildStartedAt");
+        }
+
+        /** {@code key}'s value in the console's recovery line, or -1 (not there, or not said). */
+        private long fromRecovery(String key) {
+            String line = recovery();
+            Matcher m = line == null ? null : Pattern.compile("\\b" + key + "=(-?\\d+)").matcher(line);
+            return m != null && m.find() ? Long.parseLong(m.group(1)) : -1;
         }
 
         @Override

@@ -51,6 +51,11 @@ import java.util.regex.Pattern;
  *   --accept-partial             kill once engine, agents and job masters agree for 15 s, even below N × slots
  *   --same-jvm                   the master in this JVM (smoke test) instead of a child JVM
  *   --master-jvm="-Xmx2g ..."    options of the master's JVM
+ *   --runtime=JAR                the runtime jar as the master (its default policies, HTTP/2; the window
+ *                                from --config=granary.recovery:...) instead of WireMaster
+ *   --master-cpus=LIST           the master's JVM under {@code taskset -c LIST}
+ *   --transport=nio|h2           the peers' HTTP (default: h2 with --runtime, else nio; WireMaster speaks
+ *                                HTTP/1.1 only, and over it 20,000 agents need 40,000 sockets)
  * </pre>
  * Prints a summary and one line {@code RECOVERY-JSON {...}}.
  */
@@ -59,13 +64,15 @@ public final class RecoveryLoad {
     /** The settings of one run. */
     public record Options(int agents, int slotsPerAgent, int jobMasters, int onlineEvery, double window, double settle,
                           int heartbeatMillis, int clients, int setupTimeout, int recoveryTimeout, boolean sameJvm,
-                          List<String> masterJvm, boolean acceptPartial) {
+                          List<String> masterJvm, boolean acceptPartial, Path runtime, String masterCpus, String transport) {
 
         public static Options parse(String... args) {
             int agents = 10_000, slots = 10, jms = 100, onlineEvery = 2, hb = 5000, clients = 4, setup = 900, recovery = -1;
             double window = 60, settle = 2;
             boolean same = false, partial = false;
             List<String> jvm = List.of("-Xmx2g");
+            Path runtime = null;
+            String cpus = null, transport = null;
             for (String a : args) {
                 String v = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
                 String k = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -83,6 +90,14 @@ public final class RecoveryLoad {
                     case "--same-jvm" -> same = true;
                     case "--accept-partial" -> partial = true;
                     case "--master-jvm" -> jvm = List.of(v.trim().split("\\s+"));
+                    case "--runtime" -> runtime = Path.of(v);
+                    case "--master-cpus" -> cpus = v.isBlank() ? null : v;
+                    case "--transport" -> {
+                        if (!v.equals("nio") && !v.equals("h2")) {
+                            throw new IllegalArgumentException("--transport=nio|h2, not " + v);
+                        }
+                        transport = v;
+                    }
                     default -> throw new IllegalArgumentException("unknown option " + a + " (see the class comment of RecoveryLoad)");
                 }
             }
@@ -92,7 +107,19 @@ public final class RecoveryLoad {
             if (recovery < 0) {
                 recovery = (int) Math.ceil(window) + 300;
             }
-            return new Options(agents, slots, jms, onlineEvery, window, settle, hb, clients, setup, recovery, same, jvm, partial);
+            if (runtime != null && same) {
+                throw new IllegalArgumentException("--runtime starts the runtime in a child JVM; --same-jvm runs WireMaster here: give one");
+            }
+            if (runtime != null && window != Math.rint(window)) {
+                throw new IllegalArgumentException("the runtime's recovery window is whole seconds, got --window=" + window);
+            }
+            if (transport == null) {
+                transport = runtime != null ? "h2" : "nio";   // WireMaster speaks HTTP/1.1 only
+            } else if (transport.equals("h2") && runtime == null) {
+                throw new IllegalArgumentException("--transport=h2 needs --runtime (WireMaster speaks HTTP/1.1 only)");
+            }
+            return new Options(agents, slots, jms, onlineEvery, window, settle, hb, clients, setup, recovery, same, jvm, partial,
+                    runtime, cpus, transport);
         }
     }
 
@@ -131,7 +158,7 @@ public final class RecoveryLoad {
                 Duration.ofMillis((long) (o.settle() * 1000)));
         WireLoad.Options wo = WireLoad.Options.parse("--in-process", "--agents=" + o.agents(), "--jobmasters=" + o.jobMasters(),
                 "--slots-per-agent=" + o.slotsPerAgent(), "--heartbeat-ms=" + o.heartbeatMillis(), "--work-ms=0",
-                "--clients=" + o.clients(), "--report=heartbeat", "--transport=nio");
+                "--clients=" + o.clients(), "--report=heartbeat", "--transport=" + o.transport());
         ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "recovery-http");
             t.setDaemon(true);
@@ -329,6 +356,13 @@ public final class RecoveryLoad {
     private static MasterHandle start(Options o, Path secret, InetSocketAddress listen, RecoveryOptions recovery) throws IOException {
         if (o.sameJvm()) {
             return MasterHandle.here(secret, listen, recovery);
+        }
+        if (o.runtime() != null) {
+            // the runtime opens the window its recovery component is configured with at every start (0: none)
+            return MasterHandle.runtime(o.runtime(), secret, o.masterJvm(), o.masterCpus(), List.of(
+                    "--listen=127.0.0.1:" + listen.getPort(),
+                    "--config=granary.recovery:windowSeconds=" + recovery.window().toSeconds(),
+                    "--config=granary.recovery:settleMillis=" + recovery.settle().toMillis()));
         }
         List<String> args = new ArrayList<>(List.of("--listen=127.0.0.1:" + listen.getPort()));
         if (!recovery.window().isZero()) {

@@ -73,10 +73,14 @@ final class MasterBook {
     /** The engine while a turn of the loop runs on its thread; null between turns. */
     EngineAccess engine;
 
+    /** When the recovery window this master started with opened (its clock, ms), or -1: it started without one. */
+    final long windowOpenedAt;
+
     MasterBook(MasterOptions options, Clock clock, RecoveryWindow window) {
         this.options = options;
         this.clock = clock;
         this.window = window;
+        this.windowOpenedAt = window == null ? -1 : window.openedAt();
     }
 
     /** The job master that runs {@code job}, or null. */

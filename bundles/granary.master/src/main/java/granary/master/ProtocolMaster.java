@@ -7,6 +7,10 @@ import granary.api.event.Revoked;
 import granary.api.event.Scheduler;
 import granary.api.model.Clock;
 import granary.api.model.Problem;
+import granary.api.model.UnitKind;
+import granary.api.spi.EngineView;
+import granary.api.spi.JobView;
+import granary.api.spi.UnitView;
 import granary.protocol.Ack;
 import granary.protocol.Envelope;
 import granary.protocol.Heartbeat;
@@ -172,6 +176,27 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     @Override
     public RecoveryState recoveryState() {
         return book.window != null ? RecoveryState.WINDOW_OPEN : book.rebuilding ? RecoveryState.REBUILDING : RecoveryState.SERVING;
+    }
+
+    /**
+     * Where the master is in its start, with the engine's nodes, jobs and granted slots (all, and of
+     * online units), read in one turn of the loop: for the console's {@code granary:recovery}.
+     */
+    public RecoveryStatus recoveryStatus() {
+        return onLoop(() -> {
+            Rebuilt r = book.lastRebuild;
+            long[] slots = new long[2];
+            EngineView v = book.engine.view();
+            for (JobView j : v.jobs()) {
+                for (UnitView u : j.units()) {
+                    slots[0] += u.granted();
+                    slots[1] += u.kind() == UnitKind.ONLINE ? u.granted() : 0;
+                }
+            }
+            return new RecoveryStatus(recoveryState(), book.windowOpenedAt, r == null ? -1 : r.closedAtMillis(),
+                    r == null ? -1 : r.closedAtMillis() + r.nanos() / 1_000_000, v.cluster().size(), v.jobs().size(),
+                    slots[0], slots[1]);
+        });
     }
 
     public MasterOptions options() {

@@ -290,6 +290,41 @@ class RecoveryRulesTest {
     }
 
     /**
+     * The console's {@code granary:recovery} line: when the window opened and closed, when the master
+     * served again, and what the engine holds then (an operator watching a restart, and the recovery
+     * benchmark against the runtime, read it).
+     */
+    @Test
+    void theRecoveryStatusSaysWhenTheWindowOpenedAndClosedAndWhatTheEngineHoldsAgain() throws Exception {
+        MasterHarness w = new MasterHarness(MasterOptions.defaults().withIncarnation(78)
+                .withTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(60)).withManualTicks(),
+                Recovery.of(new RecoveryOptions(Duration.ofSeconds(5), Duration.ofSeconds(1), false)));
+        others.add(w);
+        long opened = w.clock.millis();
+        Cap.Grant online = new Cap.Grant("jm1", new UnitId("j1", "svc"), 1, key(w, "jm1"), SLOT, true);
+        Cap.Grant offline = new Cap.Grant("jm1", TASKS, 2, key(w, "jm1"), SLOT, false);
+        SyncLink agent = w.link(Role.AGENT, "n1", 1);
+        assertFalse(agent.send(new Register("n1", "r1", Map.of(), Resources.of(400, 1024), "http://127.0.0.1:9/n1",
+                List.of(online, offline))).isRefusal());
+
+        RecoveryStatus open = w.master.recoveryStatus();
+        assertEquals(new RecoveryStatus(RecoveryState.WINDOW_OPEN, opened, -1, -1, 0, 0, 0, 0), open,
+                "recorded, nothing in the engine yet");
+        assertTrue(open.line().startsWith("state=window-open recovering=true openedAt=" + opened + " rebuildStartedAt=-1"), open.line());
+
+        w.clock.advance(6_000);
+        w.master.tick(); // the window closes: the online cap kept for the absent jm1, its offline ones dropped
+        RecoveryStatus after = w.master.recoveryStatus();
+
+        assertEquals(RecoveryState.SERVING, after.state());
+        assertEquals(opened, after.openedAt());
+        assertEquals(opened + 6_000, after.rebuildStartedAt());
+        assertTrue(after.recoveredAt() >= after.rebuildStartedAt(), after.line());
+        assertEquals(List.of(1, 1, 1L, 1L), List.of(after.nodes(), after.jobs(), after.granted(), after.online()), after.line());
+        assertTrue(after.line().contains(" nodes=1 jobs=1 granted=1 online=1"), after.line());
+    }
+
+    /**
      * Case 13 on the master's side: the window closes without agent n1, whose online slots the job
      * master's holdings keep; when n1 registers with its caps, the job master is told n1 holds the
      * service's 2 slots — never 4 (the kept slots and the engine's adoption of the same workers

@@ -194,7 +194,7 @@ public class MasterComponent {
     private void registerCommands(ProtocolMaster m) {
         Hashtable<String, Object> cmd = new Hashtable<>();
         cmd.put("osgi.command.scope", "granary");
-        cmd.put("osgi.command.function", new String[] {"agents", "jobmasters", "wire"});
+        cmd.put("osgi.command.function", new String[] {"agents", "jobmasters", "wire", "recovery"});
         EndpointServlet e = endpoint;
         commands = context.registerService(PeerCommands.class, new PeerCommands(m, () -> e == null ? "" : " " + e.postTimes()), cmd);
     }
@@ -276,7 +276,10 @@ public class MasterComponent {
         }
     }
 
-    /** {@code granary:agents} and {@code granary:jobmasters}: one {@code key=value} line per peer. */
+    /**
+     * {@code granary:agents} and {@code granary:jobmasters}: one {@code key=value} line per peer;
+     * {@code granary:wire} and {@code granary:recovery}: one line for the protocol side.
+     */
     public static final class PeerCommands {
         private final ProtocolMaster master;
         private final java.util.function.Supplier<String> postTimes;
@@ -309,6 +312,14 @@ public class MasterComponent {
             return "agents=" + master.agents().size() + " live=" + live + " jobmasters=" + master.jobMasters().size()
                     + " deliveries=" + d[0] + " deliveryP50=" + d[1] + "ms deliveryP99=" + d[2] + "ms"
                     + " hints=" + h[0] + " hintP50=" + h[1] + "ms hintP99=" + h[2] + "ms" + postTimes.get();
+        }
+
+        /**
+         * Where the master is in its start after a restart (window open, rebuilding, serving), when
+         * each step began and ended, and the engine's nodes, jobs and granted slots: one line.
+         */
+        public String recovery() {
+            return master.recoveryStatus().line();
         }
 
         private static String lines(List<PeerStatus> peers, String none) {
