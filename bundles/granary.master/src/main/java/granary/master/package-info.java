@@ -11,5 +11,5 @@
  * runtime registers it as a service for the HTTP API's writes.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.5.0")
+@org.osgi.annotation.versioning.Version("1.6.0")
 package granary.master;
