@@ -212,7 +212,7 @@ abstract class Peer {
         if (!o.answered()) {
             // RESTARTED: dropped with the old master's numbering (restarted() resyncs); CLOSED: stopping
             if (o.failure().kind() != LinkException.Kind.RESTARTED && o.failure().kind() != LinkException.Kind.CLOSED) {
-                run.refusals.incrementAndGet();
+                run.refused(p.message().type() + " " + o.failure().kind());
                 run.note(self + ": " + p.message().type() + " failed: " + o.failure().getMessage());
             }
             return;
@@ -220,7 +220,8 @@ abstract class Peer {
         long rtt = System.nanoTime() - given;
         Ack ack = o.ack();
         if (o.status() != 200 || ack.isRefusal()) {
-            run.refusals.incrementAndGet();
+            run.refused(p.message().type() + " HTTP " + o.status()
+                    + (ack.problems().isEmpty() ? "" : ": " + ack.problems().get(0).message().replaceAll("[0-9]+", "N")));
             run.note(self + ": " + p.message().type() + " answered HTTP " + o.status() + " " + ack.problems());
             refused(p, ack);
         }

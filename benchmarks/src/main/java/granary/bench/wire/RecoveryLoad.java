@@ -325,6 +325,26 @@ public final class RecoveryLoad {
             out.put("agents_registered_again", agents.stream().filter(a -> a.reRegisteredAt > 0).count());
             out.put("errors", run.errors.get());
             out.put("refusals", run.refusals.get());
+            run.refusalKinds.forEach((k, v) -> System.err.println("recovery: refused or failed posts: " + v.sum() + " × " + k));
+            List<String> notWhole = new ArrayList<>();
+            long fewer = 0, more = 0;
+            for (SimAgent a : agents) {
+                String d = a.wholeAt > 0 ? "" : a.differences();
+                if (a.wholeAt < 0) {
+                    long now = a.held(), then = a.heldBefore();
+                    fewer += now < then ? 1 : 0;
+                    more += now > then ? 1 : 0;
+                    if (notWhole.size() < 5) {
+                        notWhole.add(a.self.id() + ": " + (d.isEmpty() ? "as before now, but not seen whole in time" : d));
+                    }
+                }
+            }
+            if (!notWhole.isEmpty()) {
+                System.err.println("recovery: agents without their caps as before: " + fewer + " hold fewer slots, " + more
+                        + " more; e.g. " + String.join("; ", notWhole));
+            }
+            out.put("agents_not_whole_fewer_slots", fewer);
+            out.put("agents_not_whole_more_slots", more);
             out.put("master_rss_mib", master.pid() > 0 && master.pid() != self ? round(Proc.rssMib(master.pid())) : -1);
             out.put("loadgen_rss_mib", round(Proc.rssMib(self)));
             out.put("master_after", after == null ? "" : after);

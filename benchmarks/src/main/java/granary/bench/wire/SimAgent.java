@@ -145,6 +145,24 @@ final class SimAgent extends Peer {
     }
 
     /** Remembers the caps held now (before the master is killed). */
+    /** How the caps differ from the snapshot now: empty when whole, else {@code unit before→now} for each unit that differs. */
+    synchronized String differences() {
+        if (before == null) {
+            return "";
+        }
+        java.util.TreeSet<UnitId> units = new java.util.TreeSet<>(java.util.Comparator.comparing(UnitId::toString));
+        units.addAll(before.keySet());
+        units.addAll(caps.keySet());
+        StringBuilder b = new StringBuilder();
+        for (UnitId u : units) {
+            int was = before.getOrDefault(u, 0), is = caps.getOrDefault(u, 0);
+            if (was != is) {
+                b.append(b.length() == 0 ? "" : ", ").append(u).append(' ').append(was).append("→").append(is);
+            }
+        }
+        return b.toString();
+    }
+
     synchronized void snapshot() {
         before = new HashMap<>(caps);
         onlineBefore = online(caps);
@@ -164,6 +182,11 @@ final class SimAgent extends Peer {
     }
 
     /** Slots held now (sum of caps). */
+    /** Slots held at the snapshot (0 before it). */
+    synchronized int heldBefore() {
+        return before == null ? 0 : before.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
     synchronized int held() {
         int n = 0;
         for (int c : caps.values()) {
@@ -261,6 +284,9 @@ final class SimAgent extends Peer {
         run.caps.increment();
         synchronized (this) {
             int total = 0;
+            if (cap.full()) {
+                caps.clear(); // the whole table, as the real agent takes it: a unit it leaves out is gone
+            }
             for (List<Cap.Grant> list : List.of(cap.grants(), cap.withdrawals())) {
                 for (Cap.Grant g : list) {
                     int before = caps.getOrDefault(g.unit(), 0);

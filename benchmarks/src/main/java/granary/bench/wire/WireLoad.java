@@ -162,6 +162,13 @@ public final class WireLoad {
         final LongAdder hintExits = new LongAdder();
         final AtomicLong errors = new AtomicLong();
         final AtomicLong refusals = new AtomicLong();
+        /** Refused or failed posts by message type and outcome (HTTP status, or the link's failure kind). */
+        final java.util.concurrent.ConcurrentHashMap<String, LongAdder> refusalKinds = new java.util.concurrent.ConcurrentHashMap<>();
+
+        void refused(String kind) {
+            refusals.incrementAndGet();
+            refusalKinds.computeIfAbsent(kind, k -> new LongAdder()).increment();
+        }
         private final AtomicInteger notes = new AtomicInteger();
         /** The pause before a failed post or poll is tried again (set before the peers are made). */
         volatile int retryMillis = 200;

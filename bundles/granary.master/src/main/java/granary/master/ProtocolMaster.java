@@ -158,6 +158,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         onLoop(() -> {
             recovering.recoverIfDue();
+            heardWaiting();
             timeouts.expireNow();
             return null;
         });
@@ -272,13 +273,34 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
         }
         byte[] passKey = who.role() == Role.AGENT ? Tokens.keyOf(Tokens.bearer(authorization)) : null;
         CompletableFuture<Reply> answer = new CompletableFuture<>();
-        inbox.add(new Incoming(who, e, passKey, answer));
+        inbox.add(new Incoming(who, e, passKey, answer, clock.millis()));
         drainSoon();
         return answer;
     }
 
-    /** A message checked at the edge, waiting for its turn, and where its answer goes. */
-    private record Incoming(Sender who, Envelope e, byte[] passKey, CompletableFuture<Reply> answer) {
+    /** A message checked at the edge, waiting for its turn, and where its answer goes; {@code arrived}: the master's clock then. */
+    private record Incoming(Sender who, Envelope e, byte[] passKey, CompletableFuture<Reply> answer, long arrived) {
+    }
+
+    /**
+     * The peer {@code who} was heard at {@code at}: a message of it reached the master, whether it is
+     * applied, answered 503 because its time passed before its turn, or still waits for a turn. In a
+     * turn of the loop. A master too busy to apply a heartbeat in time must not take its agent for
+     * silent (issue 23: at 20,000 agents the restarted master declared live agents lost whose
+     * heartbeats were waiting, and their offline slots ran again elsewhere).
+     */
+    private void heard(Sender who, long at) {
+        Peer peer = peer(who);
+        if (peer != null && at > peer.lastSeen) {
+            peer.lastSeen = at;
+        }
+    }
+
+    /** Every peer with a message waiting for its turn was heard when it arrived; before a timeout is judged. */
+    private void heardWaiting() {
+        for (Incoming m : inbox) {
+            heard(m.who(), m.arrived());
+        }
     }
 
     /** Turns that applied messages, and the messages they applied; in turns of the loop. */
@@ -344,6 +366,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
                 if (m == null) {
                     return;
                 }
+                heard(m.who(), m.arrived());
                 if (m.answer().isDone()) {
                     // its time at the edge passed while it waited (503): the peer sends it again, so
                     // applying it now is work for nobody; under overload that work crowded out the rest
@@ -368,7 +391,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     private Reply received(Sender who, Envelope e, byte[] passKey) {
         if (book.rebuilding) {
             return replies.reply(503, e.sequence(), Problem.of(who.toString(), "$",
-                    "the master is book.rebuilding its grants after a restart; send again"));
+                    "the master is rebuilding its grants after a restart; send again"));
         }
         Reply answer = switch (who.role()) {
             case AGENT -> fromAgent(e, passKey);
@@ -571,6 +594,7 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     /** Declares silent peers lost (docs/protocol.md, "Timeouts"), in a turn of the loop. */
     void expire() {
         onLoop(() -> {
+            heardWaiting();
             timeouts.expireNow();
             return null;
         });

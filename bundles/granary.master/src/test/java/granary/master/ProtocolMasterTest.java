@@ -420,6 +420,48 @@ class ProtocolMasterTest {
         }
     }
 
+    /**
+     * An agent whose heartbeat reached the master is not silent, even while the heartbeat waits for
+     * its turn: a timeout judged while messages wait counts them as heard when they arrived (issue 23:
+     * at 20,000 agents a restarted master, too busy to apply heartbeats in time, declared live agents
+     * lost, and their offline slots ran again elsewhere).
+     */
+    @Test
+    void anAgentWhoseHeartbeatWaitsForItsTurnIsNotDeclaredLost() throws Exception {
+        int agents = ProtocolMaster.MAX_BATCH * 3;
+        List<String> tokens = new java.util.ArrayList<>();
+        for (int i = 0; i < agents; i++) {
+            Sender s = new Sender(Role.AGENT, "n" + i);
+            tokens.add("Bearer " + h.tokens.issue(s));
+            byte[] reg = codec.encode(Envelope.of(s, 1, 1, register("n" + i, 100)));
+            assertEquals(200, h.master.postAsync(tokens.get(i), reg, "test").get(10, java.util.concurrent.TimeUnit.SECONDS).status());
+        }
+        h.clock.advance(25_000); // the agent timeout is 30 s
+        java.util.concurrent.CountDownLatch hold = holdLoop();
+        List<java.util.concurrent.CompletableFuture<granary.protocol.link.Reply>> acks = new java.util.ArrayList<>();
+        Thread expiry = new Thread(h.master::expire, "expiry");
+        try {
+            for (int i = 0; i < agents; i++) {
+                byte[] hb = codec.encode(Envelope.of(new Sender(Role.AGENT, "n" + i), 1, 2, new Heartbeat(List.of(), List.of(), null)));
+                acks.add(h.master.postAsync(tokens.get(i), hb, "test"));
+            }
+            LiveEngine.await("every heartbeat waiting", () -> h.master.waiting() == agents, h.master::waiting, Duration.ofSeconds(10));
+            h.clock.advance(10_000); // 35 s after the registrations, 10 s after the heartbeats arrived
+            expiry.start();          // its turn is queued behind the first turn of heartbeats, before the next
+            LiveEngine.await("the timeouts' turn queued", () -> expiry.getState() == Thread.State.TIMED_WAITING,
+                    expiry::getState, Duration.ofSeconds(10));
+        } finally {
+            hold.countDown();
+        }
+        expiry.join(10_000);
+        for (java.util.concurrent.CompletableFuture<granary.protocol.link.Reply> a : acks) {
+            assertEquals(200, a.get(10, java.util.concurrent.TimeUnit.SECONDS).status());
+        }
+        List<String> lost = h.master.agents().stream().filter(p -> !p.state().equals("live")).map(PeerStatus::id).toList();
+        assertEquals(List.of(), lost, "no agent whose heartbeat had arrived is lost");
+        assertEquals(agents, (int) h.live.<Integer>query(v -> v.cluster().nodes().size()), "every node still in the cluster");
+    }
+
     @Test
     void aDuplicatedEnvelopeIsAppliedOnce() throws Exception {
         SyncLink agent = h.link(Role.AGENT, "n1", 1);
