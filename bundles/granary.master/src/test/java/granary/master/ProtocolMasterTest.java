@@ -393,13 +393,7 @@ class ProtocolMasterTest {
     @Test
     void aFullInboxIsAppliedInTurnsThatLetTheLoopDoOtherWorkBetween() throws Exception {
         int agents = ProtocolMaster.MAX_BATCH * 3;
-        List<String> tokens = new java.util.ArrayList<>();
-        for (int i = 0; i < agents; i++) {
-            Sender s = new Sender(Role.AGENT, "n" + i);
-            tokens.add("Bearer " + h.tokens.issue(s));
-            byte[] reg = codec.encode(Envelope.of(s, 1, 1, register("n" + i, 100)));
-            assertEquals(200, h.master.postAsync(tokens.get(i), reg, "test").get(10, java.util.concurrent.TimeUnit.SECONDS).status());
-        }
+        List<String> tokens = registerAgents(agents);
         java.util.concurrent.CountDownLatch hold = holdLoop();
         List<java.util.concurrent.CompletableFuture<granary.protocol.link.Reply>> acks = new java.util.ArrayList<>();
         java.util.concurrent.CompletableFuture<Integer> between;
@@ -429,13 +423,7 @@ class ProtocolMasterTest {
     @Test
     void anAgentWhoseHeartbeatWaitsForItsTurnIsNotDeclaredLost() throws Exception {
         int agents = ProtocolMaster.MAX_BATCH * 3;
-        List<String> tokens = new java.util.ArrayList<>();
-        for (int i = 0; i < agents; i++) {
-            Sender s = new Sender(Role.AGENT, "n" + i);
-            tokens.add("Bearer " + h.tokens.issue(s));
-            byte[] reg = codec.encode(Envelope.of(s, 1, 1, register("n" + i, 100)));
-            assertEquals(200, h.master.postAsync(tokens.get(i), reg, "test").get(10, java.util.concurrent.TimeUnit.SECONDS).status());
-        }
+        List<String> tokens = registerAgents(agents);
         h.clock.advance(25_000); // the agent timeout is 30 s
         java.util.concurrent.CountDownLatch hold = holdLoop();
         List<java.util.concurrent.CompletableFuture<granary.protocol.link.Reply>> acks = new java.util.ArrayList<>();
@@ -576,6 +564,18 @@ class ProtocolMasterTest {
      * waits. Returns once the loop holds, so nothing queued before (a turn, a queued next turn) runs
      * after it and takes what the test sends next.
      */
+    /** Agents n0 .. n{count-1} registered, each with its own token; their Authorization headers. */
+    private List<String> registerAgents(int count) throws Exception {
+        List<String> tokens = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Sender s = new Sender(Role.AGENT, "n" + i);
+            tokens.add("Bearer " + h.tokens.issue(s));
+            byte[] reg = codec.encode(Envelope.of(s, 1, 1, register("n" + i, 100)));
+            assertEquals(200, h.master.postAsync(tokens.get(i), reg, "test").get(10, java.util.concurrent.TimeUnit.SECONDS).status());
+        }
+        return tokens;
+    }
+
     private java.util.concurrent.CountDownLatch holdLoop() throws InterruptedException {
         java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
