@@ -283,20 +283,25 @@ public final class ProtocolMaster implements Endpoint, MasterMonitor, AutoClosea
     }
 
     /**
-     * The peer {@code who} was heard at {@code at}: a message of it reached the master, whether it is
+     * The agent {@code who} was heard at {@code at}: a message of it reached the master, whether it is
      * applied, answered 503 because its time passed before its turn, or still waits for a turn. In a
      * turn of the loop. A master too busy to apply a heartbeat in time must not take its agent for
      * silent (issue 23: at 20,000 agents the restarted master declared live agents lost whose
-     * heartbeats were waiting, and their offline slots ran again elsewhere).
+     * heartbeats were waiting, and their offline slots ran again elsewhere). An agent is seen by any
+     * message of its node, as when it is applied. A job master is seen only by a message of an
+     * incarnation that is not fenced, which is known when the message is applied: its last sight also
+     * decides whether a lost job master came back or is started again (the conformance kit's seed 5: a
+     * late message of a failed-over job master's old process, counted on arrival, kept it "seen" and its
+     * jobs were never run again).
      */
     private void heard(Sender who, long at) {
-        Peer peer = peer(who);
+        AgentPeer peer = who.role() == Role.AGENT ? book.agents.get(who.id()) : null;
         if (peer != null && at > peer.lastSeen) {
             peer.lastSeen = at;
         }
     }
 
-    /** Every peer with a message waiting for its turn was heard when it arrived; before a timeout is judged. */
+    /** Every agent with a message waiting for its turn was heard when it arrived; before a timeout is judged. */
     private void heardWaiting() {
         for (Incoming m : inbox) {
             heard(m.who(), m.arrived());
