@@ -144,7 +144,6 @@ final class SimAgent extends Peer {
         });
     }
 
-    /** Remembers the caps held now (before the master is killed). */
     /** How the caps differ from the snapshot now: empty when whole, else {@code unit before→now} for each unit that differs. */
     synchronized String differences() {
         if (before == null) {
@@ -163,6 +162,7 @@ final class SimAgent extends Peer {
         return b.toString();
     }
 
+    /** Remembers the caps held now (before the master is killed). */
     synchronized void snapshot() {
         before = new HashMap<>(caps);
         onlineBefore = online(caps);
@@ -181,12 +181,12 @@ final class SimAgent extends Peer {
         return n;
     }
 
-    /** Slots held now (sum of caps). */
     /** Slots held at the snapshot (0 before it). */
     synchronized int heldBefore() {
         return before == null ? 0 : before.values().stream().mapToInt(Integer::intValue).sum();
     }
 
+    /** Slots held now (sum of caps). */
     synchronized int held() {
         int n = 0;
         for (int c : caps.values()) {

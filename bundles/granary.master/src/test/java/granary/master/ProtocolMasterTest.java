@@ -559,11 +559,6 @@ class ProtocolMasterTest {
         assertTrue(ex.getMessage().contains("register first"), ex.getMessage());
     }
 
-    /**
-     * Keeps the master's loop busy until the latch is counted down (at most 10 s): what comes meanwhile
-     * waits. Returns once the loop holds, so nothing queued before (a turn, a queued next turn) runs
-     * after it and takes what the test sends next.
-     */
     /** Agents n0 .. n{count-1} registered, each with its own token; their Authorization headers. */
     private List<String> registerAgents(int count) throws Exception {
         List<String> tokens = new java.util.ArrayList<>();
@@ -576,6 +571,11 @@ class ProtocolMasterTest {
         return tokens;
     }
 
+    /**
+     * Keeps the master's loop busy until the latch is counted down (at most 10 s): what comes meanwhile
+     * waits. Returns once the loop holds, so nothing queued before (a turn, a queued next turn) runs
+     * after it and takes what the test sends next.
+     */
     private java.util.concurrent.CountDownLatch holdLoop() throws InterruptedException {
         java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
