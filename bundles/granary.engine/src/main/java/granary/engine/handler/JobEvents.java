@@ -236,7 +236,7 @@ public final class JobEvents {
             return;
         }
         workload.end(u, view.now());
-        for (Map.Entry<NodeState, Integer> g : new ArrayList<>(u.nodes().entrySet())) {
+        for (Map.Entry<NodeState, Integer> g : u.nodes().entrySet()) {   // a copy: the takes change the unit
             allocator.take(u, g.getKey(), g.getValue(), false, "cancelled");
         }
     }

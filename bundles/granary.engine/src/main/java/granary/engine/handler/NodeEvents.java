@@ -65,7 +65,7 @@ public final class NodeEvents {
             throw new InvalidRequestException("node " + n.name(), "force", "holds online grants " + online
                     + "; the master never revokes online work on its own: drain them, or remove with force");
         }
-        for (Map.Entry<UnitState, Integer> g : new ArrayList<>(n.units().entrySet())) {
+        for (Map.Entry<UnitState, Integer> g : n.units().entrySet()) {   // a copy: the takes change the node
             allocator.take(g.getKey(), n, g.getValue(), false, e.force() ? "node removed (forced)" : "node removed");
         }
         cluster.remove(n);

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 
 import granary.api.model.Allocation;
-import granary.api.model.UnitId;
 
 /**
  * What one unit holds, node by node: the slots, when the oldest and the latest of them were granted,
@@ -50,13 +49,12 @@ final class HeldGrants {
             return latest != o.latest ? latest > o.latest : seq > o.seq;
         }
 
-        Allocation allocation(UnitId unit) {
-            return new Allocation(unit, node.name(), slots, since, seq, latest);
+        Allocation allocation() {
+            return new Allocation(unit.id(), node.name(), slots, since, seq, latest);
         }
     }
 
     private final UnitState owner;
-    private final UnitId unit;
     /** By node, in the order the nodes were first granted. */
     private final Map<NodeState, Held> byNode = new LinkedHashMap<>();
     /** The latest first grant on a node, and whether every first grant came at or after the one before. */
@@ -68,7 +66,6 @@ final class HeldGrants {
 
     HeldGrants(UnitState owner) {
         this.owner = owner;
-        this.unit = owner.id();
     }
 
     /** {@code k} slots granted on {@code n} at {@code now} by decision {@code seq}; returns the node's entry. */
@@ -128,14 +125,14 @@ final class HeldGrants {
     /** The grant on {@code n}, or null if none is held there. */
     Allocation on(NodeState n) {
         Held h = byNode.get(n);
-        return h == null ? null : h.allocation(unit);
+        return h == null ? null : h.allocation();
     }
 
     /** Every grant, oldest first (then by decision). */
     List<Allocation> all() {
         List<Allocation> out = new ArrayList<>(byNode.size());
         for (Held h : byNode.values()) {
-            out.add(h.allocation(unit));
+            out.add(h.allocation());
         }
         out.sort(Comparator.comparingLong(Allocation::since).thenComparingLong(Allocation::seq));
         return out;
@@ -158,7 +155,7 @@ final class HeldGrants {
             if (cut != Long.MIN_VALUE && h.since > cut) {
                 break;
             }
-            out.add(h.allocation(unit));
+            out.add(h.allocation());
             sum += h.slots;
             if (sum >= wanted && cut == Long.MIN_VALUE) {
                 cut = h.since;
@@ -187,7 +184,7 @@ final class HeldGrants {
             if (h.latest <= startedBy) {
                 // sized once: at most one entry a node, and no more than the slots wanted (a grant holds at least one)
                 out = out == null ? new ArrayList<>((int) Math.min(byNode.size(), Math.max(1, wanted))) : out;
-                out.add(h.allocation(unit));
+                out.add(h.allocation());
                 sum += h.slots;
             }
         }
