@@ -328,15 +328,13 @@ public final class RecoveryLoad {
             run.refusalKinds.forEach((k, v) -> System.err.println("recovery: refused or failed posts: " + v.sum() + " × " + k));
             List<String> notWhole = new ArrayList<>();
             long fewer = 0, more = 0;
-            for (SimAgent a : agents) {
-                String d = a.wholeAt > 0 ? "" : a.differences();
-                if (a.wholeAt < 0) {
-                    long now = a.held(), then = a.heldBefore();
-                    fewer += now < then ? 1 : 0;
-                    more += now > then ? 1 : 0;
-                    if (notWhole.size() < 5) {
-                        notWhole.add(a.self.id() + ": " + (d.isEmpty() ? "as before now, but not seen whole in time" : d));
-                    }
+            for (SimAgent a : agents.stream().filter(a -> a.wholeAt < 0).toList()) {
+                long now = a.held(), then = a.heldBefore();
+                fewer += now < then ? 1 : 0;
+                more += now > then ? 1 : 0;
+                if (notWhole.size() < 5) {
+                    String d = a.differences();
+                    notWhole.add(a.self.id() + ": " + (d.isEmpty() ? "as before now, but not seen whole in time" : d));
                 }
             }
             if (!notWhole.isEmpty()) {
