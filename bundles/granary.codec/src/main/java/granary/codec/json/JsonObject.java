@@ -2,7 +2,7 @@ package granary.codec.json;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -16,20 +16,55 @@ public final class JsonObject implements JsonValue {
     public record Member(String key, JsonPosition keyPosition, JsonValue value) {
     }
 
+    /** Objects of up to this many members are looked up member by member, with no map. */
+    static final int FEW = 12;
+
     private final List<Member> members;
+    /** By key, for objects of more than {@link #FEW} members; null for the others. */
     private final Map<String, JsonValue> byKey;
     private final JsonPosition position;
 
     public JsonObject(List<Member> members, JsonPosition position) {
-        this.members = List.copyOf(members);
-        Map<String, JsonValue> m = new LinkedHashMap<>();
-        for (Member x : this.members) {
-            if (m.put(x.key(), x.value()) != null) {
-                throw new IllegalArgumentException("key " + granary.api.model.Text.quote(x.key()) + " is given twice");
+        this(List.copyOf(members), position, true);
+    }
+
+    private JsonObject(List<Member> members, JsonPosition position, boolean check) {
+        this.members = members;
+        this.position = position;
+        if (members.size() > FEW) {
+            Map<String, JsonValue> m = new HashMap<>(members.size() * 2);
+            for (Member x : members) {
+                if (m.put(x.key(), x.value()) != null) {
+                    throw new IllegalArgumentException("key " + granary.api.model.Text.quote(x.key()) + " is given twice");
+                }
+            }
+            this.byKey = m;
+        } else {
+            this.byKey = null;
+            for (int i = 0; check && i < members.size(); i++) {
+                if (among(members.subList(0, i), members.get(i).key()) >= 0) {
+                    throw new IllegalArgumentException("key " + granary.api.model.Text.quote(members.get(i).key()) + " is given twice");
+                }
             }
         }
-        this.byKey = Collections.unmodifiableMap(m);
-        this.position = position;
+    }
+
+    /**
+     * An object as {@link JsonReader} reads it: {@code members} (keys unique, checked by the reader)
+     * taken as they are, not copied.
+     */
+    static JsonObject read(List<Member> members, JsonPosition position) {
+        return new JsonObject(Collections.unmodifiableList(members), position, false);
+    }
+
+    /** Where {@code key} is among {@code members}, looked at one by one, or -1. */
+    static int among(List<Member> members, String key) {
+        for (int i = 0; i < members.size(); i++) {
+            if (members.get(i).key().equals(key)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     @Override
@@ -43,11 +78,15 @@ public final class JsonObject implements JsonValue {
 
     /** The value of {@code key}, or null if there is no such member. */
     public JsonValue get(String key) {
-        return byKey.get(key);
+        if (byKey != null) {
+            return byKey.get(key);
+        }
+        int i = among(members, key);
+        return i < 0 ? null : members.get(i).value();
     }
 
     public boolean has(String key) {
-        return byKey.containsKey(key);
+        return byKey != null ? byKey.containsKey(key) : among(members, key) >= 0;
     }
 
     public int size() {

@@ -14,9 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 import granary.api.model.Text;
 
@@ -44,6 +42,14 @@ public final class JsonReader {
     private int line = 1;
     private int lineStart;
     private int depth;
+    /**
+     * The path of the value being read, as segments: a member's key, or null for an item whose index
+     * is in {@link #items}. Kept as a stack and written out only when an error names it, so reading
+     * allocates no path.
+     */
+    private String[] keys = new String[16];
+    private int[] items = new int[16];
+    private int segments;
 
     private JsonReader(String source, String text, int start, JsonLimits limits) {
         this.source = source;
@@ -124,12 +130,12 @@ public final class JsonReader {
         JsonReader r = new JsonReader(source, text, start, limits);
         r.skipSpace();
         if (r.pos >= text.length()) {
-            throw r.error(JsonPath.ROOT, "the document is empty; expected a value");
+            throw r.error("the document is empty; expected a value");
         }
-        JsonValue v = r.value(JsonPath.ROOT);
+        JsonValue v = r.value();
         r.skipSpace();
         if (r.pos < text.length()) {
-            throw r.error(JsonPath.ROOT, "unexpected content after the JSON document");
+            throw r.error("unexpected content after the JSON document");
         }
         return v;
     }
@@ -147,6 +153,13 @@ public final class JsonReader {
      * the wire, which has no file to save, uses this.
      */
     public static String utf8(byte[] bytes, String source, String advice) {
+        int ascii = 0;
+        while (ascii < bytes.length && bytes[ascii] >= 0) {
+            ascii++;
+        }
+        if (ascii == bytes.length) {
+            return new String(bytes, StandardCharsets.ISO_8859_1);   // all ASCII (the wire, mostly): valid UTF-8, one copy
+        }
         CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(bytes);
@@ -173,117 +186,158 @@ public final class JsonReader {
         return out.toString();
     }
 
-    private JsonValue value(String path) {
+    private JsonValue value() {
         skipSpace();
         if (pos >= text.length()) {
-            throw error(path, "the document ends where a value was expected");
+            throw error("the document ends where a value was expected");
         }
         JsonPosition at = here();
         char c = text.charAt(pos);
         switch (c) {
             case '{':
-                return object(path, at);
+                return object(at);
             case '[':
-                return array(path, at);
+                return array(at);
             case '"':
-                return new JsonString(string(path), at);
+                return new JsonString(string(), at);
             default:
                 break;
         }
         if (c == '-' || c >= '0' && c <= '9') {
-            return number(path, at);
+            return number(at);
         }
-        return word(path, at);
+        return word(at);
     }
 
-    private JsonObject object(String path, JsonPosition at) {
-        enter(path);
+    private JsonObject object(JsonPosition at) {
+        enter();
         pos++;
         List<JsonObject.Member> members = new ArrayList<>();
-        Set<String> keys = new HashSet<>();
+        java.util.Set<String> many = null;   // the keys, once there are too many to look through one by one
         skipSpace();
         if (peek() == '}') {
             pos++;
             depth--;
-            return new JsonObject(members, at);
+            return JsonObject.read(members, at);
         }
         while (true) {
             skipSpace();
             if (peek() != '"') {
                 String mistake = notJson(peek());
-                throw error(path, pos >= text.length() ? "the document ends inside an object"
+                throw error(pos >= text.length() ? "the document ends inside an object"
                         : mistake != null ? mistake
                         : members.isEmpty() ? "expected a key in double quotes" : "expected a key in double quotes after ',' (no trailing commas)");
             }
             JsonPosition keyAt = here();
-            String key = string(path);
-            String memberPath = JsonPath.member(path, key);
-            if (!keys.add(key)) {
-                throw new JsonSyntaxException(new JsonProblem(source, keyAt, memberPath,
+            String key = string();
+            push(key, 0);
+            if (many == null && members.size() >= JsonObject.FEW) {
+                many = new java.util.HashSet<>();
+                for (JsonObject.Member m : members) {
+                    many.add(m.key());
+                }
+            }
+            if (many != null ? !many.add(key) : JsonObject.among(members, key) >= 0) {
+                throw new JsonSyntaxException(new JsonProblem(source, keyAt, path(),
                         "key '" + Text.escape(key) + "' is given twice in the same object"));
             }
             skipSpace();
             if (peek() != ':') {
-                throw error(memberPath, "expected ':' after the key");
+                throw error("expected ':' after the key");
             }
             pos++;
-            members.add(new JsonObject.Member(key, keyAt, value(memberPath)));
+            members.add(new JsonObject.Member(key, keyAt, value()));
+            segments--;
             skipSpace();
             char c = peek();
             if (c == '}') {
                 pos++;
                 depth--;
-                return new JsonObject(members, at);
+                return JsonObject.read(members, at);
             }
             if (c != ',') {
-                throw error(path, pos >= text.length() ? "the document ends inside an object" : "expected ',' or '}'");
+                throw error(pos >= text.length() ? "the document ends inside an object" : "expected ',' or '}'");
             }
             pos++;
         }
     }
 
-    private JsonArray array(String path, JsonPosition at) {
-        enter(path);
+    private JsonArray array(JsonPosition at) {
+        enter();
         pos++;
-        List<JsonValue> items = new ArrayList<>();
+        List<JsonValue> list = new ArrayList<>();
         skipSpace();
         if (peek() == ']') {
             pos++;
             depth--;
-            return new JsonArray(items, at);
+            return new JsonArray(list, at);
         }
         while (true) {
             skipSpace();
-            if (peek() == ']' && !items.isEmpty()) {
-                throw error(path, "expected a value after ',' (no trailing commas)");
+            if (peek() == ']' && !list.isEmpty()) {
+                throw error("expected a value after ',' (no trailing commas)");
             }
-            items.add(value(JsonPath.item(path, items.size())));
+            push(null, list.size());
+            list.add(value());
+            segments--;
             skipSpace();
             char c = peek();
             if (c == ']') {
                 pos++;
                 depth--;
-                return new JsonArray(items, at);
+                return new JsonArray(list, at);
             }
             if (c != ',') {
-                throw error(path, pos >= text.length() ? "the document ends inside an array" : "expected ',' or ']'");
+                throw error(pos >= text.length() ? "the document ends inside an array" : "expected ',' or ']'");
             }
             pos++;
         }
     }
 
-    private void enter(String path) {
+    /** Enters a member ({@code key}) or an item ({@code key} null, its {@code index}) of the value being read. */
+    private void push(String key, int index) {
+        if (segments == keys.length) {
+            keys = java.util.Arrays.copyOf(keys, segments * 2);
+            items = java.util.Arrays.copyOf(items, segments * 2);
+        }
+        keys[segments] = key;
+        items[segments] = index;
+        segments++;
+    }
+
+    /** The JSON path of the value being read ({@link JsonPath}). */
+    private String path() {
+        String p = JsonPath.ROOT;
+        for (int i = 0; i < segments; i++) {
+            p = keys[i] == null ? JsonPath.item(p, items[i]) : JsonPath.member(p, keys[i]);
+        }
+        return p;
+    }
+
+    private void enter() {
         if (++depth > limits.maxDepth()) {
-            throw error(path, "nested deeper than the limit of " + limits.maxDepth() + " levels");
+            throw error("nested deeper than the limit of " + limits.maxDepth() + " levels");
         }
     }
 
-    private String string(String path) {
+    private String string() {
+        int start = pos + 1;
+        int end = Math.min(text.length(), start + limits.maxStringChars());
+        for (int i = start; i < end; i++) {   // most strings: no escape, nothing to refuse — one copy
+            char c = text.charAt(i);
+            if (c == '"') {
+                pos = i + 1;
+                return text.substring(start, i);
+            }
+            if (c == '\\' || c < 0x20) {
+                break;
+            }
+        }
         StringBuilder sb = new StringBuilder();
         pos++;
         while (true) {
             if (pos >= text.length()) {
-                throw error(path, "the document ends inside a string");
+                throw error("the document ends inside a string");
             }
             char c = text.charAt(pos);
             if (c == '"') {
@@ -291,24 +345,24 @@ public final class JsonReader {
                 return sb.toString();
             }
             if (c == '\n' || c == '\r') {
-                throw error(path, "a string is not closed before the end of the line (write a line break as \\n)");
+                throw error("a string is not closed before the end of the line (write a line break as \\n)");
             }
             if (c < 0x20) {
-                throw error(path, String.format("control character U+%04X in a string; write it as \\u%04x", (int) c, (int) c));
+                throw error(String.format("control character U+%04X in a string; write it as \\u%04x", (int) c, (int) c));
             }
             if (sb.length() >= limits.maxStringChars()) {
-                throw error(path, "a string is longer than the limit of " + limits.maxStringChars() + " characters");
+                throw error("a string is longer than the limit of " + limits.maxStringChars() + " characters");
             }
             pos++;
             if (c != '\\') {
                 sb.append(c);
                 continue;
             }
-            escape(path, sb);
+            escape(sb);
         }
     }
 
-    private void escape(String path, StringBuilder sb) {
+    private void escape(StringBuilder sb) {
         char e = peek();
         switch (e) {
             case '"', '\\', '/' -> sb.append(e);
@@ -319,18 +373,18 @@ public final class JsonReader {
             case 't' -> sb.append('\t');
             case 'u' -> {
                 pos -= 1;
-                char u = hex4(path);
+                char u = hex4();
                 if (Character.isHighSurrogate(u)) {
                     if (!text.startsWith("\\u", pos + 1) || !Character.isLowSurrogate((char) hex4At(pos + 3))) {
                         pos -= 5;
-                        throw error(path, String.format("\\u%04x is half of a surrogate pair, and the other half"
+                        throw error(String.format("\\u%04x is half of a surrogate pair, and the other half"
                                 + " (\\udc00 to \\udfff) does not follow", (int) u));
                     }
                     pos++;
-                    sb.append(u).append(hex4(path));
+                    sb.append(u).append(hex4());
                 } else if (Character.isLowSurrogate(u)) {
                     pos -= 5;
-                    throw error(path, String.format("\\u%04x is the second half of a surrogate pair without a first"
+                    throw error(String.format("\\u%04x is the second half of a surrogate pair without a first"
                             + " half (\\ud800 to \\udbff) before it", (int) u));
                 } else {
                     sb.append(u);
@@ -338,7 +392,7 @@ public final class JsonReader {
             }
             default -> {
                 pos--;
-                throw error(path, pos + 1 >= text.length() ? "the document ends inside a string"
+                throw error(pos + 1 >= text.length() ? "the document ends inside a string"
                         : "bad escape '\\" + Text.escape(String.valueOf(e)) + "'; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX");
             }
         }
@@ -346,10 +400,10 @@ public final class JsonReader {
     }
 
     /** At {@code pos} is the backslash of a {@code \\uXXXX}; reads it and moves past its last digit. */
-    private char hex4(String path) {
+    private char hex4() {
         int v = hex4At(pos + 2);
         if (v < 0) {
-            throw error(path, "bad escape: \\u must be followed by four hex digits");
+            throw error("bad escape: \\u must be followed by four hex digits");
         }
         pos += 5;
         return (char) v;
@@ -371,7 +425,7 @@ public final class JsonReader {
         return v;
     }
 
-    private JsonNumber number(String path, JsonPosition at) {
+    private JsonNumber number(JsonPosition at) {
         int start = pos;
         if (peek() == '-') {
             pos++;
@@ -382,42 +436,42 @@ public final class JsonReader {
                 }
                 String w = text.substring(start, pos);
                 pos = start;
-                throw error(path, "'" + Text.escape(w) + "' is not a JSON value (JSON has no NaN or Infinity)");
+                throw error("'" + Text.escape(w) + "' is not a JSON value (JSON has no NaN or Infinity)");
             }
         }
         if (peek() == '0' && pos + 1 < text.length() && Character.isDigit(text.charAt(pos + 1))) {
-            throw error(path, "a number must not start with 0 (leading zeros are not allowed)");
+            throw error("a number must not start with 0 (leading zeros are not allowed)");
         }
-        digits(path, "expected a digit");
+        digits("expected a digit");
         if (peek() == '.') {
             pos++;
-            digits(path, "expected a digit after '.'");
+            digits("expected a digit after '.'");
         }
         if (peek() == 'e' || peek() == 'E') {
             pos++;
             if (peek() == '+' || peek() == '-') {
                 pos++;
             }
-            digits(path, "expected a digit in the exponent");
+            digits("expected a digit in the exponent");
         }
         if (pos - start > limits.maxNumberChars()) {
             pos = start;
-            throw error(path, "a number is longer than the limit of " + limits.maxNumberChars() + " characters");
+            throw error("a number is longer than the limit of " + limits.maxNumberChars() + " characters");
         }
         return new JsonNumber(text.substring(start, pos), at);
     }
 
-    private void digits(String path, String otherwise) {
+    private void digits(String otherwise) {
         int start = pos;
         while (pos < text.length() && text.charAt(pos) >= '0' && text.charAt(pos) <= '9') {
             pos++;
         }
         if (pos == start) {
-            throw error(path, otherwise);
+            throw error(otherwise);
         }
     }
 
-    private JsonValue word(String path, JsonPosition at) {
+    private JsonValue word(JsonPosition at) {
         int start = pos;
         while (pos < text.length() && pos - start <= 40 && Character.isLetterOrDigit(text.charAt(pos))) {
             pos++;
@@ -437,13 +491,13 @@ public final class JsonReader {
         char c = text.charAt(pos);
         String mistake = notJson(c);
         if (w.isEmpty()) {
-            throw error(path, mistake != null ? mistake
+            throw error(mistake != null ? mistake
                     : c == '+' ? "a number must not start with '+'"
                     : c == '.' ? "a number must start with a digit"
                     : "expected a value (an object, array, string, number, true, false or null), got '"
                             + Text.escape(String.valueOf(c)) + "'");
         }
-        throw error(path, "'" + Text.escape(w) + "' is not a JSON value"
+        throw error("'" + Text.escape(w) + "' is not a JSON value"
                 + (w.equals("NaN") || w.startsWith("Infinity") ? " (JSON has no NaN or Infinity)" : "; strings need double quotes"));
     }
 
@@ -475,7 +529,7 @@ public final class JsonReader {
         return new JsonPosition(line, pos - lineStart + 1);
     }
 
-    private JsonSyntaxException error(String path, String message) {
-        return new JsonSyntaxException(new JsonProblem(source, here(), path, "not valid JSON: " + message));
+    private JsonSyntaxException error(String message) {
+        return new JsonSyntaxException(new JsonProblem(source, here(), path(), "not valid JSON: " + message));
     }
 }

@@ -128,4 +128,42 @@ class JsonReaderTest {
         String e = error("{\"a b\": {\"x\\u001b[31m\": [1,]}}", JsonLimits.DEFAULT);
         assertEquals("in.json:1:28: $[\"a b\"][\"x\\u001B[31m\"]: not valid JSON: expected a value after ',' (no trailing commas)", e);
     }
+
+    /** Objects of a few members are looked up one by one, larger ones through a map: both find every key and refuse a repeat. */
+    @Test
+    void smallAndLargeObjectsFindTheirKeysAndRefuseARepeatedOne() {
+        for (int n : new int[] {1, JsonObject.FEW, JsonObject.FEW + 1, 40}) {
+            StringBuilder sb = new StringBuilder("{");
+            for (int i = 0; i < n; i++) {
+                sb.append(i == 0 ? "" : ",").append("\"k").append(i).append("\":").append(i);
+            }
+            JsonObject o = assertInstanceOf(JsonObject.class, JsonReader.read(sb + "}", "in.json"));
+            for (int i = 0; i < n; i++) {
+                assertEquals("" + i, ((JsonNumber) o.get("k" + i)).text(), n + " members, key k" + i);
+                assertTrue(o.has("k" + i));
+            }
+            assertEquals(null, o.get("k" + n));
+            assertEquals(false, o.has("k" + n));
+            for (int again : new int[] {0, n - 1}) {
+                String e = error(sb + ",\"k" + again + "\":0}", JsonLimits.DEFAULT);
+                assertTrue(e.endsWith(": $.k" + again + ": key 'k" + again + "' is given twice in the same object"), e);
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> new JsonObject(List.of(
+                new JsonObject.Member("a", JsonPosition.NONE, JsonValue.of(1)),
+                new JsonObject.Member("a", JsonPosition.NONE, JsonValue.of(2))), JsonPosition.NONE));
+    }
+
+    /** The path named by an error deep inside arrays and objects is the value being read (the reader keeps it as a stack). */
+    @Test
+    void errorsNameThePathOfTheValueBeingRead() {
+        assertEquals("in.json:1:27: $.a[1].b[2]: not valid JSON: 'nul' is not a JSON value; strings need double quotes",
+                error("{\"a\": [0, {\"b\": [true, 1, nul]}]}", JsonLimits.DEFAULT));
+        assertEquals("in.json:1:27: $.c: not valid JSON: expected ':' after the key",
+                error("{\"a\": [0, {\"b\": []}], \"c\" 1}", JsonLimits.DEFAULT));
+        assertEquals("in.json:1:20: $.a[1].b: not valid JSON: expected ',' or ']'",
+                error("{\"a\": [0, {\"b\": [[]}]}", JsonLimits.DEFAULT));
+        assertEquals("in.json:1:21: $.x: not valid JSON: bad escape '\\q'; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX",
+                error("{\"a\": [\"ok\"], \"x\": \"\\q\"}", JsonLimits.DEFAULT));
+    }
 }
