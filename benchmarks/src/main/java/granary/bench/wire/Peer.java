@@ -22,7 +22,8 @@ import java.util.function.Consumer;
 /**
  * A simulated peer on the protocol's own {@link Link}, the code the agent and the job master client
  * run: its posts go one at a time in order, a failed one is posted again with the same sequence
- * number (after {@code run.retryMillis}, a fixed pause), an answer of a restarted master ends what
+ * number (after the real agent's pauses: 200 ms doubling to 5 s, each spread by {@link Link#spread};
+ * a failed poll after {@link Link#pollPause}), an answer of a restarted master ends what
  * was unanswered and starts the numbering again at 1 with the inbox at 0, and one inbox long poll
  * is kept open. Thousands of peers share a few {@link Wire}s: each a {@link ThreadLoop} their links
  * and callbacks run on, and an {@link HttpTransport} over one JDK client — no thread per peer.
@@ -137,8 +138,7 @@ abstract class Peer {
         this.run = run;
         this.self = self;
         this.loop = wire.loop;
-        Link.Options options = Link.Options.defaults().withRequestTimeout(Duration.ofSeconds(30))
-                .withBackoff(Duration.ofMillis(run.retryMillis), Duration.ofMillis(run.retryMillis));
+        Link.Options options = Link.Options.defaults().withRequestTimeout(Duration.ofSeconds(30));
         this.link = new Link(List.of(run.base), self, incarnation, run.tokens.issue(self), options, wire.forPeer(), loop)
                 .watch(new Link.Watcher() {
                     @Override
@@ -299,7 +299,7 @@ abstract class Peer {
                     run.note(self + ": poll failed: " + failure.getMessage());
                 }
             }
-            loop.schedule(run.retryMillis, this::pollNow);
+            loop.schedule(link.pollPause(), this::pollNow);
             return;
         }
         if (p.envelope() != null) {

@@ -175,7 +175,6 @@ public final class RecoveryLoad {
             master = start(o, secret, listen, RecoveryOptions.none());
             System.err.println("recovery: master " + master.kind() + " at " + master.url() + " (pid " + master.pid() + ")");
             run = new WireLoad.Run(wo, master.url(), tokens);
-            run.retryMillis = 500; // as the real agent after an unreachable master
             clients.addAll(Peer.Wire.of(o.clients(), pool, run, "recovery", wo.transport(), wo.h2Connections()));
             long setupDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.setupTimeout());
             long t0 = System.nanoTime();

@@ -170,8 +170,6 @@ public final class WireLoad {
             refusalKinds.computeIfAbsent(kind, k -> new LongAdder()).increment();
         }
         private final AtomicInteger notes = new AtomicInteger();
-        /** The pause before a failed post or poll is tried again (set before the peers are made). */
-        volatile int retryMillis = 200;
         /** Whether a poll refused as "not registered" (expected while peers re-register) goes unnoted. */
         volatile boolean quiet409;
 

@@ -359,7 +359,7 @@ public final class AgentRole {
                     register();
                     loop.schedule(config.pollPause().toMillis() + 100, this::poll);
                 }
-                default -> loop.schedule(Math.min(5_000, 500 + Math.max(0, link.failingForMillis() / 4)), this::poll);
+                default -> loop.schedule(link.pollPause(), this::poll);
             }
             return;
         }

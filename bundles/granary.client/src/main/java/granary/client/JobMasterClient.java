@@ -616,7 +616,7 @@ public final class JobMasterClient implements AutoCloseable {
                     tell(() -> listener.linkFailed(f));
                     pollPause = pollPause == 0 ? Math.max(10, options.link().backoff().toMillis())
                             : Math.min(pollPause * 2, options.maxPause().toMillis());
-                    loop.schedule(pollPause, this::poll);
+                    loop.schedule(master.spread(pollPause), this::poll);
                 }
             }
             return;

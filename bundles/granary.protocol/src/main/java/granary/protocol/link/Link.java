@@ -29,7 +29,8 @@ import java.util.function.Predicate;
  * comes — however long the server is away (a timeout, a refused connection, a 5xx, a 401 while a
  * master restarts with another secret): the server applies it once however often it arrives. Each
  * failed attempt is reported to the {@link Watcher} ({@link Watcher#trouble}), which decides whether
- * to go on; the pause between attempts doubles up to {@link Options#maxBackoff}. A message never
+ * to go on; the pause between attempts doubles up to {@link Options#maxBackoff}, each pause spread
+ * ({@link #spread}) so that peers failing together do not try again together. A message never
  * posted yet can be taken back ({@link #cancelQueued}); one posted may have been applied.
  *
  * <p><b>Re-sync.</b> Every answer names the server's incarnation. A larger one than seen before
@@ -140,6 +141,8 @@ public final class Link {
     private long generation;
     private Loop.Timer retry = Loop.NONE;
     private long pause;
+    /** Spreads pauses (see {@link #spread}); seeded from the peer and its incarnation, so a run is reproducible. */
+    private final java.util.SplittableRandom spread;
     private long failingSince = -1;
     private int redirects;
     private boolean polling;
@@ -173,6 +176,7 @@ public final class Link {
         this.transport = Objects.requireNonNull(transport, "transport");
         this.loop = Objects.requireNonNull(loop, "loop");
         this.codec = new WireCodec(self.role());
+        this.spread = new java.util.SplittableRandom(self.toString().hashCode() * 0x9E3779B97F4A7C15L ^ incarnation);
     }
 
     /** Who is told of restarts and trouble. */
@@ -206,6 +210,26 @@ public final class Link {
     /** Messages given and not answered yet (the one in flight included). */
     public int unanswered() {
         return queue.size() + (inFlight == null ? 0 : 1);
+    }
+
+    /**
+     * {@code millis} spread over its upper half ({@code [millis/2, millis]}): the pause a peer takes
+     * before trying again. Peers that lose their master together (it died, it restarts) would
+     * otherwise come back in step, every one of them at each doubling of the pause, and the master's
+     * start is spent answering that storm (benchmarks/RESULTS.md, "Recovery at 20,000 agents").
+     * Each link draws from its own sequence, seeded from its peer and incarnation.
+     */
+    public long spread(long millis) {
+        return millis <= 1 ? millis : millis - spread.nextLong(millis / 2 + 1);
+    }
+
+    /**
+     * The pause before an inbox poll again after a failed one: half a second, plus a quarter of how
+     * long the link has been failing, up to {@link Options#maxBackoff} (at least half a second), spread.
+     */
+    public long pollPause() {
+        long failing = Math.max(0, failingForMillis());
+        return spread(Math.min(Math.max(500, options.maxBackoff().toMillis()), 500 + failing / 4));
     }
 
     /** Milliseconds since posts began to fail, or -1 while they are answered. */
@@ -401,7 +425,7 @@ public final class Link {
         Pending p = inFlight;
         long gen = generation;
         retry.cancel();
-        retry = loop.schedule(pause, () -> {
+        retry = loop.schedule(spread(pause), () -> {
             if (gen == generation && p == inFlight && !closed) {
                 redirects = 0;
                 attempt();
