@@ -354,7 +354,22 @@ final class MessageReader {
         return e == null ? null : JobCodec.resources(json, e, JsonPath.member(path, field));
     }
 
+    /** Every field of {@code o} among {@code fields}, or a problem for each that is not (the set made only then). */
     private void known(JsonObject o, String path, String... fields) {
-        json.onlyKnown(o, path, Set.of(fields));
+        for (JsonObject.Member m : o.members()) {
+            if (!among(fields, m.key())) {
+                json.onlyKnown(o, path, Set.of(fields));
+                return;
+            }
+        }
+    }
+
+    private static boolean among(String[] fields, String key) {
+        for (String f : fields) {
+            if (f.equals(key)) {
+                return true;
+            }
+        }
+        return false;
     }
 }
