@@ -14,7 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import granary.api.model.Text;
 
@@ -213,7 +216,7 @@ public final class JsonReader {
         enter();
         pos++;
         List<JsonObject.Member> members = new ArrayList<>();
-        java.util.Set<String> many = null;   // the keys, once there are too many to look through one by one
+        Set<String> many = null;   // the keys, once there are too many to look through one by one
         skipSpace();
         if (peek() == '}') {
             pos++;
@@ -232,7 +235,7 @@ public final class JsonReader {
             String key = string();
             push(key, 0);
             if (many == null && members.size() >= JsonObject.FEW) {
-                many = new java.util.HashSet<>();
+                many = new HashSet<>();
                 for (JsonObject.Member m : members) {
                     many.add(m.key());
                 }
@@ -297,8 +300,8 @@ public final class JsonReader {
     /** Enters a member ({@code key}) or an item ({@code key} null, its {@code index}) of the value being read. */
     private void push(String key, int index) {
         if (segments == keys.length) {
-            keys = java.util.Arrays.copyOf(keys, segments * 2);
-            items = java.util.Arrays.copyOf(items, segments * 2);
+            keys = Arrays.copyOf(keys, segments * 2);
+            items = Arrays.copyOf(items, segments * 2);
         }
         keys[segments] = key;
         items[segments] = index;
