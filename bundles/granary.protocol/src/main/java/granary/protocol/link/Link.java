@@ -216,7 +216,8 @@ public final class Link {
      * {@code millis} spread over its upper half ({@code [millis/2, millis]}): the pause a peer takes
      * before trying again. Peers that lose their master together (it died, it restarts) would
      * otherwise come back in step, every one of them at each doubling of the pause, and the master's
-     * start is spent answering that storm (benchmarks/RESULTS.md, "Recovery at 20,000 agents").
+     * start is spent answering that storm (benchmarks/RESULTS.md, "Recovery at 20,000 agents: the collector,
+     * the reader, the port, the retries").
      * Each link draws from its own sequence, seeded from its peer and incarnation.
      */
     public long spread(long millis) {

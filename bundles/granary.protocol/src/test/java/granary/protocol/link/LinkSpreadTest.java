@@ -17,7 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Peers that lose their master together must not come back in step (docs/protocol.md, "Retries"):
+ * Peers that lose their master together must not come back in step (docs/protocol.md, "Transport": retries):
  * a link's pauses between attempts are spread over the upper half of the doubling pause, differently
  * for each peer, and the same for the same peer and incarnation (a simulated run is reproducible).
  */
