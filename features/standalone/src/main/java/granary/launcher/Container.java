@@ -16,7 +16,6 @@ import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.launch.FrameworkFactory;
 import org.osgi.framework.wiring.BundleCapability;
-import org.osgi.framework.wiring.BundleRequirement;
 import org.osgi.framework.wiring.BundleRevision;
 
 /**
@@ -103,19 +102,9 @@ public final class Container {
      * stays silent (a no-operation logger) for the life of the runtime.
      */
     static boolean feedsServiceLoader(Bundle b) {
-        BundleRevision revision = b.adapt(BundleRevision.class);
-        if (revision == null) {
-            return false;
-        }
-        for (BundleCapability c : revision.getDeclaredCapabilities(null)) {
-            boolean mediator = "osgi.extender".equals(c.getNamespace())
-                    && "osgi.serviceloader.registrar".equals(c.getAttributes().get("osgi.extender"));
-            boolean provider = "osgi.serviceloader".equals(c.getNamespace()) && c.getDirectives().containsKey("register");
-            if (mediator || provider) {
-                return true;
-            }
-        }
-        return false;
+        return declares(b, null, c -> "osgi.extender".equals(c.getNamespace())
+                        && "osgi.serviceloader.registrar".equals(c.getAttributes().get("osgi.extender"))
+                || "osgi.serviceloader".equals(c.getNamespace()) && c.getDirectives().containsKey("register"));
     }
 
     /**
@@ -127,16 +116,13 @@ public final class Container {
      * yet, the port refuses them in the kernel.
      */
     static boolean servesHttp(Bundle b) {
+        return declares(b, "osgi.implementation", c -> "osgi.http".equals(c.getAttributes().get("osgi.implementation")));
+    }
+
+    /** Whether {@code b} declares a capability of {@code namespace} (null: any) that {@code which} accepts. */
+    private static boolean declares(Bundle b, String namespace, Predicate<BundleCapability> which) {
         BundleRevision revision = b.adapt(BundleRevision.class);
-        if (revision == null) {
-            return false;
-        }
-        for (BundleCapability c : revision.getDeclaredCapabilities("osgi.implementation")) {
-            if ("osgi.http".equals(c.getAttributes().get("osgi.implementation"))) {
-                return true;
-            }
-        }
-        return false;
+        return revision != null && revision.getDeclaredCapabilities(namespace).stream().anyMatch(which);
     }
 
     /**
@@ -148,16 +134,9 @@ public final class Container {
      */
     static boolean extendsHttpServer(Bundle b) {
         BundleRevision revision = b.adapt(BundleRevision.class);
-        if (revision == null) {
-            return false;
-        }
-        for (BundleRequirement r : revision.getDeclaredRequirements("osgi.wiring.package")) {
-            String filter = r.getDirectives().get("filter");
-            if (filter != null && filter.contains("(osgi.wiring.package=org.apache.felix.http.jetty)")) {
-                return true;
-            }
-        }
-        return false;
+        return revision != null && revision.getDeclaredRequirements("osgi.wiring.package").stream()
+                .map(r -> r.getDirectives().get("filter"))
+                .anyMatch(f -> f != null && f.contains("(osgi.wiring.package=org.apache.felix.http.jetty)"));
     }
 
     private static void startAll(List<Bundle> bundles, Predicate<Bundle> which, List<String> problems) {

@@ -50,18 +50,32 @@ final class HaMasters {
         }
     }
 
-    /** The epoch the master reports when it leads, larger than {@code after}. */
+    /**
+     * The epoch the master reports when it leads, larger than {@code after}, once it listens too (the
+     * runtime opens its port after the master has started, docs/recovery.md, "The window").
+     */
     static long awaitEpoch(Cluster.Proc master, long after) throws InterruptedException {
         long[] found = {0};
-        await(master.name() + " leads with an epoch above " + after, () -> {
-            Matcher m = LEADS.matcher(master.stderr());
+        await(master.name() + " leads with an epoch above " + after + " and listens", () -> {
+            String err = master.stderr();
+            Matcher m = LEADS.matcher(err);
             while (m.find()) {
                 found[0] = Math.max(found[0], Long.parseLong(m.group(1)));
             }
-            return found[0] > after;
+            return found[0] > after && err.contains(LISTENING);
         }, master);
         return found[0];
     }
+
+    /** Waits until {@code master} says it is a standby and listens (it says the first before its port opens). */
+    static void awaitStandby(String what, Cluster.Proc master) throws InterruptedException {
+        await(what, () -> {
+            String err = master.stderr();
+            return err.contains("is a standby of cluster it") && err.contains(LISTENING);
+        }, master);
+    }
+
+    private static final String LISTENING = "granary: listening on";
 
     /** Waits for {@code done} up to {@link #BOUND}, polling; fails showing {@code shown}. */
     static void await(String what, BooleanSupplier done, Cluster.Proc shown) throws InterruptedException {

@@ -53,7 +53,7 @@ class MasterFailoverIT {
         int leader = 0;
         long epoch = HaMasters.awaitEpoch(masters[0], 0);
         masters[1] = HaMasters.start(cluster, dir, zk.getConnectString(), 1, ports, urls);
-        HaMasters.await("master 1 serves as a standby", () -> masters[1].stderr().contains("is a standby of cluster it"), masters[1]);
+        HaMasters.awaitStandby("master 1 serves as a standby", masters[1]);
         // the standby first in the list: the agent follows its pointer to the leader
         Cluster.Proc agent = cluster.start("agent n1", Cluster.AGENT_JAR, List.of("--master=" + urls[1] + "," + urls[0],
                 "--node=n1", "--room=r1", "--capacity=cpu=400,mem=4096", "--token-file=" + agentToken,
@@ -90,8 +90,7 @@ class MasterFailoverIT {
             epoch = newEpoch;
             masters[leader] = HaMasters.start(cluster, dir, zk.getConnectString(), leader, ports, urls); // back as the standby, with empty memory
             Cluster.Proc restarted = masters[leader];
-            HaMasters.await("the killed master comes back as a standby", () -> restarted.stderr().contains("is a standby of cluster it"),
-                    restarted);
+            HaMasters.awaitStandby("the killed master comes back as a standby", restarted);
             leader = standby;
         }
         List<Long> sorted = new ArrayList<>(takeovers);

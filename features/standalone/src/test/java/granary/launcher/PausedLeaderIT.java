@@ -104,7 +104,7 @@ class PausedLeaderIT {
         int leader = 0;
         long epoch = HaMasters.awaitEpoch(masters[0], 0);
         masters[1] = HaMasters.start(cluster, dir, zk.getConnectString(), 1, ports, urls);
-        HaMasters.await("master 1 serves as a standby", () -> masters[1].stderr().contains("is a standby of cluster it"), masters[1]);
+        HaMasters.awaitStandby("master 1 serves as a standby", masters[1]);
         Cluster.Proc agent = cluster.start("agent n1", Cluster.AGENT_JAR, List.of("--master=" + urls[1] + "," + urls[0],
                 "--node=n1", "--room=r1", "--capacity=cpu=10000,mem=65536", "--token-file=" + agentToken,
                 "--work-dir=" + dir.resolve("n1"), "--heartbeat=200ms"));
@@ -177,7 +177,7 @@ class PausedLeaderIT {
             epoch = newEpoch;
             masters[leader] = HaMasters.start(cluster, dir, zk.getConnectString(), leader, ports, urls); // back as the standby, with empty memory
             Cluster.Proc restarted = masters[leader];
-            HaMasters.await("the old leader comes back as a standby", () -> restarted.stderr().contains("is a standby of cluster it"), restarted);
+            HaMasters.awaitStandby("the old leader comes back as a standby", restarted);
             leader = standby;
         }
         System.out.println("granary-ha paused leader: " + ROUNDS + " rounds, calls at the resumed old leader: " + accepted
