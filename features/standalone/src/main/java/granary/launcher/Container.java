@@ -23,11 +23,9 @@ import org.osgi.framework.wiring.BundleRevision;
  * Equinox through the standard launching API only.
  *
  * <p>Start order: install every bundle, start the framework, start the runtime's service bundles
- * (SCR, Config Admin, Gogo, ...; SPI Fly and the ServiceLoader providers first, see
+ * (SCR, Config Admin, Gogo, HTTP, ...; SPI Fly and the ServiceLoader providers first, see
  * {@link #feedsServiceLoader}), write the initial configurations, then start the Granary bundles,
- * so that a Granary component sees its configuration when it first activates; the HTTP server after
- * them ({@link #servesHttp}), so that its port opens once the servlets it serves are registered; and
- * last the Granary bundles that extend the server itself ({@link #extendsHttpServer}).
+ * so that a Granary component sees its configuration when it first activates.
  */
 public final class Container {
 
@@ -76,13 +74,11 @@ public final class Container {
             framework.start();
             List<String> problems = new ArrayList<>();
             startAll(installed, b -> !isGranary(b) && !held.test(b) && feedsServiceLoader(b), problems);
-            startAll(installed, b -> !isGranary(b) && !held.test(b) && !feedsServiceLoader(b) && !servesHttp(b), problems);
+            startAll(installed, b -> !isGranary(b) && !held.test(b) && !feedsServiceLoader(b), problems);
             if (!configurations.isEmpty()) {
                 Configurations.update(context, configurations);
             }
-            startAll(installed, b -> isGranary(b) && !held.test(b) && !extendsHttpServer(b), problems);
-            startAll(installed, b -> servesHttp(b) && !held.test(b), problems);
-            startAll(installed, b -> isGranary(b) && !held.test(b) && extendsHttpServer(b), problems);
+            startAll(installed, b -> isGranary(b) && !held.test(b), problems);
             return new Container(framework, installed, problems, held);
         } catch (BundleException | RuntimeException e) {
             stop(framework, Duration.ofSeconds(10));
@@ -102,41 +98,19 @@ public final class Container {
      * stays silent (a no-operation logger) for the life of the runtime.
      */
     static boolean feedsServiceLoader(Bundle b) {
-        return declares(b, null, c -> "osgi.extender".equals(c.getNamespace())
-                        && "osgi.serviceloader.registrar".equals(c.getAttributes().get("osgi.extender"))
-                || "osgi.serviceloader".equals(c.getNamespace()) && c.getDirectives().containsKey("register"));
-    }
-
-    /**
-     * The HTTP server (a bundle that implements the OSGi HTTP whiteboard, Felix HTTP's Jetty): started
-     * after the Granary bundles. Started before them, it listened seconds before the protocol's servlet
-     * was registered, answering 404 meanwhile; a master restarting under thousands of agents that try
-     * again every few hundred milliseconds spent its start answering them (at 20,000 agents it opened
-     * its recovery window 18–32 s after launch against 5 s alone, benchmarks/RESULTS.md). Not listening
-     * yet, the port refuses them in the kernel.
-     */
-    static boolean servesHttp(Bundle b) {
-        return declares(b, "osgi.implementation", c -> "osgi.http".equals(c.getAttributes().get("osgi.implementation")));
-    }
-
-    /** Whether {@code b} declares a capability of {@code namespace} (null: any) that {@code which} accepts. */
-    private static boolean declares(Bundle b, String namespace, Predicate<BundleCapability> which) {
         BundleRevision revision = b.adapt(BundleRevision.class);
-        return revision != null && revision.getDeclaredCapabilities(namespace).stream().anyMatch(which);
-    }
-
-    /**
-     * A bundle that reaches into Felix HTTP's server (it imports its connector-factory API; granary.http
-     * puts its error handler and HTTP/2 on every server that way): started after the server. Felix HTTP
-     * hands a server starting to the connector factories registered then and takes the connectors they
-     * give back for listening ones, refusing the start on the in-memory connector ours gives; a factory
-     * that comes later is handed the running server, which is what it is written for.
-     */
-    static boolean extendsHttpServer(Bundle b) {
-        BundleRevision revision = b.adapt(BundleRevision.class);
-        return revision != null && revision.getDeclaredRequirements("osgi.wiring.package").stream()
-                .map(r -> r.getDirectives().get("filter"))
-                .anyMatch(f -> f != null && f.contains("(osgi.wiring.package=org.apache.felix.http.jetty)"));
+        if (revision == null) {
+            return false;
+        }
+        for (BundleCapability c : revision.getDeclaredCapabilities(null)) {
+            boolean mediator = "osgi.extender".equals(c.getNamespace())
+                    && "osgi.serviceloader.registrar".equals(c.getAttributes().get("osgi.extender"));
+            boolean provider = "osgi.serviceloader".equals(c.getNamespace()) && c.getDirectives().containsKey("register");
+            if (mediator || provider) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void startAll(List<Bundle> bundles, Predicate<Bundle> which, List<String> problems) {

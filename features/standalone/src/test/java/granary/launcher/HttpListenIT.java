@@ -69,40 +69,6 @@ class HttpListenIT {
     }
 
     /**
-     * The port opens once the protocol's servlet is there (Container#servesHttp): peers knocking from
-     * the runtime's launch on — as agents do while their master restarts — are refused by the port or
-     * answered by the protocol (401 without a token), never with the 404 of a server whose servlets
-     * are not registered yet. Before, the port answered 404 for about a second and a half.
-     */
-    @Test
-    void thePortOpensOnceTheProtocolServes() throws Exception {
-        int port;
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            port = free.getLocalPort();
-        }
-        HttpClient http = client(HttpClient.newBuilder());
-        HttpRequest post = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/protocol/v1/messages"))
-                .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.ofString("{}")).build();
-        List<Integer> answers = new ArrayList<>();
-        try (ListeningRuntime r = ListeningRuntime.start(tmp, "--demo=false", "--piped", "--listen=127.0.0.1:" + port)) {
-            long deadline = System.nanoTime() + It.TIMEOUT.toNanos();
-            long refused = 0;
-            while (System.nanoTime() < deadline && (answers.size() < 20)) {
-                try {
-                    answers.add(http.send(post, HttpResponse.BodyHandlers.discarding()).statusCode());
-                } catch (IOException notYet) {
-                    refused++;
-                }
-                Thread.sleep(10);   // a peer knocking; bounded by the deadline
-            }
-            assertEquals(20, answers.size(), "answers before the deadline (" + refused + " refused): " + answers);
-            assertTrue(refused > 0, "the port was refused before it served");
-            assertEquals(List.of(401), answers.stream().distinct().toList(), "every answer the protocol's: " + answers);
-            r.awaitListening("http");
-        }
-    }
-
-    /**
      * The plain port speaks HTTP/2 too (docs/protocol.md, "Transport"): a client that opens with the
      * HTTP/2 preface gets the server's settings back, and the JDK's client upgrading from HTTP/1.1
      * gets its answer over HTTP/2; HTTP/1.1 alone is still served (the test above).
